@@ -1,0 +1,249 @@
+#include "app/cli/cli.h"
+
+#include "core/common/diagnostics.h"
+#include "core/common/job_control.h"
+#include "core/common/versions.h"
+
+#include <QJsonDocument>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+namespace spyglass::cli {
+
+namespace {
+
+std::vector<Command>& registry()
+{
+    static std::vector<Command> all;
+    return all;
+}
+
+bool isOption(const std::string& s) { return s.size() > 1 && s[0] == '-' && !(s.size() > 1 && std::isdigit(static_cast<unsigned char>(s[1]))); }
+
+void printUsage(std::ostream& out)
+{
+    out << "Usage: spyglass-cli [--help] [--version] COMMAND [ARGS...]\n\n"
+           "Spyglass without a display: compile models and circuits, run them on the built-in\n"
+           "simulators, export, and read session history.\n\nCommands:\n";
+    std::vector<Command> sorted = registry();
+    std::sort(sorted.begin(), sorted.end(), [](const Command& a, const Command& b) { return std::string(a.name) < b.name; });
+    for (const Command& c : sorted) {
+        std::string name = c.name;
+        name.resize(std::max<size_t>(name.size() + 2, 14), ' ');
+        out << "  " << name << c.summary << '\n';
+    }
+    out << "\nRun 'spyglass-cli COMMAND --help' for a command's options.\n"
+           "Exit codes: 0 success, 1 the job failed (e.g. a numerical check), 2 bad usage or bad input.\n"
+           "--json prints one JSON object on stdout.\n";
+}
+
+void printCommandHelp(const Command& c)
+{
+    std::cout << "Usage: spyglass-cli " << c.usage << "\n\n" << c.summary << '\n';
+    if (c.details && *c.details)
+        std::cout << '\n' << c.details << '\n';
+}
+
+int fail(int code, const std::string& message, bool json, const char* kind)
+{
+    std::cerr << "spyglass-cli: " << message << '\n';
+    if (json) {
+        QJsonObject err;
+        err[QStringLiteral("ok")] = false;
+        err[QStringLiteral("error")] = QString::fromStdString(message);
+        err[QStringLiteral("error_kind")] = QString::fromLatin1(kind);
+        printJson(err);
+    }
+    return code;
+}
+
+}  // namespace
+
+RegisterCommand::RegisterCommand(Command c) { registry().push_back(c); }
+
+const std::vector<Command>& commands() { return registry(); }
+
+Args::Args(std::string command, std::vector<std::string> argv)
+    : command_(std::move(command)), argv_(std::move(argv)), used_(argv_.size(), false)
+{
+    json_ = std::find(argv_.begin(), argv_.end(), "--json") != argv_.end();
+}
+
+bool Args::flag(const std::string& name)
+{
+    bool found = false;
+    for (size_t i = 0; i < argv_.size(); ++i)
+        if (!used_[i] && argv_[i] == name) {
+            used_[i] = true;
+            found = true;
+        }
+    return found;
+}
+
+std::vector<std::string> Args::values(const std::string& name)
+{
+    std::vector<std::string> out;
+    const std::string eq = name + '=';
+    for (size_t i = 0; i < argv_.size(); ++i) {
+        if (used_[i])
+            continue;
+        if (argv_[i] == name) {
+            if (i + 1 >= argv_.size())
+                throw UsageError(name + " needs a value");
+            used_[i] = used_[i + 1] = true;
+            out.push_back(argv_[i + 1]);
+            ++i;
+        } else if (argv_[i].rfind(eq, 0) == 0) {
+            used_[i] = true;
+            out.push_back(argv_[i].substr(eq.size()));
+        }
+    }
+    return out;
+}
+
+std::optional<std::string> Args::value(const std::string& name)
+{
+    auto all = values(name);
+    if (all.empty())
+        return std::nullopt;
+    if (all.size() > 1)
+        throw UsageError(name + " given more than once");
+    return all.front();
+}
+
+std::string Args::valueOr(const std::string& name, const std::string& fallback)
+{
+    auto v = value(name);
+    return v ? *v : fallback;
+}
+
+std::optional<long long> Args::integer(const std::string& name, long long min, long long max)
+{
+    auto v = value(name);
+    if (!v)
+        return std::nullopt;
+    size_t pos = 0;
+    long long n = 0;
+    try {
+        n = std::stoll(*v, &pos);
+    } catch (const std::exception&) {
+        pos = 0;
+    }
+    if (pos == 0 || pos != v->size())
+        throw UsageError(name + " expects a whole number, got '" + *v + "'");
+    if (n < min || n > max)
+        throw UsageError(name + " must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + *v);
+    return n;
+}
+
+std::optional<double> Args::number(const std::string& name)
+{
+    auto v = value(name);
+    if (!v)
+        return std::nullopt;
+    size_t pos = 0;
+    double x = 0;
+    try {
+        x = std::stod(*v, &pos);
+    } catch (const std::exception&) {
+        pos = 0;
+    }
+    if (pos == 0 || pos != v->size())
+        throw UsageError(name + " expects a number, got '" + *v + "'");
+    return x;
+}
+
+std::optional<std::string> Args::optionalPositional()
+{
+    for (size_t i = 0; i < argv_.size(); ++i)
+        if (!used_[i] && !isOption(argv_[i])) {
+            used_[i] = true;
+            return argv_[i];
+        }
+    return std::nullopt;
+}
+
+std::string Args::positional(const std::string& what)
+{
+    auto v = optionalPositional();
+    if (!v)
+        throw UsageError("missing " + what);
+    return *v;
+}
+
+void Args::finish()
+{
+    flag("--json");
+    for (size_t i = 0; i < argv_.size(); ++i)
+        if (!used_[i])
+            throw UsageError(isOption(argv_[i]) ? "unknown option '" + argv_[i] + "'" : "unexpected argument '" + argv_[i] + "'");
+}
+
+void printJson(const QJsonObject& obj)
+{
+    const QByteArray text = QJsonDocument(obj).toJson(QJsonDocument::Compact);
+    std::fwrite(text.constData(), 1, static_cast<size_t>(text.size()), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+}
+
+int runMain(int argc, char** argv)
+{
+    std::vector<std::string> rest(argv + 1, argv + argc);
+    if (rest.empty()) {
+        printUsage(std::cerr);
+        return ExitBadInput;
+    }
+    const std::string first = rest.front();
+    if (first == "--help" || first == "-h" || first == "help") {
+        if (first == "help" && rest.size() > 1) {
+            for (const Command& c : registry())
+                if (rest[1] == c.name) {
+                    printCommandHelp(c);
+                    return ExitOk;
+                }
+        }
+        printUsage(std::cout);
+        return ExitOk;
+    }
+    if (first == "--version" || first == "-V") {
+        std::cout << "spyglass-cli " << spyglassVersion() << '\n';
+        for (const auto& [name, version] : coreLibraryVersions())
+            std::cout << "  " << name << ' ' << version << '\n';
+        return ExitOk;
+    }
+    const auto it = std::find_if(registry().begin(), registry().end(), [&](const Command& c) { return first == c.name; });
+    if (it == registry().end()) {
+        std::cerr << "spyglass-cli: unknown command '" << first << "'\n\n";
+        printUsage(std::cerr);
+        return ExitBadInput;
+    }
+    const Command cmd = *it;
+    std::vector<std::string> cmdArgs(rest.begin() + 1, rest.end());
+    if (std::find(cmdArgs.begin(), cmdArgs.end(), "--help") != cmdArgs.end()) {
+        printCommandHelp(cmd);
+        return ExitOk;
+    }
+    Args args(cmd.name, std::move(cmdArgs));
+    try {
+        return cmd.run(args);
+    } catch (const UsageError& e) {
+        const int code = fail(ExitBadInput, std::string(cmd.name) + ": " + e.what(), args.json(), "usage");
+        std::cerr << "usage: spyglass-cli " << cmd.usage << '\n';
+        return code;
+    } catch (const InputError& e) {
+        return fail(ExitBadInput, e.what(), args.json(), "input");
+    } catch (const JobFailed& e) {
+        return fail(ExitJobFailed, e.what(), args.json(), "failed");
+    } catch (const Cancelled&) {
+        return fail(ExitJobFailed, "cancelled", args.json(), "cancelled");
+    } catch (const std::bad_alloc&) {
+        return fail(ExitJobFailed, "out of memory", args.json(), "resources");
+    } catch (const std::exception& e) {
+        return fail(ExitJobFailed, std::string("internal error: ") + e.what(), args.json(), "internal");
+    }
+}
+
+}  // namespace spyglass::cli

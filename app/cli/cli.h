@@ -1,0 +1,79 @@
+#pragma once
+// The plumbing every spyglass-cli subcommand shares: argument reading, the command registry,
+// exit codes and --json output. A subcommand is one .cpp file in app/cli/ that registers itself:
+//
+//   static int runQsim(spyglass::cli::Args& args);
+//   static const spyglass::cli::RegisterCommand reg{{"qsim", "simulate an OpenQASM circuit",
+//       "qsim FILE [--shots N] [--json]", runQsim}};
+
+#include <QJsonObject>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace spyglass::cli {
+
+enum ExitCode { ExitOk = 0, ExitJobFailed = 1, ExitBadInput = 2 };
+
+// Bad usage (unknown option, missing argument): exit 2 with the command's usage line.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The job ran but its result is a failure (e.g. a numerical check did not pass): exit 1.
+class JobFailed : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Reads options in any order: "--name VALUE", "--name=VALUE", flags, and positionals.
+// Each accessor consumes what it read; finish() rejects whatever is left over.
+class Args {
+public:
+    Args(std::string command, std::vector<std::string> argv);
+
+    const std::string& command() const { return command_; }
+    bool flag(const std::string& name);
+    std::optional<std::string> value(const std::string& name);
+    std::vector<std::string> values(const std::string& name);   // repeatable option
+    std::string valueOr(const std::string& name, const std::string& fallback);
+    std::optional<long long> integer(const std::string& name, long long min, long long max);
+    std::optional<double> number(const std::string& name);
+    std::string positional(const std::string& what);              // required
+    std::optional<std::string> optionalPositional();
+    void finish();                                                // throws UsageError on leftovers
+
+    bool json() const { return json_; }
+
+private:
+    std::string command_;
+    std::vector<std::string> argv_;
+    std::vector<bool> used_;
+    bool json_ = false;
+};
+
+using CommandFn = int (*)(Args& args);
+
+struct Command {
+    const char* name;
+    const char* summary;   // one line for `spyglass-cli --help`
+    const char* usage;     // synopsis, e.g. "qsim FILE [--shots N] [--json]"
+    CommandFn run;
+    const char* details = "";   // optional extra text for `spyglass-cli CMD --help`
+};
+
+struct RegisterCommand {
+    explicit RegisterCommand(Command c);
+};
+
+const std::vector<Command>& commands();
+
+// Prints one JSON object on stdout (compact, newline-terminated).
+void printJson(const QJsonObject& obj);
+
+int runMain(int argc, char** argv);
+
+}  // namespace spyglass::cli

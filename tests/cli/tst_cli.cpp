@@ -1,0 +1,68 @@
+// The CLI contract every subcommand shares: help, version, exit codes, --json.
+#include "common/testutil.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+using namespace spyglass::test;
+
+class TestCli : public QObject {
+    Q_OBJECT
+private slots:
+    void helpListsCommandsAndExitsZero()
+    {
+        const CliResult r = runCli({QStringLiteral("--help")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("Commands:"));
+        QVERIFY(r.out.contains("info"));
+    }
+    void versionExitsZero()
+    {
+        const CliResult r = runCli({QStringLiteral("--version")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.startsWith("spyglass-cli "));
+        QVERIFY(r.out.contains("ONNX"));
+    }
+    void unknownCommandExitsTwo()
+    {
+        const CliResult r = runCli({QStringLiteral("bogus")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("unknown command 'bogus'"));
+    }
+    void noArgumentsExitsTwo() { QCOMPARE(runCli({}).exitCode, 2); }
+    void unknownOptionExitsTwoWithUsage()
+    {
+        const CliResult r = runCli({QStringLiteral("info"), QStringLiteral("--frobnicate"), sourcePath(QStringLiteral("README.md"))});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("unknown option '--frobnicate'"));
+        QVERIFY(r.err.contains("usage: spyglass-cli info"));
+    }
+    void infoDetectsKindsAsJson_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("kind");
+        QTest::newRow("circuit") << sourcePath(QStringLiteral("resources/examples/qft4.qasm")) << QStringLiteral("circuit");
+        QTest::newRow("model") << sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt")) << QStringLiteral("model");
+    }
+    void infoDetectsKindsAsJson()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, kind);
+        const CliResult r = runCli({QStringLiteral("info"), file, QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o.value(QStringLiteral("kind")).toString(), kind);
+    }
+    void missingFileIsBadInputNamingTheFile()
+    {
+        const CliResult r = runCli({QStringLiteral("info"), QStringLiteral("/nonexistent/x.qasm"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("/nonexistent/x.qasm"));
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o.value(QStringLiteral("ok")).toBool(true), false);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
