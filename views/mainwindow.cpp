@@ -1,5 +1,396 @@
 #include "views/mainwindow.h"
+
+#include "views/document.h"
+#include "views/documentcompiler.h"
+#include "views/irview.h"
+#include "views/jobrunner.h"
+#include "views/pipelineview.h"
+#include "views/problemsview.h"
+
+#include "core/common/resource_paths.h"
+#include "core/common/versions.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSaveFile>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyle>
+#include <QToolBar>
+#include <QToolButton>
+
+#include <graphviz/graphviz_version.h>
+#include <imgui.h>
+
+// Resources compiled into a static library must be registered by hand.
+static void initSpyglassResources() { Q_INIT_RESOURCE(spyglass); }
+
 namespace spyglass {
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {}
-void MainWindow::openFile(const QString&) {}
+
+namespace {
+const QString kRecentKey = QStringLiteral("recentFiles");
+const QString kGeometryKey = QStringLiteral("window/geometry");
+const QString kStateKey = QStringLiteral("window/state");
+constexpr int kLayoutVersion = 1;   // bump when docks change so stale saved layouts are ignored
 }
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Document(this)), jobs_(new JobRunner(this))
+{
+    initSpyglassResources();
+    setObjectName(QStringLiteral("mainWindow"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/spyglass.svg")));
+    setAcceptDrops(true);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+
+    irView_ = new IrView(document_, this);
+    setCentralWidget(irView_);
+
+    createActions();
+    createDocks();
+    createMenus();
+    createStatusBar();
+    defaultState_ = saveState(kLayoutVersion);
+    restoreLayout();
+
+    connect(document_, &Document::documentChanged, this, &MainWindow::updateActions);
+    connect(document_, &Document::selectedPassChanged, this, &MainWindow::updateActions);
+    connect(document_, &Document::documentChanged, this, &MainWindow::updateTitle);
+    updateActions();
+    updateTitle();
+}
+
+MainWindow::~MainWindow()
+{
+    jobs_->cancel();
+    jobs_->waitForIdle();
+}
+
+void MainWindow::createActions()
+{
+    openAction_ = new QAction(tr("&Open…"), this);
+    openAction_->setShortcut(QKeySequence::Open);
+    connect(openAction_, &QAction::triggered, this, &MainWindow::openDialog);
+
+    exportAction_ = new QAction(tr("&Export…"), this);
+    exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    connect(exportAction_, &QAction::triggered, this, &MainWindow::exportDialog);
+
+    quitAction_ = new QAction(tr("&Quit"), this);
+    quitAction_->setShortcut(QKeySequence::Quit);
+    connect(quitAction_, &QAction::triggered, this, &QWidget::close);
+
+    stepBackAction_ = new QAction(style()->standardIcon(QStyle::SP_ArrowBack), tr("Step &Back"), this);
+    stepBackAction_->setObjectName(QStringLiteral("stepBack"));
+    stepBackAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F10));
+    connect(stepBackAction_, &QAction::triggered, document_, &Document::stepBack);
+
+    stepForwardAction_ = new QAction(style()->standardIcon(QStyle::SP_ArrowForward), tr("Step &Forward"), this);
+    stepForwardAction_->setObjectName(QStringLiteral("stepForward"));
+    stepForwardAction_->setShortcut(QKeySequence(Qt::Key_F10));
+    connect(stepForwardAction_, &QAction::triggered, document_, &Document::stepForward);
+
+    firstAction_ = new QAction(style()->standardIcon(QStyle::SP_MediaSkipBackward), tr("&Reset to Input"), this);
+    firstAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Home));
+    connect(firstAction_, &QAction::triggered, document_, &Document::selectFirst);
+
+    lastAction_ = new QAction(style()->standardIcon(QStyle::SP_MediaSkipForward), tr("Run to &End"), this);
+    lastAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_End));
+    connect(lastAction_, &QAction::triggered, document_, &Document::selectLast);
+
+    resetLayoutAction_ = new QAction(tr("Reset &Layout"), this);
+    connect(resetLayoutAction_, &QAction::triggered, this, [this] {
+        restoreState(defaultState_, kLayoutVersion);
+        for (QDockWidget* d : docks_)
+            d->show();
+    });
+
+    auto* toolbar = addToolBar(tr("Pipeline"));
+    toolbar->setObjectName(QStringLiteral("pipelineToolbar"));
+    toolbar->addAction(openAction_);
+    toolbar->addSeparator();
+    toolbar->addAction(firstAction_);
+    toolbar->addAction(stepBackAction_);
+    toolbar->addAction(stepForwardAction_);
+    toolbar->addAction(lastAction_);
+}
+
+QDockWidget* MainWindow::addDock(const QString& title, const QString& objectName, QWidget* w, Qt::DockWidgetArea area)
+{
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(objectName);
+    dock->setWidget(w);
+    addDockWidget(area, dock);
+    docks_.append(dock);
+    return dock;
+}
+
+void MainWindow::createDocks()
+{
+    pipeline_ = new PipelineView(document_, this);
+    addDock(tr("Pipeline"), QStringLiteral("pipelineDock"), pipeline_, Qt::LeftDockWidgetArea);
+    problems_ = new ProblemsView(this);
+    addDock(tr("Problems"), QStringLiteral("problemsDock"), problems_, Qt::BottomDockWidgetArea);
+    resizeDocks({docks_.first()}, {380}, Qt::Horizontal);
+    resizeDocks({docks_.last()}, {160}, Qt::Vertical);
+}
+
+void MainWindow::createMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(openAction_);
+    examplesMenu_ = file->addMenu(tr("Open E&xample"));
+    recentMenu_ = file->addMenu(tr("&Recent Files"));
+    file->addSeparator();
+    file->addAction(exportAction_);
+    file->addSeparator();
+    file->addAction(quitAction_);
+    rebuildExamplesMenu();
+    rebuildRecentMenu();
+
+    QMenu* pipeline = menuBar()->addMenu(tr("&Pipeline"));
+    pipeline->addAction(firstAction_);
+    pipeline->addAction(stepBackAction_);
+    pipeline->addAction(stepForwardAction_);
+    pipeline->addAction(lastAction_);
+
+    viewMenu_ = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* d : docks_)
+        viewMenu_->addAction(d->toggleViewAction());
+    viewMenu_->addSeparator();
+    viewMenu_->addAction(resetLayoutAction_);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Spyglass"), this, &MainWindow::showAbout);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::createStatusBar()
+{
+    statusLabel_ = new QLabel(tr("Ready"), this);
+    progress_ = new QProgressBar(this);
+    progress_->setObjectName(QStringLiteral("jobProgress"));
+    progress_->setRange(0, 1000);
+    progress_->setMaximumWidth(220);
+    progress_->setVisible(false);
+    cancelButton_ = new QToolButton(this);
+    cancelButton_->setObjectName(QStringLiteral("cancelJob"));
+    cancelButton_->setText(tr("Cancel"));
+    cancelButton_->setVisible(false);
+    statusBar()->addWidget(statusLabel_, 1);
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancelButton_);
+    connect(cancelButton_, &QToolButton::clicked, jobs_, &JobRunner::cancel);
+
+    auto showBusy = [this](bool busy) {
+        progress_->setVisible(busy);
+        cancelButton_->setVisible(busy);
+    };
+    connect(jobs_, &JobRunner::started, this, [this, showBusy](const QString& title) {
+        showBusy(true);
+        progress_->setValue(0);
+        statusLabel_->setText(title + QStringLiteral("…"));
+        problems_->log(tr("started: %1").arg(title));
+    });
+    connect(jobs_, &JobRunner::progress, this, [this](double f, const QString& what) {
+        progress_->setValue(static_cast<int>(f * 1000));
+        progress_->setFormat(what);
+    });
+    connect(jobs_, &JobRunner::finished, this, [this, showBusy](const QString& title) {
+        showBusy(false);
+        statusLabel_->setText(tr("%1: done").arg(title));
+        problems_->log(tr("finished: %1").arg(title));
+    });
+    connect(jobs_, &JobRunner::failed, this, [this, showBusy](const QString& title, const QString& message) {
+        showBusy(false);
+        statusLabel_->setText(tr("%1: failed").arg(title));
+        problems_->addErrorText(message);
+    });
+    connect(jobs_, &JobRunner::cancelled, this, [this, showBusy](const QString& title) {
+        showBusy(false);
+        statusLabel_->setText(tr("%1: cancelled").arg(title));
+        problems_->log(tr("cancelled: %1").arg(title));
+    });
+}
+
+void MainWindow::openFile(const QString& path)
+{
+    const QString title = tr("Compiling %1").arg(QFileInfo(path).fileName());
+    problems_->clearProblems();
+    addRecentFile(QFileInfo(path).absoluteFilePath());
+    connect(
+        jobs_, &JobRunner::failed, this,
+        [this, path](const QString&, const QString& message) { emit documentFailed(path, message); },
+        Qt::SingleShotConnection);
+    jobs_->start(
+        title, [path](JobControl& control) -> std::any { return compileDocument(path, control); },
+        [this, path](std::any result) {
+            auto doc = std::any_cast<CompiledDocument>(std::move(result));
+            for (const Diagnostic& d : doc.diagnostics)
+                problems_->addProblem(d);
+            document_->setCompiled(std::move(doc));
+            emit documentOpened(path);
+        });
+}
+
+void MainWindow::openDialog()
+{
+    QSettings settings;
+    const QString dir = settings.value(QStringLiteral("lastOpenDir"), QDir::homePath()).toString();
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Model or Circuit"), dir,
+        tr("Models and circuits (*.onnx *.onnxtxt *.qasm);;ONNX models (*.onnx *.onnxtxt);;OpenQASM circuits (*.qasm);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("lastOpenDir"), QFileInfo(path).absolutePath());
+    openFile(path);
+}
+
+void MainWindow::exportDialog()
+{
+    if (document_->passes().empty())
+        return;
+    // Per-pass dumps, like `spyglass-cli compile --dump-dir`: NN-<pass>.txt.
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export every pass's IR to a folder"));
+    if (dir.isEmpty())
+        return;
+    const auto& passes = document_->passes();
+    for (size_t i = 0; i < passes.size(); ++i) {
+        const QString name = QStringLiteral("%1-%2.txt").arg(i, 2, 10, QLatin1Char('0')).arg(QString::fromStdString(passes[i].name));
+        QSaveFile f(QDir(dir).filePath(name));
+        if (!f.open(QIODevice::WriteOnly) || f.write(QByteArray::fromStdString(passes[i].irText)) < 0 || !f.commit()) {
+            problems_->addErrorText(QDir(dir).filePath(name) + QStringLiteral(": error: cannot write: ") + f.errorString());
+            return;
+        }
+    }
+    problems_->log(tr("exported %1 pass dumps to %2").arg(passes.size()).arg(dir));
+}
+
+void MainWindow::showAbout()
+{
+    QString text = tr("<h3>Spyglass %1</h3><p>Watch a Spyre accelerator compiler and a quantum circuit compiler "
+                      "work, pass by pass, and run what they produce on built-in simulators.</p><table>")
+                       .arg(QString::fromStdString(spyglassVersion()));
+    auto row = [&text](const QString& name, const QString& version) {
+        text += QStringLiteral("<tr><td>%1</td><td>&nbsp;%2</td></tr>").arg(name, version);
+    };
+    for (const auto& [name, version] : coreLibraryVersions())
+        row(QString::fromStdString(name), QString::fromStdString(version));
+    row(QStringLiteral("Dear ImGui"), QString::fromLatin1(IMGUI_VERSION));
+    row(QStringLiteral("Graphviz"), QString::fromLatin1(PACKAGE_VERSION));
+    text += QStringLiteral("</table>");
+    QMessageBox::about(this, tr("About Spyglass"), text);
+}
+
+QStringList MainWindow::recentFiles() const { return QSettings().value(kRecentKey).toStringList(); }
+
+void MainWindow::addRecentFile(const QString& path)
+{
+    QStringList files = recentFiles();
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > kMaxRecentFiles)
+        files.removeLast();
+    QSettings().setValue(kRecentKey, files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    recentMenu_->clear();
+    const QStringList files = recentFiles();
+    for (const QString& f : files)
+        recentMenu_->addAction(QFileInfo(f).fileName() + QStringLiteral("  —  ") + QFileInfo(f).absolutePath(), this,
+                               [this, f] { openFile(f); });
+    if (!files.isEmpty()) {
+        recentMenu_->addSeparator();
+        recentMenu_->addAction(tr("Clear Recent Files"), this, [this] {
+            QSettings().remove(kRecentKey);
+            rebuildRecentMenu();
+        });
+    }
+    recentMenu_->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::rebuildExamplesMenu()
+{
+    examplesMenu_->clear();
+    for (const std::string& file : listResourceFiles("examples")) {
+        const QString path = QString::fromStdString(file);
+        examplesMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); });
+    }
+    examplesMenu_->setEnabled(!examplesMenu_->isEmpty());
+}
+
+void MainWindow::restoreLayout()
+{
+    QSettings settings;
+    restoreGeometry(settings.value(kGeometryKey).toByteArray());
+    if (!restoreState(settings.value(kStateKey).toByteArray(), kLayoutVersion))
+        resize(1400, 900);
+}
+
+void MainWindow::saveLayout()
+{
+    QSettings settings;
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kStateKey, saveState(kLayoutVersion));
+}
+
+void MainWindow::closeEvent(QCloseEvent* e)
+{
+    jobs_->cancel();
+    saveLayout();
+    e->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e)
+{
+    if (!e->mimeData()->hasUrls())
+        return;
+    for (const QUrl& url : e->mimeData()->urls())
+        if (url.isLocalFile()) {
+            e->acceptProposedAction();
+            return;
+        }
+}
+
+void MainWindow::dropEvent(QDropEvent* e)
+{
+    for (const QUrl& url : e->mimeData()->urls())
+        if (url.isLocalFile()) {
+            openFile(url.toLocalFile());
+            e->acceptProposedAction();
+            return;
+        }
+}
+
+void MainWindow::updateActions()
+{
+    const int n = static_cast<int>(document_->passes().size());
+    const int sel = document_->selectedPass();
+    stepBackAction_->setEnabled(sel > 0);
+    firstAction_->setEnabled(sel > 0);
+    stepForwardAction_->setEnabled(sel >= 0 && sel < n - 1);
+    lastAction_->setEnabled(sel >= 0 && sel < n - 1);
+    exportAction_->setEnabled(n > 0);
+}
+
+void MainWindow::updateTitle()
+{
+    setWindowFilePath(document_->path());
+    setWindowTitle(document_->isOpen() ? QFileInfo(document_->path()).fileName() + QStringLiteral(" — Spyglass")
+                                       : QStringLiteral("Spyglass"));
+}
+
+}  // namespace spyglass

@@ -1,10 +1,92 @@
 #pragma once
+// The Spyglass main window: menus, docks (arrangement saved in QSettings), a status bar with progress and
+// Cancel for the background job, drag-and-drop of files, and the open Document that every view observes.
+
 #include <QMainWindow>
+#include <QStringList>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QToolButton;
+
 namespace spyglass {
+
+class Document;
+class IrView;
+class JobRunner;
+class PipelineView;
+class ProblemsView;
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens a model, circuit or kernel bundle; compiles it on a worker. Errors go to the Problems dock.
     void openFile(const QString& path);
+
+    Document* document() const { return document_; }
+    JobRunner* jobs() const { return jobs_; }
+    ProblemsView* problems() const { return problems_; }
+    PipelineView* pipeline() const { return pipeline_; }
+    QList<QDockWidget*> docks() const { return docks_; }
+    QStringList recentFiles() const;
+
+    static constexpr int kMaxRecentFiles = 10;
+
+signals:
+    void documentOpened(const QString& path);
+    void documentFailed(const QString& path, const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
+
+private:
+    void createActions();
+    void createMenus();
+    void createDocks();
+    void createStatusBar();
+    QDockWidget* addDock(const QString& title, const QString& objectName, QWidget* w, Qt::DockWidgetArea area);
+    void restoreLayout();
+    void saveLayout();
+    void rebuildRecentMenu();
+    void rebuildExamplesMenu();
+    void addRecentFile(const QString& path);
+    void openDialog();
+    void exportDialog();
+    void showAbout();
+    void updateActions();
+    void updateTitle();
+
+    Document* document_;
+    JobRunner* jobs_;
+    IrView* irView_ = nullptr;
+    PipelineView* pipeline_ = nullptr;
+    ProblemsView* problems_ = nullptr;
+    QList<QDockWidget*> docks_;
+
+    QMenu* viewMenu_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QMenu* examplesMenu_ = nullptr;
+    QAction* openAction_ = nullptr;
+    QAction* exportAction_ = nullptr;
+    QAction* quitAction_ = nullptr;
+    QAction* stepBackAction_ = nullptr;
+    QAction* stepForwardAction_ = nullptr;
+    QAction* firstAction_ = nullptr;
+    QAction* lastAction_ = nullptr;
+    QAction* resetLayoutAction_ = nullptr;
+
+    QLabel* statusLabel_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QToolButton* cancelButton_ = nullptr;
+    QByteArray defaultState_;
 };
-}
+
+}  // namespace spyglass

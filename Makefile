@@ -1,0 +1,32 @@
+# The two commands of the README:
+#   make run    installs the dependencies, builds, and opens Spyglass on a bundled example
+#   make test   installs the dependencies, builds, runs every test (GUI tests under Xvfb) and builds the .deb
+BUILD ?= build
+JOBS  ?= 2
+XVFB  := xvfb-run -a -s "-screen 0 1600x1000x24"
+EXAMPLE ?= resources/examples/qft4.qasm
+
+.PHONY: deps configure build run test package clean
+
+deps:
+	bash scripts/install-deps.sh
+
+configure: deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: configure
+	cmake --build $(BUILD) -j$(JOBS)
+
+run: build
+	$(BUILD)/app/spyglass $(EXAMPLE)
+
+test: build
+	$(XVFB) ctest --test-dir $(BUILD) --output-on-failure --no-tests=error -j$(JOBS)
+	$(MAKE) --no-print-directory package
+
+package:
+	cd $(BUILD) && cpack -G DEB
+	bash scripts/check-package.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

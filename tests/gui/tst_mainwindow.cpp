@@ -1,0 +1,304 @@
+// The application shell under a real X server: opening documents, stepping, docks and their saved
+// layout, recent files, drag-and-drop, errors in the Problems dock, the job runner, the ImGui host, and
+// a screenshot of the main window.
+#include "common/testutil.h"
+
+#include "views/document.h"
+#include "views/imguihost.h"
+#include "views/jobrunner.h"
+#include "views/mainwindow.h"
+#include "views/pipelineview.h"
+#include "views/problemsview.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QImage>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QtTest>
+
+#include <imgui.h>
+
+#include <set>
+#include <thread>
+
+using namespace spyglass;
+using namespace spyglass::test;
+
+namespace {
+
+bool openAndWait(MainWindow& w, const QString& path)
+{
+    QSignalSpy opened(&w, &MainWindow::documentOpened);
+    QSignalSpy failed(&w, &MainWindow::documentFailed);
+    w.openFile(path);
+    return QTest::qWaitFor([&] { return !opened.isEmpty() || !failed.isEmpty(); }, 30000) && !opened.isEmpty();
+}
+
+// Distinct colours in an image: a blank or single-colour grab has very few.
+int distinctColours(const QImage& img)
+{
+    std::set<QRgb> colours;
+    for (int y = 0; y < img.height(); y += 3)
+        for (int x = 0; x < img.width(); x += 3)
+            colours.insert(img.pixel(x, y));
+    return static_cast<int>(colours.size());
+}
+
+class ClickCounterPanel : public ImGuiPanel {
+public:
+    int clicks = 0;
+    void draw() override
+    {
+        if (ImGuiHost::beginFullWindow("test")) {
+            ImGui::SetCursorPos(ImVec2(10, 10));
+            if (ImGui::Button("Press me", ImVec2(120, 40)))
+                ++clicks;
+        }
+        ImGui::End();
+    }
+};
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);   // QSettings go to a test location, not the user's
+        QSettings().clear();
+    }
+
+    void opensExampleCircuitAndShowsItsPasses()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/qft4.qasm"))));
+        QVERIFY(w.document()->kind() == DocumentKind::Circuit);
+        QVERIFY(w.document()->passes().size() >= 1);
+        QCOMPARE(w.pipeline()->tree()->topLevelItemCount(), static_cast<int>(w.document()->passes().size()));
+        auto* ir = w.findChild<QPlainTextEdit*>(QStringLiteral("irView"));
+        QVERIFY(ir);
+        QCOMPARE(ir->toPlainText().toStdString(), w.document()->selectedRecord()->irText);
+        QVERIFY(w.windowTitle().startsWith(QStringLiteral("qft4.qasm")));
+        QCOMPARE(w.recentFiles().value(0), QFileInfo(sourcePath(QStringLiteral("resources/examples/qft4.qasm"))).absoluteFilePath());
+    }
+
+    void stepsThroughPassesWithKeys()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt"))));
+        const int last = static_cast<int>(w.document()->passes().size()) - 1;
+        QCOMPARE(w.document()->selectedPass(), last);
+        w.activateWindow();
+        QTest::keyClick(&w, Qt::Key_Home, Qt::ControlModifier);
+        QCOMPARE(w.document()->selectedPass(), 0);
+        for (int i = 1; i <= last; ++i) {
+            QTest::keyClick(&w, Qt::Key_F10);
+            QCOMPARE(w.document()->selectedPass(), i);
+            QCOMPARE(w.pipeline()->tree()->currentItem(), w.pipeline()->tree()->topLevelItem(i));
+        }
+        QTest::keyClick(&w, Qt::Key_F10);   // past the end stays at the end
+        QCOMPARE(w.document()->selectedPass(), last);
+        if (last > 0) {
+            QTest::keyClick(&w, Qt::Key_F10, Qt::ShiftModifier);
+            QCOMPARE(w.document()->selectedPass(), last - 1);
+        }
+    }
+
+    void badFileGoesToProblemsDockWithLocation()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("notes.txt"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("hello");
+        f.close();
+        MainWindow w;
+        w.show();
+        QSignalSpy failed(&w, &MainWindow::documentFailed);
+        w.openFile(path);
+        QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
+        QCOMPARE(w.problems()->problemCount(), 1);
+        QVERIFY2(w.problems()->problemText(0).contains(path), qPrintable(w.problems()->problemText(0)));
+        QVERIFY(!w.document()->isOpen());
+    }
+
+    void missingFileIsReportedNotCrashing()
+    {
+        MainWindow w;
+        QSignalSpy failed(&w, &MainWindow::documentFailed);
+        w.openFile(QStringLiteral("/nonexistent/circuit.qasm"));
+        QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
+        QVERIFY(w.problems()->problemText(0).contains(QStringLiteral("no such file")));
+    }
+
+    void dropOpensFile()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy opened(&w, &MainWindow::documentOpened);
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(sourcePath(QStringLiteral("resources/examples/qft4.qasm")))});
+        QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &drop);
+        QVERIFY(QTest::qWaitFor([&] { return !opened.isEmpty(); }, 30000));
+        QCOMPARE(w.document()->kind(), DocumentKind::Circuit);
+    }
+
+    void dockLayoutIsSavedAndRestored()
+    {
+        {
+            MainWindow w;
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QDockWidget* problems = w.findChild<QDockWidget*>(QStringLiteral("problemsDock"));
+            QVERIFY(problems && problems->isVisible());
+            problems->hide();
+            w.close();
+        }
+        {
+            MainWindow w;
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QDockWidget* problems = w.findChild<QDockWidget*>(QStringLiteral("problemsDock"));
+            QVERIFY(!problems->isVisible());
+            problems->show();   // leave a normal layout for the next tests
+            w.close();
+        }
+    }
+
+    void viewMenuTogglesEveryDock()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.docks().size() >= 2);
+        for (QDockWidget* d : w.docks()) {
+            const bool before = d->isVisible();
+            d->toggleViewAction()->trigger();
+            QCOMPARE(d->isVisible(), !before);
+            d->toggleViewAction()->trigger();
+            QCOMPARE(d->isVisible(), before);
+        }
+    }
+
+    void jobRunnerCancelsAndKeepsGuiResponsive()
+    {
+        JobRunner runner;
+        QSignalSpy cancelled(&runner, &JobRunner::cancelled);
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        std::atomic<bool> started{false};
+        runner.start(QStringLiteral("spin"), [&started](JobControl& c) -> std::any {
+            started = true;
+            for (;;) {   // a long job that only stops when cancelled
+                c.checkpoint();
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
+        }, nullptr);
+        // The GUI thread keeps turning while the job runs: measure the worst gap between timer ticks.
+        QElapsedTimer clock;
+        clock.start();
+        qint64 last = 0, worst = 0;
+        while (clock.elapsed() < 300) {
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+            worst = std::max(worst, clock.elapsed() - last);
+            last = clock.elapsed();
+        }
+        QVERIFY(started);
+        QVERIFY2(worst < 100, qPrintable(QStringLiteral("worst event-loop gap %1 ms").arg(worst)));
+        runner.cancel();
+        QCOMPARE(cancelled.size(), 1);
+        runner.waitForIdle();
+        QCoreApplication::processEvents();
+        QCOMPARE(finished.size(), 0);   // a cancelled job never reports a result
+    }
+
+    void jobRunnerDeliversResultsOnGuiThread()
+    {
+        JobRunner runner;
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        int value = 0;
+        QThread* guiThread = QThread::currentThread();
+        QThread* doneThread = nullptr;
+        runner.start(QStringLiteral("sum"), [](JobControl&) -> std::any { return 6 * 7; },
+                     [&](std::any r) {
+                         value = std::any_cast<int>(r);
+                         doneThread = QThread::currentThread();
+                     });
+        QVERIFY(QTest::qWaitFor([&] { return !finished.isEmpty(); }, 5000));
+        QCOMPARE(value, 42);
+        QCOMPARE(doneThread, guiThread);
+    }
+
+    void imguiHostDrawsAndTakesClicks()
+    {
+        auto panel = std::make_unique<ClickCounterPanel>();
+        ClickCounterPanel* p = panel.get();
+        ImGuiHost host(std::move(panel));
+        host.resize(300, 200);
+        host.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&host));
+        if (!ImGuiHost::glAvailable()) {
+            QVERIFY(!host.usesGL());
+            QSKIP("no OpenGL on this platform: the host shows its placeholder (checked above)");
+        }
+        QVERIFY(host.usesGL());
+        QVERIFY(QTest::qWaitFor([&] { return host.glWidget()->framesRendered() > 0; }, 5000));
+        const QImage frame = host.glWidget()->grabFramebuffer();
+        QVERIFY2(distinctColours(frame) > 3, "the ImGui panel drew nothing");
+        QTest::mouseMove(host.glWidget(), QPoint(60, 30));
+        QTest::qWait(50);
+        QTest::mouseClick(host.glWidget(), Qt::LeftButton, {}, QPoint(60, 30));
+        QVERIFY(QTest::qWaitFor([&] { return p->clicks == 1; }, 3000));
+        QTest::mouseClick(host.glWidget(), Qt::LeftButton, {}, QPoint(250, 180));   // outside the button
+        QTest::qWait(100);
+        QCOMPARE(p->clicks, 1);
+    }
+
+    void screenshotOfMainWindowIsNotBlank()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/qft4.qasm"))));
+        QTest::qWait(200);
+        const QImage shot = w.grab().toImage();
+        const QString out = outputDir() + QStringLiteral("/mainwindow.png");
+        QVERIFY(shot.save(out));
+        QVERIFY2(distinctColours(shot) > 20, qPrintable(QStringLiteral("blank screenshot: %1").arg(out)));
+    }
+
+    void guiBinaryOpensFileAndSavesScreenshot()
+    {
+        // What `make run` does, checked end to end: the real binary opens a file and shows its window.
+        const QString out = outputDir() + QStringLiteral("/spyglass-run.png");
+        QFile::remove(out);
+        QProcess p;
+        p.start(QStringLiteral(SPYGLASS_GUI_PATH),
+                {QStringLiteral("--screenshot"), out, sourcePath(QStringLiteral("resources/examples/qft4.qasm"))});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        QImage img(out);
+        QVERIFY(!img.isNull());
+        QVERIFY(distinctColours(img) > 20);
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

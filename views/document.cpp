@@ -1,0 +1,55 @@
+#include "views/document.h"
+
+#include <algorithm>
+
+namespace spyglass {
+
+Document::Document(QObject* parent) : QObject(parent) {}
+
+const PassRecord* Document::selectedRecord() const
+{
+    if (selected_ < 0 || selected_ >= static_cast<int>(doc_.passes.size()))
+        return nullptr;
+    return &doc_.passes[static_cast<size_t>(selected_)];
+}
+
+const PassRecord* Document::previousRecord() const
+{
+    if (selected_ <= 0 || selected_ > static_cast<int>(doc_.passes.size()))
+        return nullptr;
+    return &doc_.passes[static_cast<size_t>(selected_ - 1)];
+}
+
+void Document::setCompiled(CompiledDocument doc)
+{
+    doc_ = std::move(doc);
+    selected_ = doc_.passes.empty() ? -1 : static_cast<int>(doc_.passes.size()) - 1;
+    emit documentChanged();
+    emit selectedPassChanged(selected_);
+}
+
+void Document::clear()
+{
+    doc_ = CompiledDocument{};
+    selected_ = -1;
+    emit documentChanged();
+    emit selectedPassChanged(selected_);
+}
+
+void Document::selectPass(int index)
+{
+    if (doc_.passes.empty())
+        return;
+    index = std::clamp(index, 0, static_cast<int>(doc_.passes.size()) - 1);
+    if (index == selected_)
+        return;
+    selected_ = index;
+    emit selectedPassChanged(selected_);
+}
+
+void Document::stepForward() { selectPass(selected_ + 1); }
+void Document::stepBack() { selectPass(selected_ - 1); }
+void Document::selectFirst() { selectPass(0); }
+void Document::selectLast() { selectPass(static_cast<int>(doc_.passes.size()) - 1); }
+
+}  // namespace spyglass
