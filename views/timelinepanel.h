@@ -1,0 +1,59 @@
+#pragma once
+// The Timeline (a Dear ImGui panel): the simulator trace with a lane per core and per DMA lane.
+// Mouse wheel zooms around the pointer, left-drag pans, Shift+drag or right-drag selects a range whose
+// statistics (busy %, bytes moved per lane) appear below, double-click fits. Events narrower than a
+// pixel are merged into one drawn span (level of detail, as Tracy does), so a million events stay
+// interactive: each lane costs O(pixels · log events) per frame, not O(events).
+
+#include "views/imguihost.h"
+
+#include "core/common/trace.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace spyglass {
+
+class TimelinePanel : public ImGuiPanel {
+public:
+    void setTrace(std::shared_ptr<const Trace> trace);
+    const Trace* trace() const { return trace_.get(); }
+
+    void draw() override;
+    QString placeholderText() const override;
+
+    // View state, in nanoseconds (exposed for tests and for "zoom to kernel" from other views).
+    double viewStart() const { return viewStart_; }
+    double viewEnd() const { return viewEnd_; }
+    void setView(double start, double end);
+    void fit();
+    void setSelection(int64_t t0, int64_t t1);
+    bool hasSelection() const { return selEnd_ > selStart_; }
+    const std::vector<LaneStats>& selectionStats();
+
+    // What the last frame drew: events drawn individually and merged spans (for tests of the LOD).
+    int lastDrawnEvents() const { return drawnEvents_; }
+    int lastMergedSpans() const { return mergedSpans_; }
+    // CPU time of the last draw() (building the draw lists, not GL rasterisation).
+    double lastDrawMs() const { return drawMs_; }
+
+private:
+    void drawRuler(float x0, float x1, float y);
+    void handleInput(float x0, float x1);
+
+    std::shared_ptr<const Trace> trace_;
+    std::vector<std::pair<size_t, size_t>> laneRanges_;
+    int64_t traceEndNs_ = 0;   // cached: Trace::endNs() walks every event
+    double viewStart_ = 0, viewEnd_ = 1;
+    int64_t selStart_ = 0, selEnd_ = 0;
+    bool selecting_ = false;
+    int64_t selAnchor_ = 0;
+    std::vector<LaneStats> selStats_;
+    int64_t statsFor0_ = -1, statsFor1_ = -1;
+    int drawnEvents_ = 0;
+    int mergedSpans_ = 0;
+    double drawMs_ = 0;
+};
+
+}  // namespace spyglass
