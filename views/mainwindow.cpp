@@ -1,6 +1,7 @@
 #include "views/mainwindow.h"
 
 #include "views/document.h"
+#include "views/graphlayout.h"
 #include "views/documentcompiler.h"
 #include "views/irview.h"
 #include "views/jobrunner.h"
@@ -30,7 +31,6 @@
 #include <QToolBar>
 #include <QToolButton>
 
-#include <graphviz/graphviz_version.h>
 #include <imgui.h>
 
 // Resources compiled into a static library must be registered by hand.
@@ -287,7 +287,7 @@ void MainWindow::showAbout()
     for (const auto& [name, version] : coreLibraryVersions())
         row(QString::fromStdString(name), QString::fromStdString(version));
     row(QStringLiteral("Dear ImGui"), QString::fromLatin1(IMGUI_VERSION));
-    row(QStringLiteral("Graphviz"), QString::fromLatin1(PACKAGE_VERSION));
+    row(QStringLiteral("Graphviz"), graphvizVersion());
     text += QStringLiteral("</table>");
     QMessageBox::about(this, tr("About Spyglass"), text);
 }

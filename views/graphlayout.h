@@ -1,0 +1,72 @@
+#pragma once
+// Lays out an op/buffer graph with Graphviz's `dot` (cgraph + gvc C API) and copies the result into plain
+// structs. Graphviz is not thread-safe, even for reads, so every call into it is made under one process-wide
+// mutex with one process-wide GVC_t; callers run layoutGraph() on a worker thread.
+
+#include <QPointF>
+#include <QRectF>
+#include <QSizeF>
+#include <QString>
+
+#include <string>
+#include <vector>
+
+namespace spyglass {
+
+// What to draw, independent of any compiler: views build this from the selected snapshot.
+struct GraphSpec {
+    enum class NodeKind { Op, Buffer, Input, Output, Restickify, Constant };
+    struct Node {
+        std::string id;        // unique; what selection reports
+        QString label;         // may contain '\n'
+        QString tooltip;
+        NodeKind kind = NodeKind::Op;
+        int cluster = -1;      // index into clusters, -1 for none
+        QSizeF size;           // in points (1/72 inch), measured by the caller's font
+    };
+    struct Edge {
+        int from = 0;
+        int to = 0;
+        QString label;         // shape and device layout, e.g. "[256, 512] stick d1"
+    };
+    struct Cluster {
+        QString label;         // e.g. "fused group 3"
+    };
+    std::vector<Node> nodes;
+    std::vector<Edge> edges;
+    std::vector<Cluster> clusters;
+    bool leftToRight = false;
+};
+
+struct GraphLayoutResult {
+    struct Node {
+        QRectF box;            // in points, y down, origin at the top-left of the drawing
+    };
+    struct Edge {
+        std::vector<QPointF> bezier;   // cubic Bézier: p0, (c1, c2, p)*; empty if Graphviz drew none
+        QPointF arrowTip;              // end of the arrowhead (Graphviz's ep), or the last bezier point
+        bool hasArrow = false;
+        QPointF labelPos;              // centre of the label, when there is one
+        bool hasLabel = false;
+    };
+    struct Cluster {
+        QRectF box;
+    };
+    std::vector<Node> nodes;
+    std::vector<Edge> edges;
+    std::vector<Cluster> clusters;
+    QRectF bounds;
+    double layoutMs = 0;
+};
+
+// Throws std::runtime_error when Graphviz fails. Edge labels are laid out only for graphs up to
+// `maxLabelledNodes` nodes: in dot every edge label is a virtual node, which makes big graphs slow.
+GraphLayoutResult layoutGraph(const GraphSpec& spec, int maxLabelledNodes = 400);
+
+// The same graph as Graphviz DOT text (what "Export DOT" writes).
+std::string toDot(const GraphSpec& spec);
+
+// Graphviz's version string, for Help > About.
+QString graphvizVersion();
+
+}  // namespace spyglass

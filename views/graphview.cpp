@@ -1,0 +1,345 @@
+#include "views/graphview.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QFontMetricsF>
+#include <QGraphicsPathItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QElapsedTimer>
+#include <QImage>
+#include <QKeyEvent>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+#include <QSvgGenerator>
+#include <QWheelEvent>
+
+#include <cmath>
+#include <thread>
+
+namespace spyglass {
+
+namespace {
+
+QColor fillFor(GraphSpec::NodeKind k)
+{
+    switch (k) {
+    case GraphSpec::NodeKind::Op: return QColor(0xdc, 0xe9, 0xf7);
+    case GraphSpec::NodeKind::Buffer: return QColor(0xf3, 0xf3, 0xf3);
+    case GraphSpec::NodeKind::Input:
+    case GraphSpec::NodeKind::Output: return QColor(0xe2, 0xf2, 0xe2);
+    case GraphSpec::NodeKind::Restickify: return QColor(0xf4, 0xb6, 0xa8);
+    case GraphSpec::NodeKind::Constant: return QColor(0xf6, 0xee, 0xcf);
+    }
+    return Qt::white;
+}
+
+QFont graphFont()
+{
+    QFont f = QApplication::font();
+    f.setPointSizeF(9);
+    return f;
+}
+
+}  // namespace
+
+class GraphNodeItem : public QGraphicsItem {
+public:
+    GraphNodeItem(const GraphSpec::Node& node, const QRectF& box) : node_(node), box_(box)
+    {
+        setFlag(ItemIsSelectable);
+        setToolTip(node.tooltip.isEmpty() ? node.label : node.tooltip);
+        setData(0, QString::fromStdString(node.id));
+    }
+    QRectF boundingRect() const override { return box_.adjusted(-2, -2, 2, 2); }
+    void setHighlighted(bool on)
+    {
+        highlighted_ = on;
+        update();
+    }
+    const GraphSpec::Node& node() const { return node_; }
+
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override
+    {
+        const bool restick = node_.kind == GraphSpec::NodeKind::Restickify;
+        QPen pen(isSelected() ? QColor(0x10, 0x60, 0xd0) : restick ? QColor(0xc0, 0x30, 0x10) : QColor(0x55, 0x5a, 0x64));
+        pen.setWidthF(isSelected() || restick ? 2.2 : 1.0);
+        p->setPen(pen);
+        p->setBrush(highlighted_ ? QColor(0xff, 0xe0, 0x66) : fillFor(node_.kind));
+        switch (node_.kind) {
+        case GraphSpec::NodeKind::Buffer: p->drawEllipse(box_); break;
+        case GraphSpec::NodeKind::Restickify: {
+            const double d = box_.height() / 2;
+            const QPolygonF hex({QPointF(box_.left() + d, box_.top()), QPointF(box_.right() - d, box_.top()),
+                                 QPointF(box_.right(), box_.center().y()), QPointF(box_.right() - d, box_.bottom()),
+                                 QPointF(box_.left() + d, box_.bottom()), QPointF(box_.left(), box_.center().y())});
+            p->drawPolygon(hex);
+            break;
+        }
+        default: p->drawRoundedRect(box_, 4, 4); break;
+        }
+        // Level of detail: text is unreadable (and costly) when zoomed far out.
+        if (option->levelOfDetailFromTransform(p->worldTransform()) < 0.35)
+            return;
+        p->setPen(Qt::black);
+        p->setFont(graphFont());
+        p->drawText(box_.adjusted(4, 2, -4, -2), Qt::AlignCenter, node_.label);
+    }
+
+private:
+    GraphSpec::Node node_;
+    QRectF box_;
+    bool highlighted_ = false;
+};
+
+GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), alive_(std::make_shared<bool>(true))
+{
+    setObjectName(QStringLiteral("graphView"));
+    setScene(new QGraphicsScene(this));
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+    setOptimizationFlags(QGraphicsView::DontSavePainterState | QGraphicsView::DontAdjustForAntialiasing);
+    setBackgroundBrush(QColor(0xfb, 0xfb, 0xfc));
+    connect(scene(), &QGraphicsScene::selectionChanged, this, [this] {
+        const std::string id = selectedNode();
+        if (!id.empty())
+            emit nodeSelected(QString::fromStdString(id));
+    });
+}
+
+GraphView::~GraphView() { *alive_ = false; }
+
+void GraphView::clearGraph()
+{
+    ++generation_;
+    spec_ = GraphSpec{};
+    layout_ = GraphLayoutResult{};
+    nodeItems_.clear();
+    scene()->clear();
+}
+
+void GraphView::setGraph(GraphSpec spec)
+{
+    // Measure labels with the view's font here, on the GUI thread; Graphviz gets fixed node sizes.
+    const QFontMetricsF fm(graphFont());
+    for (auto& n : spec.nodes) {
+        const QRectF r = fm.boundingRect(QRectF(0, 0, 400, 400), Qt::AlignCenter, n.label);
+        const double pad = n.kind == GraphSpec::NodeKind::Buffer || n.kind == GraphSpec::NodeKind::Restickify ? 26 : 14;
+        n.size = QSizeF(r.width() + pad, r.height() + 10);
+    }
+    spec_ = std::move(spec);
+    const quint64 gen = ++generation_;
+    ++pending_;
+    auto alive = alive_;
+    std::thread([this, alive, gen, spec = spec_]() {
+        GraphLayoutResult result;
+        QString error;
+        try {
+            result = layoutGraph(spec);
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        QMetaObject::invokeMethod(qApp, [this, alive, gen, result = std::move(result), error]() mutable {
+            if (!*alive)
+                return;
+            --pending_;
+            if (gen != generation_)
+                return;   // a newer graph replaced this one while it was laid out
+            if (!error.isEmpty()) {
+                emit layoutFailed(error);
+                return;
+            }
+            layout_ = std::move(result);
+            buildScene();
+            emit layoutReady();
+        }, Qt::QueuedConnection);
+    }).detach();
+}
+
+void GraphView::updateRenderQuality()
+{
+    // Antialiasing thousands of tiny curves costs more than it shows: only when zoomed in enough to read.
+    setRenderHint(QPainter::Antialiasing, transform().m11() > 0.5);
+}
+
+void GraphView::buildScene()
+{
+    QElapsedTimer timer;
+    timer.start();
+    QGraphicsScene* s = scene();
+    s->clear();
+    nodeItems_.clear();
+    s->setSceneRect(layout_.bounds.adjusted(-20, -20, 20, 20));
+
+    for (size_t c = 0; c < layout_.clusters.size(); ++c) {
+        auto* rect = s->addRect(layout_.clusters[c].box, QPen(QColor(0x9a, 0xa5, 0xb1), 1, Qt::DashLine), QColor(0xf0, 0xf4, 0xfa));
+        rect->setZValue(-2);
+        auto* label = s->addSimpleText(spec_.clusters[c].label, graphFont());
+        label->setPos(layout_.clusters[c].box.topLeft() + QPointF(6, 2));
+        label->setBrush(QColor(0x50, 0x5a, 0x66));
+        label->setZValue(-1);
+    }
+    const QPen edgePen(QColor(0x60, 0x66, 0x70), 1.0);
+    for (size_t i = 0; i < layout_.edges.size() && i < spec_.edges.size(); ++i) {
+        const auto& e = layout_.edges[i];
+        if (e.bezier.size() < 4)
+            continue;
+        QPainterPath path(e.bezier[0]);
+        for (size_t k = 1; k + 2 < e.bezier.size(); k += 3)
+            path.cubicTo(e.bezier[k], e.bezier[k + 1], e.bezier[k + 2]);
+        QPointF tip = e.bezier.back();
+        if (e.hasArrow) {
+            path.lineTo(e.arrowTip);
+            tip = e.arrowTip;
+        }
+        // Arrowhead along the last segment, drawn by the same item as the curve (half the scene items).
+        const QPointF from = e.hasArrow ? e.bezier.back() : e.bezier[e.bezier.size() - 2];
+        const QLineF dir(tip, from);
+        if (dir.length() > 0.01) {
+            QLineF a = dir;
+            a.setLength(7);
+            QLineF l = a, r = a;
+            l.setAngle(a.angle() + 22);
+            r.setAngle(a.angle() - 22);
+            path.moveTo(tip);
+            path.lineTo(l.p2());
+            path.lineTo(r.p2());
+            path.closeSubpath();
+        }
+        auto* item = s->addPath(path, edgePen);
+        item->setZValue(0);
+        item->setToolTip(spec_.edges[i].label);
+        if (e.hasLabel && !spec_.edges[i].label.isEmpty()) {
+            auto* label = s->addSimpleText(spec_.edges[i].label, graphFont());
+            label->setBrush(QColor(0x40, 0x46, 0x50));
+            const QRectF br = label->boundingRect();
+            label->setPos(e.labelPos - QPointF(br.width() / 2, br.height() / 2));
+            label->setZValue(0.5);
+        }
+    }
+    for (size_t i = 0; i < layout_.nodes.size() && i < spec_.nodes.size(); ++i) {
+        auto* item = new GraphNodeItem(spec_.nodes[i], layout_.nodes[i].box);
+        item->setZValue(1);
+        s->addItem(item);
+        nodeItems_.push_back(item);
+    }
+    fitAll();
+    sceneBuildMs_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+}
+
+void GraphView::fitAll()
+{
+    if (scene()->items().isEmpty())
+        return;
+    fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+    // Do not blow small graphs up beyond natural size.
+    if (transform().m11() > 1.5)
+        setTransform(QTransform::fromScale(1.5, 1.5));
+    updateRenderQuality();
+}
+
+void GraphView::zoomBy(double factor)
+{
+    const double current = transform().m11();
+    const double next = std::clamp(current * factor, 0.02, 8.0);
+    scale(next / current, next / current);
+    updateRenderQuality();
+}
+
+void GraphView::wheelEvent(QWheelEvent* e)
+{
+    zoomBy(std::pow(1.0015, e->angleDelta().y()));
+    e->accept();
+}
+
+void GraphView::keyPressEvent(QKeyEvent* e)
+{
+    if (e->key() == Qt::Key_F && e->modifiers() == Qt::NoModifier)
+        fitAll();
+    else if (e->key() == Qt::Key_Plus || e->key() == Qt::Key_Equal)
+        zoomBy(1.25);
+    else if (e->key() == Qt::Key_Minus)
+        zoomBy(0.8);
+    else
+        QGraphicsView::keyPressEvent(e);
+}
+
+int GraphView::search(const QString& text)
+{
+    int count = 0;
+    GraphNodeItem* first = nullptr;
+    for (GraphNodeItem* item : nodeItems_) {
+        const bool match = !text.isEmpty()
+                           && (item->node().label.contains(text, Qt::CaseInsensitive)
+                               || QString::fromStdString(item->node().id).contains(text, Qt::CaseInsensitive));
+        item->setHighlighted(match);
+        if (match) {
+            ++count;
+            if (!first)
+                first = item;
+        }
+    }
+    if (first)
+        centerOn(first);
+    return count;
+}
+
+bool GraphView::selectNode(const std::string& id)
+{
+    for (GraphNodeItem* item : nodeItems_)
+        if (item->node().id == id) {
+            scene()->clearSelection();
+            item->setSelected(true);
+            centerOn(item);
+            return true;
+        }
+    return false;
+}
+
+std::string GraphView::selectedNode() const
+{
+    for (QGraphicsItem* item : scene()->selectedItems())
+        if (auto* n = dynamic_cast<GraphNodeItem*>(item))
+            return n->node().id;
+    return {};
+}
+
+bool GraphView::exportDot(const QString& path) const
+{
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return false;
+    const std::string dot = toDot(spec_);
+    return f.write(dot.data(), static_cast<qint64>(dot.size())) == static_cast<qint64>(dot.size());
+}
+
+bool GraphView::exportSvg(const QString& path)
+{
+    const QRectF r = scene()->sceneRect();
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(r.size().toSize());
+    svg.setViewBox(QRectF(QPointF(0, 0), r.size()));
+    svg.setTitle(QStringLiteral("Spyglass graph"));
+    QPainter p;
+    if (!p.begin(&svg))
+        return false;
+    scene()->render(&p, QRectF(QPointF(0, 0), r.size()), r);
+    return p.end();
+}
+
+bool GraphView::exportPng(const QString& path, double scale)
+{
+    const QRectF r = scene()->sceneRect();
+    QImage img((r.size() * scale).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
+    img.fill(Qt::white);
+    QPainter p(&img);
+    p.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    scene()->render(&p, QRectF(QPointF(0, 0), r.size() * scale), r);
+    p.end();
+    return img.save(path);
+}
+
+}  // namespace spyglass
