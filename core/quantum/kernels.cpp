@@ -1,0 +1,91 @@
+#include "core/quantum/kernels.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+#include <stdexcept>
+
+namespace spyglass::quantum::kernels {
+
+bool usingAvx2()
+{
+    static const bool yes = [] {
+        if (const char* e = std::getenv("SPYGLASS_NO_AVX2"); e && *e && *e != '0')
+            return false;
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }();
+    return yes;
+}
+
+void apply(double* amps, int n, const PreparedGate& g)
+{
+    if (usingAvx2())
+        avx2::apply(amps, n, g);
+    else
+        generic::apply(amps, n, g);
+}
+
+void apply(float* amps, int n, const PreparedGate& g)
+{
+    if (usingAvx2())
+        avx2::apply(amps, n, g);
+    else
+        generic::apply(amps, n, g);
+}
+
+PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& targets, const std::vector<double>& m)
+{
+    const int k = static_cast<int>(targets.size());
+    if (k < 1 || k > kMaxTargets)
+        throw std::invalid_argument("gate on " + std::to_string(k) + " target qubits is not supported by the kernels");
+    const int dim = 1 << k;
+    if (static_cast<int>(m.size()) != 2 * dim * dim)
+        throw std::invalid_argument("matrix size does not match the gate's qubits");
+    PreparedGate g;
+    g.k = k;
+    g.controls = controls;
+    // Sort targets ascending and permute the matrix accordingly.
+    std::vector<int> order(k);
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int a, int b) { return targets[a] < targets[b]; });
+    for (int j = 0; j < k; ++j)
+        g.targets[j] = targets[order[j]];
+    // New local index bit j = old bit order[j].
+    auto oldIndex = [&](int idx) {
+        int o = 0;
+        for (int j = 0; j < k; ++j)
+            if (idx >> j & 1)
+                o |= 1 << order[j];
+        return o;
+    };
+    g.matrix.resize(m.size());
+    for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c) {
+            const size_t src = 2 * (static_cast<size_t>(oldIndex(r)) * dim + oldIndex(c));
+            const size_t dst = 2 * (static_cast<size_t>(r) * dim + c);
+            g.matrix[dst] = m[src];
+            g.matrix[dst + 1] = m[src + 1];
+        }
+    bool diag = true;
+    for (int r = 0; r < dim && diag; ++r)
+        for (int c = 0; c < dim; ++c)
+            if (r != c && (g.matrix[2 * (r * dim + c)] != 0 || g.matrix[2 * (r * dim + c) + 1] != 0)) {
+                diag = false;
+                break;
+            }
+    if (diag) {
+        g.diagonal = true;
+        for (int j = 0; j < dim; ++j) {
+            const double re = g.matrix[2 * (j * dim + j)], im = g.matrix[2 * (j * dim + j) + 1];
+            if (re != 1 || im != 0) {
+                g.diagIndex.push_back(j);
+                g.diagValue.push_back(re);
+                g.diagValue.push_back(im);
+            }
+        }
+    }
+    return g;
+}
+
+}  // namespace spyglass::quantum::kernels

@@ -1,0 +1,42 @@
+#pragma once
+// Gate kernels on a state vector of interleaved (re, im) amplitudes, amplitude index bit q = qubit q.
+// One generic kernel per matrix size k (1..6 qubits) with optional control qubits, and a diagonal kernel
+// that touches only the amplitudes whose factor is not 1. The AVX2+FMA build is chosen at run time.
+
+#include <cstdint>
+#include <vector>
+
+namespace spyglass::quantum::kernels {
+
+constexpr int kMaxTargets = 6;
+
+// A gate prepared once before simulation: targets ascending, the matrix permuted to match.
+struct PreparedGate {
+    int k = 0;                        // number of target qubits
+    int targets[kMaxTargets] = {};    // ascending
+    std::vector<int> controls;        // control qubits (all must be 1)
+    bool diagonal = false;
+    std::vector<double> matrix;       // 2^k x 2^k complex, row-major, interleaved re/im (dense gates)
+    std::vector<int> diagIndex;       // diagonal gates: local indices whose factor is not 1 ...
+    std::vector<double> diagValue;    // ... and those factors (re, im)
+};
+
+// Builds a prepared gate from a little-endian matrix on `qubits` (controls first, then targets).
+PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& targets, const std::vector<double>& interleavedMatrix);
+
+void apply(double* amps, int numQubits, const PreparedGate& g);
+void apply(float* amps, int numQubits, const PreparedGate& g);
+
+bool usingAvx2();
+
+// Implementations (generic and AVX2 builds of the same source).
+namespace generic {
+void apply(double* amps, int numQubits, const PreparedGate& g);
+void apply(float* amps, int numQubits, const PreparedGate& g);
+}
+namespace avx2 {
+void apply(double* amps, int numQubits, const PreparedGate& g);
+void apply(float* amps, int numQubits, const PreparedGate& g);
+}
+
+}  // namespace spyglass::quantum::kernels

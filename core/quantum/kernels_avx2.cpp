@@ -1,0 +1,11 @@
+// AVX2+FMA build of the gate kernels; only called when the CPU reports both (see kernels.cpp).
+#include "core/quantum/kernels.h"
+
+#include <cstdint>
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace spyglass::quantum::kernels::avx2 {
+#include "core/quantum/kernels_impl.inc"
+}
+#pragma GCC pop_options

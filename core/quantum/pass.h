@@ -1,0 +1,51 @@
+#pragma once
+// The one interface every QPIR pass implements, and the factory for each pass (one pass per file).
+
+#include "core/quantum/circuit.h"
+
+#include <memory>
+#include <string>
+
+namespace spyglass::quantum {
+
+struct PassResult {
+    bool changed = false;
+    std::string summary;   // one line: what the pass did to this circuit
+};
+
+class Pass {
+public:
+    virtual ~Pass() = default;
+    virtual std::string name() const = 0;
+    virtual std::string description() const = 0;
+    virtual PassResult run(Circuit& c) = 0;
+};
+
+enum class Basis { U3Cx, RzSx };
+enum class Coupling { None, Linear, Grid, HeavyHex };
+
+std::unique_ptr<Pass> makeInlineGatesPass();
+std::unique_ptr<Pass> makeDecomposePass(Basis basis);
+std::unique_ptr<Pass> makeCancelInversesPass();
+std::unique_ptr<Pass> makeMergeRotationsPass();
+std::unique_ptr<Pass> makeRemoveIdentitiesPass();
+std::unique_ptr<Pass> makeRoutePass(Coupling coupling);
+std::unique_ptr<Pass> makeFusePass(int maxQubits);
+
+// Helpers shared by the passes.
+namespace passutil {
+// The built-in qelib1.inc parsed once (definitions of every standard gate in terms of U and CX).
+const GateLibrary& builtinLibrary();
+// Definition used to expand `name`: the circuit's own library first, then the built-in one.
+const GateDef* definitionFor(const Circuit& c, const std::string& name);
+// Expands one gate call by its definition (one level), appending to `out`.
+void expandOnce(const GateDef& def, const Op& op, std::vector<Op>& out);
+bool isStdDiagonal(const std::string& name);
+// Do two unconditioned gate ops commute? Conservative (false when unsure).
+bool gatesCommute(const Op& a, const Op& b);
+// Are the two gates together the identity up to global phase (a then b)?
+bool cancels(const Op& a, const Op& b);
+bool sharesQubit(const Op& a, const Op& b);
+}  // namespace passutil
+
+}  // namespace spyglass::quantum

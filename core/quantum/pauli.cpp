@@ -1,0 +1,165 @@
+#include "core/quantum/pauli.h"
+
+#include "core/common/diagnostics.h"
+
+#include <bit>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+namespace spyglass::quantum {
+
+std::string PauliTerm::text() const
+{
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, coeff);
+    std::string s(buf, r.ptr);
+    for (int q = 0; q < 64; ++q) {
+        const bool x = xMask >> q & 1, z = zMask >> q & 1;
+        if (x || z)
+            s += std::string(" ") + (x && z ? 'Y' : x ? 'X' : 'Z') + std::to_string(q);
+    }
+    return s;
+}
+
+int PauliSum::minQubits() const
+{
+    int n = 0;
+    for (const PauliTerm& t : terms) {
+        const uint64_t m = t.xMask | t.zMask;
+        if (m)
+            n = std::max(n, 64 - std::countl_zero(m));
+    }
+    return n;
+}
+
+std::string PauliSum::text() const
+{
+    std::string s;
+    for (size_t i = 0; i < terms.size(); ++i)
+        s += (i ? " + " : "") + terms[i].text();
+    return s;
+}
+
+PauliSum parsePauliSum(const std::string& text, const std::string& file)
+{
+    PauliSum sum;
+    std::istringstream in(text);
+    std::string line;
+    int lineNo = 0;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        if (auto h = line.find('#'); h != std::string::npos)
+            line.erase(h);
+        auto fail = [&](size_t col, const std::string& msg) {
+            Diagnostic d;
+            d.location = SourceLocation{file, lineNo, static_cast<int>(col) + 1};
+            d.message = msg;
+            d.sourceLine = line;
+            throw InputError(std::move(d));
+        };
+        size_t i = 0;
+        auto skip = [&] {
+            while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
+                ++i;
+        };
+        skip();
+        if (i >= line.size())
+            continue;
+        for (;;) {
+            skip();
+            PauliTerm t;
+            double sign = 1;
+            const size_t termStart = i;
+            if (i < line.size() && (line[i] == '-' || line[i] == '+') &&
+                !(i + 1 < line.size() && (std::isdigit(static_cast<unsigned char>(line[i + 1])) || line[i + 1] == '.'))) {
+                sign = line[i] == '-' ? -1 : 1;
+                ++i;
+                skip();
+            }
+            if (i < line.size() && (std::isdigit(static_cast<unsigned char>(line[i])) || line[i] == '-' || line[i] == '+' || line[i] == '.')) {
+                size_t used = 0;
+                try {
+                    t.coeff = std::stod(line.substr(i), &used);
+                } catch (const std::exception&) {
+                    fail(i, "expected a coefficient");
+                }
+                i += used;
+            }
+            t.coeff *= sign;
+            bool any = false;
+            for (;;) {
+                skip();
+                if (i >= line.size() || line[i] == '+')
+                    break;
+                const char p = static_cast<char>(std::toupper(static_cast<unsigned char>(line[i])));
+                if (p != 'X' && p != 'Y' && p != 'Z' && p != 'I')
+                    fail(i, std::string("expected a Pauli X, Y, Z or I with a qubit index, found '") + line[i] + "'");
+                const size_t at = i;
+                ++i;
+                size_t j = i;
+                while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j])))
+                    ++j;
+                if (j == i)
+                    fail(at, "Pauli operator needs a qubit index, e.g. Z0");
+                const int q = std::stoi(line.substr(i, j - i));
+                if (q >= 63)
+                    fail(at, "qubit index " + std::to_string(q) + " is too large");
+                i = j;
+                const uint64_t bit = uint64_t(1) << q;
+                if ((t.xMask | t.zMask) & bit)
+                    fail(at, "qubit " + std::to_string(q) + " appears twice in one term");
+                if (p == 'X' || p == 'Y')
+                    t.xMask |= bit;
+                if (p == 'Z' || p == 'Y')
+                    t.zMask |= bit;
+                t.numY += p == 'Y';
+                any = true;
+            }
+            if (!any && i == termStart)
+                fail(i, "empty term");
+            sum.terms.push_back(t);
+            if (i >= line.size())
+                break;
+            ++i;   // '+'
+            skip();
+            if (i >= line.size())
+                fail(i, "expected a term after '+'");
+        }
+    }
+    if (sum.terms.empty())
+        throw InputError(SourceLocation{file, 0, 0}, "the Hamiltonian has no terms");
+    return sum;
+}
+
+PauliSum readPauliSumFile(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw InputError(SourceLocation{path, 0, 0}, "cannot open file");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parsePauliSum(ss.str(), path);
+}
+
+PauliSum tfimHamiltonian(int n, double J, double h)
+{
+    PauliSum s;
+    const int bonds = n > 2 ? n : n - 1;
+    for (int i = 0; i < bonds; ++i) {
+        PauliTerm t;
+        t.coeff = -J;
+        t.zMask = (uint64_t(1) << i) | (uint64_t(1) << ((i + 1) % n));
+        s.terms.push_back(t);
+    }
+    for (int i = 0; i < n; ++i) {
+        PauliTerm t;
+        t.coeff = -h;
+        t.xMask = uint64_t(1) << i;
+        s.terms.push_back(t);
+    }
+    return s;
+}
+
+}  // namespace spyglass::quantum

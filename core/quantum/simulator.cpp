@@ -1,0 +1,217 @@
+#include "core/quantum/simulator.h"
+
+#include "core/quantum/gates.h"
+
+#include <chrono>
+#include <set>
+
+namespace spyglass::quantum {
+
+namespace {
+
+std::vector<double> interleave(const std::vector<cplx>& m)
+{
+    std::vector<double> out(2 * m.size());
+    for (size_t i = 0; i < m.size(); ++i) {
+        out[2 * i] = m[i].real();
+        out[2 * i + 1] = m[i].imag();
+    }
+    return out;
+}
+
+[[noreturn]] void cannotRun(const Circuit& c, const Op& op, const std::string& why)
+{
+    throw InputError(SourceLocation{c.name, op.line, 0}, "cannot simulate gate '" + op.name + "': " + why);
+}
+
+}  // namespace
+
+kernels::PreparedGate prepareOp(const Circuit& c, const Op& op)
+{
+    if (!c.isPrimitive(op)) {
+        const GateDef* d = c.findGate(op.name);
+        if (d && d->opaque)
+            cannotRun(c, op, "it is declared opaque and has no definition");
+        cannotRun(c, op, "it is not a primitive gate (run inline_gates first)");
+    }
+    if (op.fused)
+        return kernels::prepare({}, op.qubits, interleave(op.fused->matrix));
+    const StdGate* g = findStdGate(op.name);
+    std::vector<int> controls(op.qubits.begin(), op.qubits.begin() + g->controls);
+    std::vector<int> targets(op.qubits.begin() + g->controls, op.qubits.end());
+    return kernels::prepare(controls, targets, interleave(stdTargetMatrix(op.name, op.params)));
+}
+
+bool measurementsAreTerminal(const Circuit& c)
+{
+    std::vector<char> touched(static_cast<size_t>(c.numQubits), 0), measured(static_cast<size_t>(c.numQubits), 0);
+    for (const Op& op : c.ops) {
+        if (op.cond.active())
+            return false;
+        switch (op.kind) {
+        case OpKind::Barrier: break;
+        case OpKind::Measure:
+            for (int q : op.qubits)
+                measured[q] = 1;
+            break;
+        case OpKind::Reset:
+            for (int q : op.qubits)
+                if (touched[q] || measured[q])
+                    return false;   // a reset of a fresh qubit changes nothing
+            break;
+        case OpKind::Gate:
+            for (int q : op.qubits) {
+                if (measured[q])
+                    return false;
+                touched[q] = 1;
+            }
+            break;
+        }
+    }
+    return true;
+}
+
+std::string countsKey(const Circuit& c, const std::vector<char>& bits)
+{
+    std::string key;
+    for (auto r = c.cregs.rbegin(); r != c.cregs.rend(); ++r) {
+        if (!key.empty())
+            key += ' ';
+        for (int i = r->size - 1; i >= 0; --i)
+            key += bits[r->offset + i] ? '1' : '0';
+    }
+    return key;
+}
+
+void applyGates(const Circuit& c, StateVector& sv, JobControl* job)
+{
+    std::vector<kernels::PreparedGate> prepared;
+    for (const Op& op : c.ops) {
+        if (op.kind == OpKind::Gate) {
+            if (op.cond.active())
+                throw InputError(SourceLocation{c.name, op.line, 0}, "a conditioned gate needs shot-by-shot simulation");
+            prepared.push_back(prepareOp(c, op));
+        } else if (op.kind == OpKind::Reset || op.kind == OpKind::Measure) {
+            throw InputError(SourceLocation{c.name, op.line, 0}, "measure/reset inside a unitary run");
+        }
+    }
+    for (size_t i = 0; i < prepared.size(); ++i) {
+        if (job && (i & 15) == 0) {
+            job->checkpoint();
+            job->report(double(i) / prepared.size(), "simulating");
+        }
+        sv.apply(prepared[i]);
+    }
+}
+
+std::unique_ptr<StateVector> finalState(const Circuit& c, Precision p, JobControl* job)
+{
+    if (!measurementsAreTerminal(c))
+        throw InputError(SourceLocation{c.name, 0, 0},
+                         "the final state is not defined: the circuit has mid-circuit measurement, reset after gates, or if");
+    Circuit gatesOnly = c;
+    gatesOnly.ops.clear();
+    for (const Op& op : c.ops)
+        if (op.kind == OpKind::Gate)
+            gatesOnly.ops.push_back(op);
+    auto sv = std::make_unique<StateVector>(c.numQubits, p);
+    applyGates(gatesOnly, *sv, job);
+    return sv;
+}
+
+SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    SimResult res;
+    if (opt.shots < 0)
+        throw InputError(SourceLocation{}, "shots must not be negative");
+    for (const Op& op : c.ops)
+        if (op.kind == OpKind::Gate) {
+            ++res.gatesApplied;
+            res.fusedBlocks += op.fused != nullptr;
+        }
+    std::mt19937_64 rng(opt.seed);
+    std::vector<char> bits(static_cast<size_t>(c.numClbits), 0);
+    if (measurementsAreTerminal(c)) {
+        auto sv = finalState(c, opt.precision, job);
+        // clbit <- qubit of the last measurement writing it
+        std::vector<int> source(static_cast<size_t>(c.numClbits), -1);
+        for (const Op& op : c.ops)
+            if (op.kind == OpKind::Measure)
+                for (size_t i = 0; i < op.qubits.size(); ++i)
+                    source[op.clbits[i]] = op.qubits[i];
+        const auto samples = sv->sample(opt.shots, rng);
+        std::map<uint64_t, int> byIndex;
+        for (uint64_t s : samples)
+            ++byIndex[s];
+        for (const auto& [idx, n] : byIndex) {
+            for (int b = 0; b < c.numClbits; ++b)
+                bits[b] = source[b] >= 0 ? char((idx >> source[b]) & 1) : 0;
+            res.counts[countsKey(c, bits)] += n;
+        }
+    } else {
+        res.trajectories = true;
+        // Prepare gates once; run the unitary prefix once and copy it for every shot.
+        std::vector<kernels::PreparedGate> prepared(c.ops.size());
+        for (size_t i = 0; i < c.ops.size(); ++i)
+            if (c.ops[i].kind == OpKind::Gate)
+                prepared[i] = prepareOp(c, c.ops[i]);
+        size_t prefix = 0;
+        while (prefix < c.ops.size() && (c.ops[prefix].kind == OpKind::Gate || c.ops[prefix].kind == OpKind::Barrier) &&
+               !c.ops[prefix].cond.active())
+            ++prefix;
+        checkMemory(c.numQubits, opt.precision, 2);
+        StateVector start(c.numQubits, opt.precision), sv(c.numQubits, opt.precision);
+        for (size_t i = 0; i < prefix; ++i)
+            if (c.ops[i].kind == OpKind::Gate)
+                start.apply(prepared[i]);
+        std::uniform_real_distribution<double> u(0.0, 1.0);
+        auto regValue = [&](int creg) {
+            const Register& r = c.cregs[creg];
+            uint64_t v = 0;
+            for (int i = 0; i < r.size && i < 64; ++i)
+                v |= uint64_t(bits[r.offset + i]) << i;
+            return v;
+        };
+        auto measureQubit = [&](int q) {
+            const double p1 = sv.probabilityOfOne(q);
+            const int outcome = u(rng) < p1 ? 1 : 0;
+            sv.collapse(q, outcome, outcome ? p1 : 1 - p1);
+            return outcome;
+        };
+        for (int shot = 0; shot < opt.shots; ++shot) {
+            if (job && (shot & 15) == 0) {
+                job->checkpoint();
+                job->report(double(shot) / opt.shots, "simulating shots");
+            }
+            sv.copyFrom(start);
+            std::fill(bits.begin(), bits.end(), 0);
+            for (size_t i = prefix; i < c.ops.size(); ++i) {
+                const Op& op = c.ops[i];
+                if (op.cond.active() && regValue(op.cond.creg) != op.cond.value)
+                    continue;
+                switch (op.kind) {
+                case OpKind::Gate: sv.apply(prepared[i]); break;
+                case OpKind::Barrier: break;
+                case OpKind::Measure:
+                    for (size_t j = 0; j < op.qubits.size(); ++j)
+                        bits[op.clbits[j]] = char(measureQubit(op.qubits[j]));
+                    break;
+                case OpKind::Reset:
+                    for (int q : op.qubits)
+                        if (measureQubit(q)) {
+                            // flip back to |0>
+                            kernels::PreparedGate x = kernels::prepare({}, {q}, {0, 0, 1, 0, 1, 0, 0, 0});
+                            sv.apply(x);
+                        }
+                    break;
+                }
+            }
+            ++res.counts[countsKey(c, bits)];
+        }
+    }
+    res.simMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return res;
+}
+
+}  // namespace spyglass::quantum

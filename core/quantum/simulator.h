@@ -1,0 +1,48 @@
+#pragma once
+// Runs a QPIR circuit (of primitive or fused gates) on the state vector: sampling shots once from the final
+// state when every measurement is terminal, per-shot trajectories otherwise (mid-circuit measure, reset, if).
+
+#include "core/common/job_control.h"
+#include "core/quantum/circuit.h"
+#include "core/quantum/statevector.h"
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace spyglass::quantum {
+
+struct SimOptions {
+    int shots = 1024;
+    uint64_t seed = 1;
+    Precision precision = Precision::Double;
+};
+
+struct SimResult {
+    std::map<std::string, int> counts;   // Qiskit keys: registers joined by ' ', last declared leftmost, MSB first
+    double simMs = 0;
+    bool trajectories = false;           // true when shots were simulated one by one
+    int gatesApplied = 0;                // gate ops per run of the circuit
+    int fusedBlocks = 0;
+};
+
+// True when every measurement is terminal and nothing depends on a measurement (sample once).
+bool measurementsAreTerminal(const Circuit& c);
+
+// Throws InputError for ops the simulator cannot run (opaque or undefined gates: run inline_gates first).
+SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job = nullptr);
+
+// The final state of the circuit's gates, ignoring terminal measurements; InputError when the circuit has
+// mid-circuit measurement, reset after gates, or conditions.
+std::unique_ptr<StateVector> finalState(const Circuit& c, Precision p, JobControl* job = nullptr);
+
+// Runs the gates of `c` (no measurement/reset/conditions allowed) on an existing state.
+void applyGates(const Circuit& c, StateVector& sv, JobControl* job = nullptr);
+
+// Prepares one gate op for the kernels (controls of standard gates are kept as controls).
+kernels::PreparedGate prepareOp(const Circuit& c, const Op& op);
+
+// Bitstring key for a classical register file in Qiskit's convention.
+std::string countsKey(const Circuit& c, const std::vector<char>& clbits);
+
+}  // namespace spyglass::quantum

@@ -1,0 +1,288 @@
+#include "core/quantum/statevector.h"
+
+#include "core/common/diagnostics.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace spyglass::quantum {
+
+uint64_t availableMemoryBytes()
+{
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    uint64_t kb = 0;
+    std::string unit;
+    while (in >> key >> kb >> unit)
+        if (key == "MemAvailable:")
+            return kb * 1024;
+    const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
+}
+
+void checkMemory(int n, Precision p, int copies)
+{
+    const int amp = p == Precision::Double ? 16 : 8;
+    if (n < 0 || n > 40)
+        throw InputError(SourceLocation{}, std::to_string(n) + " qubits cannot be simulated (a state vector holds at most 40 here)");
+    const uint64_t need = (uint64_t(1) << n) * amp * copies;
+    const uint64_t avail = availableMemoryBytes();
+    if (avail && need > avail - std::min<uint64_t>(avail, 256ull << 20)) {
+        std::ostringstream m;
+        m.precision(3);
+        m << n << " qubits in " << (p == Precision::Double ? "complex128" : "complex64") << " need " << double(need) / (1ull << 30)
+          << " GiB" << (copies > 1 ? " (" + std::to_string(copies) + " state copies)" : std::string()) << " but only "
+          << double(avail) / (1ull << 30) << " GiB of memory are available";
+        if (p == Precision::Double)
+            m << "; try --precision single";
+        throw InputError(SourceLocation{}, m.str());
+    }
+}
+
+StateVector::StateVector(int n, Precision p) : n_(n), prec_(p)
+{
+    checkMemory(n, p);
+    const size_t bytes = std::max<size_t>(64, (size_t(1) << n) * (p == Precision::Double ? 16 : 8));
+    data_ = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!data_)
+        throw InputError(SourceLocation{}, "could not allocate the state vector (" + std::to_string(bytes >> 20) + " MiB)");
+    setZero();
+}
+
+StateVector::~StateVector() { std::free(data_); }
+
+namespace {
+template <class T>
+T* as(void* p) { return static_cast<T*>(p); }
+}  // namespace
+
+void StateVector::setZero()
+{
+    const int64_t len = int64_t(2 * size());
+    if (prec_ == Precision::Double) {
+        double* d = dataDouble();
+#pragma omp parallel for schedule(static) if (len > (int64_t(1) << 18))
+        for (int64_t i = 0; i < len; ++i)
+            d[i] = 0;
+        d[0] = 1;
+    } else {
+        float* f = dataFloat();
+#pragma omp parallel for schedule(static) if (len > (int64_t(1) << 18))
+        for (int64_t i = 0; i < len; ++i)
+            f[i] = 0;
+        f[0] = 1;
+    }
+}
+
+void StateVector::copyFrom(const StateVector& o)
+{
+    if (o.n_ != n_ || o.prec_ != prec_)
+        throw std::invalid_argument("state vector shapes differ");
+    std::memcpy(data_, o.data_, size() * (prec_ == Precision::Double ? 16 : 8));
+}
+
+void StateVector::setAmplitudes(const std::vector<cplx>& a)
+{
+    if (a.size() != size())
+        throw std::invalid_argument("wrong number of amplitudes");
+    for (uint64_t i = 0; i < size(); ++i) {
+        if (prec_ == Precision::Double) {
+            dataDouble()[2 * i] = a[i].real();
+            dataDouble()[2 * i + 1] = a[i].imag();
+        } else {
+            dataFloat()[2 * i] = float(a[i].real());
+            dataFloat()[2 * i + 1] = float(a[i].imag());
+        }
+    }
+}
+
+cplx StateVector::amplitude(uint64_t i) const
+{
+    if (prec_ == Precision::Double)
+        return {as<double>(data_)[2 * i], as<double>(data_)[2 * i + 1]};
+    return {as<float>(data_)[2 * i], as<float>(data_)[2 * i + 1]};
+}
+
+std::vector<cplx> StateVector::amplitudes() const
+{
+    std::vector<cplx> out(size());
+    for (uint64_t i = 0; i < size(); ++i)
+        out[i] = amplitude(i);
+    return out;
+}
+
+void StateVector::apply(const kernels::PreparedGate& g)
+{
+    if (prec_ == Precision::Double)
+        kernels::apply(dataDouble(), n_, g);
+    else
+        kernels::apply(dataFloat(), n_, g);
+}
+
+namespace {
+
+template <class T>
+double probOne(const T* a, int n, int q)
+{
+    const int64_t half = int64_t(1) << (n - 1);
+    double s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static) if (half > (int64_t(1) << 17))
+    for (int64_t i = 0; i < half; ++i) {
+        const uint64_t idx = ((uint64_t(i) >> q) << (q + 1)) | (uint64_t(i) & ((uint64_t(1) << q) - 1)) | (uint64_t(1) << q);
+        s += double(a[2 * idx]) * a[2 * idx] + double(a[2 * idx + 1]) * a[2 * idx + 1];
+    }
+    return s;
+}
+
+template <class T>
+void collapseImpl(T* a, int n, int q, int outcome, double prob)
+{
+    const int64_t len = int64_t(1) << n;
+    const T scale = T(1 / std::sqrt(prob));
+#pragma omp parallel for schedule(static) if (len > (int64_t(1) << 18))
+    for (int64_t i = 0; i < len; ++i) {
+        if (int((uint64_t(i) >> q) & 1) == outcome) {
+            a[2 * i] *= scale;
+            a[2 * i + 1] *= scale;
+        } else {
+            a[2 * i] = 0;
+            a[2 * i + 1] = 0;
+        }
+    }
+}
+
+template <class T>
+double norm2Impl(const T* a, int n)
+{
+    const int64_t len = int64_t(2) << n;
+    double s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static) if (len > (int64_t(1) << 18))
+    for (int64_t i = 0; i < len; ++i)
+        s += double(a[i]) * a[i];
+    return s;
+}
+
+template <class T>
+double expectationImpl(const T* a, int n, const PauliSum& h)
+{
+    const int64_t len = int64_t(1) << n;
+    // All diagonal (Z-only) terms in one pass.
+    std::vector<PauliTerm> diag, offd;
+    for (const PauliTerm& t : h.terms)
+        (t.xMask ? offd : diag).push_back(t);
+    double total = 0;
+    if (!diag.empty()) {
+        const int nd = static_cast<int>(diag.size());
+        std::vector<uint64_t> zm(nd);
+        std::vector<double> co(nd);
+        for (int j = 0; j < nd; ++j) {
+            zm[j] = diag[j].zMask;
+            co[j] = diag[j].coeff;
+        }
+        double s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static) if (len > (int64_t(1) << 17))
+        for (int64_t i = 0; i < len; ++i) {
+            const double p = double(a[2 * i]) * a[2 * i] + double(a[2 * i + 1]) * a[2 * i + 1];
+            double f = 0;
+            for (int j = 0; j < nd; ++j)
+                f += (std::popcount(uint64_t(i) & zm[j]) & 1) ? -co[j] : co[j];
+            s += p * f;
+        }
+        total += s;
+    }
+    for (const PauliTerm& t : offd) {
+        // <psi|P|psi> = sum_i conj(psi[i ^ x]) * i^nY * (-1)^{|i & z|} * psi[i]
+        const uint64_t x = t.xMask, z = t.zMask;
+        double sr = 0, si = 0;
+#pragma omp parallel for reduction(+ : sr, si) schedule(static) if (len > (int64_t(1) << 17))
+        for (int64_t i = 0; i < len; ++i) {
+            const uint64_t j = uint64_t(i) ^ x;
+            const double sign = (std::popcount(uint64_t(i) & z) & 1) ? -1.0 : 1.0;
+            const double ar = a[2 * j], ai = -double(a[2 * j + 1]);   // conj(psi[j])
+            const double br = a[2 * i], bi = a[2 * i + 1];
+            sr += sign * (ar * br - ai * bi);
+            si += sign * (ar * bi + ai * br);
+        }
+        // multiply by i^numY and keep the real part
+        double re = 0;
+        switch (t.numY & 3) {
+        case 0: re = sr; break;
+        case 1: re = -si; break;
+        case 2: re = -sr; break;
+        case 3: re = si; break;
+        }
+        total += t.coeff * re;
+    }
+    return total;
+}
+
+template <class T>
+std::vector<uint64_t> sampleImpl(const T* a, int n, int shots, std::mt19937_64& rng)
+{
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<std::pair<double, int>> r(static_cast<size_t>(shots));
+    for (int s = 0; s < shots; ++s)
+        r[s] = {u(rng), s};
+    std::sort(r.begin(), r.end());
+    std::vector<uint64_t> out(static_cast<size_t>(shots), 0);
+    const uint64_t len = uint64_t(1) << n;
+    // Total first, so rounding in the sum cannot leave shots unassigned.
+    double total = norm2Impl(a, n);
+    double acc = 0;
+    size_t k = 0;
+    uint64_t last = 0;
+    for (uint64_t i = 0; i < len && k < r.size(); ++i) {
+        const double p = double(a[2 * i]) * a[2 * i] + double(a[2 * i + 1]) * a[2 * i + 1];
+        if (p == 0)
+            continue;
+        last = i;
+        acc += p / total;
+        while (k < r.size() && r[k].first < acc)
+            out[r[k++].second] = i;
+    }
+    while (k < r.size())
+        out[r[k++].second] = last;
+    return out;
+}
+
+}  // namespace
+
+double StateVector::probabilityOfOne(int q) const
+{
+    return prec_ == Precision::Double ? probOne(as<double>(data_), n_, q) : probOne(as<float>(data_), n_, q);
+}
+
+void StateVector::collapse(int q, int outcome, double prob)
+{
+    if (prec_ == Precision::Double)
+        collapseImpl(dataDouble(), n_, q, outcome, prob);
+    else
+        collapseImpl(dataFloat(), n_, q, outcome, prob);
+}
+
+double StateVector::norm2() const
+{
+    return prec_ == Precision::Double ? norm2Impl(as<double>(data_), n_) : norm2Impl(as<float>(data_), n_);
+}
+
+double StateVector::expectation(const PauliSum& h) const
+{
+    if (h.minQubits() > n_)
+        throw InputError(SourceLocation{}, "the Hamiltonian acts on qubit " + std::to_string(h.minQubits() - 1) + " but the state has " +
+                                               std::to_string(n_) + " qubits");
+    return prec_ == Precision::Double ? expectationImpl(as<double>(data_), n_, h) : expectationImpl(as<float>(data_), n_, h);
+}
+
+std::vector<uint64_t> StateVector::sample(int shots, std::mt19937_64& rng) const
+{
+    return prec_ == Precision::Double ? sampleImpl(as<double>(data_), n_, shots, rng) : sampleImpl(as<float>(data_), n_, shots, rng);
+}
+
+}  // namespace spyglass::quantum
