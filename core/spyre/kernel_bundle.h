@@ -1,0 +1,102 @@
+#pragma once
+// The kernel bundle codegen produces: per kernel the op, its iteration space, core splits and per-core slices,
+// tile loops, LX allocations, DMA transfers in sticks and restickify moves; a manifest with the model's inputs and
+// outputs (host shape, dtype, device layout). Exported as a directory (manifest.json, kernels/*.json, listing.txt)
+// validated by resources/schemas/spyre-kernel-bundle.schema.json; the simulator reloads it with loadKernelBundle.
+
+#include "core/spyre/loop_ir.h"
+
+#include <string>
+#include <vector>
+
+namespace spyglass::spyre {
+
+struct BundleTensor {
+    std::string name;     // buffer name
+    std::string origin;   // ONNX value name
+    std::string kind;     // "input", "output", "constant", "intermediate"
+    std::string dtype;    // host dtype
+    Shape hostShape;
+    int stickDim = -1;
+    std::string deviceOrder = "default";   // or "batch_outermost"
+    SpyreTensorLayout layout;
+    bool operator==(const BundleTensor&) const = default;
+};
+
+struct KernelVar {
+    std::string name;   // "p0", "r0"
+    int64_t range = 1;
+    bool reduction = false;
+    int ways = 1;       // core split
+    bool operator==(const KernelVar&) const = default;
+};
+
+struct KernelSlice {
+    int core = 0;
+    std::vector<int64_t> start;    // per var, elements, relative to the tile
+    std::vector<int64_t> extent;
+    bool operator==(const KernelSlice&) const = default;
+};
+
+struct KernelTensorArg {
+    std::string tensor;   // BundleTensor::name
+    std::string role;     // "load" or "store"
+    std::string index;    // affine index text
+    bool inLx = false;
+    int64_t lxOffset = 0;
+    int64_t lxBytes = 0;
+    int64_t dmaSticks = 0;          // sticks moved between device memory and LX by this kernel
+    int64_t dmaSticksPerCore = 0;   // what one core moves
+    bool operator==(const KernelTensorArg&) const = default;
+};
+
+struct KernelRestickify {
+    bool present = false;
+    std::string fromTensor, toTensor;
+    int fromStickDim = -1, toStickDim = -1;
+    int64_t elements = 0;
+    bool operator==(const KernelRestickify&) const = default;
+};
+
+struct Kernel {
+    int index = 0;
+    std::string name;   // "op3"
+    std::string op;     // "Pointwise", "Reduction", "MatMul", "Restickify"
+    std::vector<std::string> origins;
+    std::vector<KernelVar> vars;
+    int stickVar = -1;
+    int cores = 1;
+    double estimatedUs = 0;
+    std::string splitReason;
+    std::vector<KernelSlice> slices;
+    std::vector<TileLoop> tiles;
+    std::vector<KernelTensorArg> tensors;
+    KernelRestickify restickify;
+    std::string body;   // the op in the IR's text form
+};
+
+struct KernelBundle {
+    std::string model;
+    std::string targetName;
+    int cores = 0;
+    int stickBytes = 128;
+    int64_t usableLxBytes = 0;
+    std::string deviceDtype;
+    int64_t restickifyCount = 0;
+    int64_t restickifyElements = 0;
+    bool layoutOptimal = false;
+    int64_t lxPeakBytes = 0;
+    std::vector<BundleTensor> tensors;   // every tensor a kernel names
+    std::vector<std::string> inputs, outputs;
+    std::vector<Kernel> kernels;
+    std::string listing;
+
+    const BundleTensor* tensor(const std::string& name) const;
+};
+
+// Writes DIR/manifest.json, DIR/kernels/NNN-opK.json, DIR/listing.txt (creates DIR). Throws InputError on I/O errors.
+void exportKernelBundle(const KernelBundle& bundle, const std::string& dir);
+// Reads a bundle back; throws InputError naming the file and the field that is missing or wrong.
+KernelBundle loadKernelBundle(const std::string& dir);
+
+}  // namespace spyglass::spyre

@@ -1,0 +1,106 @@
+#include "core/spyre/pass_coarse_tiling.h"
+
+#include "core/spyre/op_geometry.h"
+
+#include <algorithm>
+
+namespace spyglass::spyre {
+
+namespace {
+
+struct TilingResult {
+    bool fits = true;
+    int64_t perCoreBytes = 0;
+};
+
+// Per-core bytes of one tile when var v is cut into tiles[v] pieces and the op spreads over `cores`.
+TilingResult evaluate(const Program& p, const Op& op, const std::vector<int64_t>& tiles, int cores,
+                      const SpyreTarget& t)
+{
+    TilingResult r;
+    int64_t total = 0;
+    for (int b : touchedBuffers(op)) {
+        int64_t share = p.deviceBytes(p.buffers[b]);
+        for (int v = 0; v < static_cast<int>(tiles.size()); ++v)
+            if (tiles[v] > 1 && variesWith(op, b, v))
+                share = ceilDiv(share, tiles[v]);
+        if (share > t.spanBytes)
+            r.fits = false;
+        total += share;
+    }
+    r.perCoreBytes = ceilDiv(total, cores);
+    if (r.perCoreBytes > t.usableLxBytes())
+        r.fits = false;
+    return r;
+}
+
+}  // namespace
+
+PassResult CoarseTilingPass::run(Program& program, PassContext& ctx)
+{
+    if (program.stage != Stage::Loop)
+        return {false, "nothing to do: not lowered"};
+    const SpyreTarget& t = ctx.target;
+    int tiled = 0, unfit = 0;
+    int64_t maxTiles = 1;
+    for (Op& op : program.ops) {
+        op.tiles.clear();
+        const int sv = op.stickVar();
+        const int nIter = static_cast<int>(op.ranges.size());
+        // The op can use at most as many cores as it has parallel units.
+        int64_t parallel = 1;
+        for (int v = 0; v < nIter; ++v)
+            parallel *= v == sv ? ceilDiv(op.ranges[v], program.stickElements) : op.ranges[v];
+        const int cores = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(t.cores, parallel)));
+        std::vector<int64_t> tiles(op.numVars(), 1);
+        if (evaluate(program, op, tiles, cores, t).fits)
+            continue;
+        // Outer vars first, the stick var last (in whole sticks).
+        std::vector<int> order;
+        for (int v = 0; v < nIter; ++v)
+            if (v != sv && op.ranges[v] > 1)
+                order.push_back(v);
+        if (sv >= 0 && sv < nIter)
+            order.push_back(sv);
+        bool fits = false;
+        for (int v : order) {
+            const int64_t units = v == sv ? ceilDiv(op.ranges[v], program.stickElements) : op.ranges[v];
+            // A stick var whose range is not a whole number of sticks cannot be cut evenly.
+            if (v == sv && op.ranges[v] % program.stickElements != 0)
+                continue;
+            for (int64_t d : divisorsAtMost(units, units)) {
+                tiles[v] = d;
+                if (evaluate(program, op, tiles, cores, t).fits) {
+                    fits = true;
+                    break;
+                }
+            }
+            if (fits)
+                break;
+        }
+        for (int v = 0; v < nIter; ++v)
+            if (tiles[v] > 1) {
+                TileLoop loop;
+                loop.var = v;
+                loop.count = tiles[v];
+                loop.extent = op.ranges[v] / tiles[v];
+                op.tiles.push_back(loop);
+                maxTiles = std::max(maxTiles, tiles[v]);
+            }
+        if (!op.tiles.empty())
+            ++tiled;
+        if (!fits)
+            ++unfit;
+    }
+    PassResult r;
+    r.changed = tiled > 0;
+    r.summary = tiled == 0 ? "every op's per-core working set fits usable LX (" + groupDigits(t.usableLxBytes()) +
+                                 " B) untiled"
+                           : "tiled " + std::to_string(tiled) + " ops (up to " + std::to_string(maxTiles) +
+                                 " tiles per loop) to fit " + groupDigits(t.usableLxBytes()) + " B of LX per core";
+    if (unfit)
+        r.summary += "; " + std::to_string(unfit) + " still exceed LX and stream from device memory";
+    return r;
+}
+
+}  // namespace spyglass::spyre

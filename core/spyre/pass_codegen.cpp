@@ -1,0 +1,171 @@
+#include "core/spyre/pass_codegen.h"
+
+#include "core/spyre/ir_printer.h"
+#include "core/spyre/kernel_bundle.h"
+#include "core/spyre/op_geometry.h"
+
+#include <algorithm>
+
+namespace spyglass::spyre {
+
+namespace {
+
+const char* kindName(BufferKind k)
+{
+    switch (k) {
+    case BufferKind::Input: return "input";
+    case BufferKind::Output: return "output";
+    case BufferKind::Constant: return "constant";
+    case BufferKind::Intermediate: return "intermediate";
+    }
+    return "intermediate";
+}
+
+BundleTensor bundleTensor(const Program& p, const Buffer& b)
+{
+    BundleTensor t;
+    t.name = b.name;
+    t.origin = b.origin;
+    t.kind = kindName(b.kind);
+    t.dtype = b.dtype;
+    t.hostShape = b.shape;
+    t.stickDim = b.stickDim;
+    t.deviceOrder = b.order == DeviceOrder::BatchOutermost ? "batch_outermost" : "default";
+    t.layout = p.layoutOf(b);
+    return t;
+}
+
+// Every core's slice of the (tile) iteration space: the core index read as a mixed-radix number over the split
+// vars, innermost var fastest; stick vars in whole sticks, clipped at the var's extent.
+std::vector<KernelSlice> coreSlices(const Program& p, const Op& op)
+{
+    const int nv = op.numVars();
+    std::vector<KernelSlice> out;
+    const int sv = op.stickVar();
+    for (int c = 0; c < op.split.cores; ++c) {
+        KernelSlice s;
+        s.core = c;
+        s.start.assign(nv, 0);
+        s.extent.assign(nv, 0);
+        int rest = c;
+        for (int v = nv - 1; v >= 0; --v) {
+            const int ways = op.split.ways[v];
+            const int part = rest % ways;
+            rest /= ways;
+            const int64_t extent = varTileExtent(op, v);
+            const int64_t unit = v == sv ? p.stickElements : 1;
+            const int64_t per = varUnits(p, op, v) / ways * unit;
+            s.start[v] = std::min(extent, part * per);
+            s.extent[v] = std::min(extent, s.start[v] + per) - s.start[v];
+        }
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+}  // namespace
+
+PassResult CodegenPass::run(Program& program, PassContext& ctx)
+{
+    if (program.stage != Stage::Loop)
+        return {false, "nothing to do: not lowered"};
+    auto bundle = std::make_shared<KernelBundle>();
+    KernelBundle& b = *bundle;
+    b.model = program.modelName;
+    b.targetName = ctx.target.name;
+    b.cores = ctx.target.cores;
+    b.stickBytes = ctx.target.stickBytes;
+    b.usableLxBytes = ctx.target.usableLxBytes();
+    b.deviceDtype = ctx.target.deviceDtype;
+    b.layoutOptimal = program.layout.provenOptimal;
+    b.lxPeakBytes = program.scratchpad.peakBytes;
+    for (const Buffer& buf : program.buffers) {
+        b.tensors.push_back(bundleTensor(program, buf));
+        if (buf.kind == BufferKind::Input)
+            b.inputs.push_back(buf.name);
+        if (buf.kind == BufferKind::Output)
+            b.outputs.push_back(buf.name);
+    }
+    int64_t dmaTotal = 0;
+    for (size_t o = 0; o < program.ops.size(); ++o) {
+        const Op& op = program.ops[o];
+        Kernel k;
+        k.index = static_cast<int>(o);
+        k.name = op.name;
+        k.op = opKindName(op.kind);
+        k.origins = op.origins;
+        for (int v = 0; v < op.numVars(); ++v)
+            k.vars.push_back(KernelVar{op.varName(v), op.varRange(v), op.isReductionVar(v),
+                                       v < static_cast<int>(op.split.ways.size()) ? op.split.ways[v] : 1});
+        k.stickVar = op.stickVar();
+        k.cores = std::max(1, op.split.cores);
+        k.estimatedUs = op.split.estimatedUs;
+        k.splitReason = op.split.why;
+        if (!op.split.ways.empty())
+            k.slices = coreSlices(program, op);
+        k.tiles = op.tiles;
+        int64_t tileCount = 1;
+        for (const TileLoop& t : op.tiles)
+            tileCount *= t.count;
+        auto arg = [&](const Access& a, const char* role) {
+            const Buffer& buf = program.buffers[a.buffer];
+            KernelTensorArg t;
+            t.tensor = buf.name;
+            t.role = role;
+            t.index = affineText(op, a.index);
+            t.inLx = buf.lx.inLx;
+            t.lxOffset = buf.lx.inLx ? buf.lx.offset : 0;
+            t.lxBytes = buf.lx.inLx ? buf.lx.bytes : 0;
+            // In LX already (produced there, or cloned by an earlier reader): no device traffic.
+            const bool firstReaderOfClone = buf.producer < 0 && buf.lx.inLx && buf.lx.firstUse == static_cast<int>(o);
+            if (!buf.lx.inLx || firstReaderOfClone) {
+                const int64_t sticks = program.layoutOf(buf).deviceElements() / program.stickElements;
+                int64_t divisor = 1;
+                for (int v = 0; v < op.numVars() && v < static_cast<int>(op.split.ways.size()); ++v)
+                    if (a.index.coeffOf(v) != 0)
+                        divisor *= op.split.ways[v];
+                t.dmaSticks = sticks;
+                t.dmaSticksPerCore = ceilDiv(sticks, divisor);
+                // A tensor read whole by every tile is fetched again per tile.
+                bool tiledAlong = false;
+                for (const TileLoop& tl : op.tiles)
+                    tiledAlong = tiledAlong || a.index.coeffOf(tl.var) != 0;
+                if (!tiledAlong && tileCount > 1 && std::string(role) == "load") {
+                    t.dmaSticks *= tileCount;
+                    t.dmaSticksPerCore *= tileCount;
+                }
+            }
+            dmaTotal += t.dmaSticks;
+            k.tensors.push_back(t);
+        };
+        std::vector<int> seen;
+        for (const Access& a : op.loads) {
+            if (std::find(seen.begin(), seen.end(), a.buffer) != seen.end())
+                continue;
+            seen.push_back(a.buffer);
+            arg(a, "load");
+        }
+        arg(op.store, "store");
+        if (op.kind == OpKind::Restickify) {
+            k.restickify.present = true;
+            k.restickify.fromTensor = program.buffers[op.loads[0].buffer].name;
+            k.restickify.toTensor = program.buffers[op.store.buffer].name;
+            k.restickify.fromStickDim = op.fromStickDim;
+            k.restickify.toStickDim = op.toStickDim;
+            k.restickify.elements = program.layoutOf(program.buffers[op.store.buffer]).deviceElements();
+            ++b.restickifyCount;
+            b.restickifyElements += k.restickify.elements;
+        }
+        k.body = printOp(program, static_cast<int>(o));
+        b.kernels.push_back(std::move(k));
+    }
+    b.listing = printProgram(program);
+    program.bundle = bundle;
+    PassResult r;
+    r.changed = true;
+    r.summary = std::to_string(b.kernels.size()) + " kernels (" + std::to_string(b.restickifyCount) + " restickify), " +
+                groupDigits(dmaTotal) + " sticks of DMA between device memory and LX";
+    return r;
+}
+
+}  // namespace spyglass::spyre

@@ -1,0 +1,16 @@
+#pragma once
+#include "core/spyre/pass.h"
+
+namespace spyglass::spyre {
+
+// Builds the kernel bundle in memory (torch-spyre's op spec, minus the proprietary backend): one kernel per op
+// with its iteration space, per-core work slices, tile loops, tensor arguments with device layouts and LX
+// allocations, DMA transfers in sticks, and restickify moves. Export writes it to disk (kernel_bundle.h).
+class CodegenPass : public Pass {
+public:
+    const char* name() const override { return "codegen"; }
+    const char* description() const override { return "build the kernel bundle: one op spec per kernel"; }
+    PassResult run(Program& program, PassContext& ctx) override;
+};
+
+}  // namespace spyglass::spyre

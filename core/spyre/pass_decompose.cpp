@@ -1,0 +1,365 @@
+#include "core/spyre/pass_decompose.h"
+
+#include "core/common/diagnostics.h"
+#include "core/spyre/graph_rewriter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace spyglass::spyre {
+
+namespace {
+
+int normAxis(int64_t axis, size_t rank) { return static_cast<int>(axis < 0 ? axis + static_cast<int64_t>(rank) : axis); }
+
+InputError opError(const Program& p, const GraphOp& g, const std::string& message)
+{
+    Diagnostic d;
+    d.location = SourceLocation{p.sourcePath, 0, 0};
+    d.node = g.label();
+    d.message = message;
+    return InputError(d);
+}
+
+// Constant integer data of an optional input (axes, starts, ...), empty when absent.
+std::vector<int64_t> constInts(const Program& p, const GraphOp& g, size_t input)
+{
+    if (input >= g.inputs.size() || g.inputs[input] < 0)
+        return {};
+    const GraphTensor& t = p.tensors[g.inputs[input]];
+    if (!t.isConstant)
+        throw opError(p, g, "input " + std::to_string(input) + " ('" + t.name + "') must be a constant");
+    if (t.i)
+        return *t.i;
+    std::vector<int64_t> out;
+    if (t.f)
+        for (float v : *t.f)
+            out.push_back(static_cast<int64_t>(v));
+    return out;
+}
+
+Shape reducedShape(const Shape& in, const std::vector<int>& axes, bool keep)
+{
+    Shape out;
+    for (size_t d = 0; d < in.size(); ++d) {
+        const bool reduced = std::find(axes.begin(), axes.end(), static_cast<int>(d)) != axes.end();
+        if (!reduced)
+            out.push_back(in[d]);
+        else if (keep)
+            out.push_back(1);
+    }
+    return out;
+}
+
+class Decomposer {
+public:
+    explicit Decomposer(Program& p) : p_(p), rw_(p) {}
+
+    std::vector<GraphOp> out;
+    std::map<std::string, int> counts;
+
+    void run()
+    {
+        std::vector<GraphOp> in = std::move(p_.graphOps);
+        out.reserve(in.size() * 2);
+        for (GraphOp& g : in)
+            rewrite(std::move(g));
+        for (GraphTensor& t : p_.tensors)
+            t.producer = -1;
+        for (size_t i = 0; i < out.size(); ++i)
+            for (int o : out[i].outputs)
+                if (o >= 0)
+                    p_.tensors[o].producer = static_cast<int>(i);
+        p_.graphOps = std::move(out);
+    }
+
+private:
+    Program& p_;
+    GraphRewriter rw_;
+
+    const Shape& shapeOf(int t) const { return p_.tensors[t].shape; }
+
+    // A new core op; when `into` >= 0 it writes that existing tensor (the composite op's own output).
+    int emit(const std::string& type, const GraphOp& from, const std::string& suffix, std::vector<int> inputs,
+             const Shape& shape, int into = -1)
+    {
+        const std::string name = from.name + "/" + suffix;
+        if (into < 0)
+            return rw_.op(out, type, name, std::move(inputs), shape, from.label());
+        GraphOp g;
+        g.name = name;
+        g.opType = type;
+        g.inputs = std::move(inputs);
+        g.outputs = {into};
+        g.origin = from.label();
+        out.push_back(std::move(g));
+        return into;
+    }
+    int reduce(const std::string& type, const GraphOp& from, const std::string& suffix, int x, std::vector<int> axes,
+               int into = -1)
+    {
+        const Shape shape = reducedShape(shapeOf(x), axes, true);
+        const int t = emit(type, from, suffix, {x}, shape, into);
+        std::vector<int64_t> a(axes.begin(), axes.end());
+        out.back().ints["axes"] = a;
+        out.back().ints["keepdims"] = {1};
+        return t;
+    }
+
+    void rewrite(GraphOp g)
+    {
+        const std::string& t = g.opType;
+        if (t == "Gemm")
+            gemm(g);
+        else if (t == "LayerNormalization")
+            layerNorm(g);
+        else if (t == "Softmax" || t == "LogSoftmax")
+            softmax(g, t == "LogSoftmax");
+        else if (t == "ReduceMean")
+            reduceMean(g);
+        else if (t == "Gelu")
+            gelu(g);
+        else if (t == "BatchNormalization")
+            batchNorm(g);
+        else if (t == "Flatten" || t == "Squeeze" || t == "Unsqueeze" || t == "Identity" || t == "Dropout" || t == "Reshape")
+            asView(std::move(g));
+        else if (t == "ReduceSum" || t == "ReduceMax" || t == "ReduceMin")
+            normaliseReduce(std::move(g));
+        else
+            out.push_back(std::move(g));
+    }
+
+    void count(const GraphOp& g) { counts[g.opType]++; }
+
+    void gemm(const GraphOp& g)
+    {
+        count(g);
+        int a = g.inputs.at(0), b = g.inputs.at(1);
+        const int y = g.outputs.at(0);
+        auto transpose = [&](int x, const std::string& s) {
+            const Shape sh = shapeOf(x);
+            const int r = emit("Transpose", g, s, {x}, {sh.at(1), sh.at(0)});
+            out.back().ints["perm"] = {1, 0};
+            return r;
+        };
+        if (g.intAttr("transA", 0))
+            a = transpose(a, "transA");
+        if (g.intAttr("transB", 0))
+            b = transpose(b, "transB");
+        const double alpha = g.floatAttr("alpha", 1.0), beta = g.floatAttr("beta", 1.0);
+        const bool hasC = g.inputs.size() > 2 && g.inputs[2] >= 0;
+        const Shape ys = shapeOf(y);
+        int acc = emit("MatMul", g, "mm", {a, b}, ys, (!hasC && alpha == 1.0) ? y : -1);
+        if (alpha != 1.0)
+            acc = emit("Mul", g, "alpha", {acc, rw_.scalar(alpha)}, ys, hasC ? -1 : y);
+        if (hasC) {
+            int c = g.inputs[2];
+            if (beta != 1.0)
+                c = emit("Mul", g, "beta", {c, rw_.scalar(beta)}, shapeOf(c));
+            emit("Add", g, "bias", {acc, c}, ys, y);
+        }
+    }
+
+    void layerNorm(const GraphOp& g)
+    {
+        count(g);
+        const int x = g.inputs.at(0);
+        const size_t rank = shapeOf(x).size();
+        const int axis = normAxis(g.intAttr("axis", -1), rank);
+        std::vector<int> axes;
+        for (size_t d = axis; d < rank; ++d)
+            axes.push_back(static_cast<int>(d));
+        for (size_t o = 1; o < g.outputs.size(); ++o)
+            if (g.outputs[o] >= 0 && !p_.tensors[g.outputs[o]].name.empty() && p_.tensors[g.outputs[o]].isOutput)
+                throw opError(p_, g, "only output 0 (Y) of LayerNormalization is supported, not Mean/InvStdDev");
+        int64_t n = 1;
+        for (int d : axes)
+            n *= shapeOf(x)[d];
+        const Shape xs = shapeOf(x);
+        const int sum = reduce("ReduceSum", g, "sum", x, axes);
+        const int mean = emit("Div", g, "mean", {sum, rw_.scalar(static_cast<double>(n))}, shapeOf(sum));
+        const int d = emit("Sub", g, "centre", {x, mean}, xs);
+        const int sq = emit("Mul", g, "square", {d, d}, xs);
+        const int vsum = reduce("ReduceSum", g, "var_sum", sq, axes);
+        const int var = emit("Div", g, "var", {vsum, rw_.scalar(static_cast<double>(n))}, shapeOf(vsum));
+        const int ve = emit("Add", g, "eps", {var, rw_.scalar(g.floatAttr("epsilon", 1e-5))}, shapeOf(var));
+        const int sd = emit("Sqrt", g, "std", {ve}, shapeOf(var));
+        const int y = g.outputs.at(0);
+        const bool hasScale = g.inputs.size() > 1 && g.inputs[1] >= 0;
+        const bool hasBias = g.inputs.size() > 2 && g.inputs[2] >= 0;
+        const int norm = emit("Div", g, "normalise", {d, sd}, xs, (!hasScale && !hasBias) ? y : -1);
+        int cur = norm;
+        if (hasScale)
+            cur = emit("Mul", g, "scale", {cur, g.inputs[1]}, xs, hasBias ? -1 : y);
+        if (hasBias)
+            emit("Add", g, "shift", {cur, g.inputs[2]}, xs, y);
+    }
+
+    void softmax(const GraphOp& g, bool logarithm)
+    {
+        count(g);
+        const int x = g.inputs.at(0);
+        const Shape xs = shapeOf(x);
+        const int axis = normAxis(g.intAttr("axis", -1), xs.size());
+        if (axis < 0 || axis >= static_cast<int>(xs.size()))
+            throw opError(p_, g, "attribute 'axis' is out of range for rank " + std::to_string(xs.size()));
+        const int y = g.outputs.at(0);
+        const int mx = reduce("ReduceMax", g, "max", x, {axis});
+        const int sh = emit("Sub", g, "shift", {x, mx}, xs);
+        const int ex = emit("Exp", g, "exp", {sh}, xs);
+        const int sum = reduce("ReduceSum", g, "sum", ex, {axis});
+        if (logarithm) {
+            const int lg = emit("Log", g, "log", {sum}, shapeOf(sum));
+            emit("Sub", g, "logsoftmax", {sh, lg}, xs, y);
+        } else {
+            emit("Div", g, "normalise", {ex, sum}, xs, y);
+        }
+    }
+
+    std::vector<int> reduceAxes(const GraphOp& g)
+    {
+        const Shape xs = shapeOf(g.inputs.at(0));
+        std::vector<int64_t> a;
+        if (auto it = g.ints.find("axes"); it != g.ints.end())
+            a = it->second;
+        else
+            a = constInts(p_, g, 1);
+        std::vector<int> axes;
+        if (a.empty()) {
+            if (g.intAttr("noop_with_empty_axes", 0))
+                return axes;
+            for (size_t d = 0; d < xs.size(); ++d)
+                axes.push_back(static_cast<int>(d));
+        }
+        for (int64_t v : a) {
+            const int d = normAxis(v, xs.size());
+            if (d < 0 || d >= static_cast<int>(xs.size()))
+                throw opError(p_, g, "axis " + std::to_string(v) + " is out of range for rank " + std::to_string(xs.size()));
+            axes.push_back(d);
+        }
+        std::sort(axes.begin(), axes.end());
+        axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+        return axes;
+    }
+
+    void normaliseReduce(GraphOp g)
+    {
+        const std::vector<int> axes = reduceAxes(g);
+        g.ints["axes"] = std::vector<int64_t>(axes.begin(), axes.end());
+        g.ints["keepdims"] = {g.intAttr("keepdims", 1)};
+        g.inputs.resize(1);
+        out.push_back(std::move(g));
+    }
+
+    void reduceMean(const GraphOp& g)
+    {
+        count(g);
+        const int x = g.inputs.at(0);
+        const std::vector<int> axes = reduceAxes(g);
+        const bool keep = g.intAttr("keepdims", 1) != 0;
+        int64_t n = 1;
+        for (int d : axes)
+            n *= shapeOf(x)[d];
+        const int y = g.outputs.at(0);
+        const int sum = emit("ReduceSum", g, "sum", {x}, reducedShape(shapeOf(x), axes, keep));
+        out.back().ints["axes"] = std::vector<int64_t>(axes.begin(), axes.end());
+        out.back().ints["keepdims"] = {keep ? 1 : 0};
+        emit("Div", g, "mean", {sum, rw_.scalar(static_cast<double>(n))}, shapeOf(y), y);
+    }
+
+    void gelu(const GraphOp& g)
+    {
+        count(g);
+        const int x = g.inputs.at(0);
+        const Shape xs = shapeOf(x);
+        const int y = g.outputs.at(0);
+        auto it = g.strings.find("approximate");
+        if (it != g.strings.end() && it->second == "tanh") {
+            // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+            const int x2 = emit("Mul", g, "x2", {x, x}, xs);
+            const int x3 = emit("Mul", g, "x3", {x2, x}, xs);
+            const int c3 = emit("Mul", g, "c3", {x3, rw_.scalar(0.044715)}, xs);
+            const int in = emit("Add", g, "inner", {x, c3}, xs);
+            const int sc = emit("Mul", g, "scaled", {in, rw_.scalar(std::sqrt(2.0 / M_PI))}, xs);
+            const int th = emit("Tanh", g, "tanh", {sc}, xs);
+            const int one = emit("Add", g, "one_plus", {th, rw_.scalar(1.0)}, xs);
+            const int hx = emit("Mul", g, "half_x", {x, rw_.scalar(0.5)}, xs);
+            emit("Mul", g, "gelu", {hx, one}, xs, y);
+            return;
+        }
+        const int sc = emit("Div", g, "scaled", {x, rw_.scalar(std::sqrt(2.0))}, xs);
+        const int er = emit("Erf", g, "erf", {sc}, xs);
+        const int one = emit("Add", g, "one_plus", {er, rw_.scalar(1.0)}, xs);
+        const int hx = emit("Mul", g, "half_x", {x, rw_.scalar(0.5)}, xs);
+        emit("Mul", g, "gelu", {hx, one}, xs, y);
+    }
+
+    void batchNorm(const GraphOp& g)
+    {
+        count(g);
+        if (g.inputs.size() < 5)
+            throw opError(p_, g, "needs inputs X, scale, B, input_mean, input_var");
+        const int x = g.inputs[0];
+        const Shape xs = shapeOf(x);
+        if (xs.size() < 2)
+            throw opError(p_, g, "input X must have rank >= 2");
+        const int64_t c = xs[1];
+        std::vector<const GraphTensor*> params;
+        for (int k = 1; k <= 4; ++k) {
+            const GraphTensor& t = p_.tensors[g.inputs[k]];
+            if (!t.isConstant || !t.f || static_cast<int64_t>(t.f->size()) != c)
+                throw opError(p_, g, "input " + std::to_string(k) + " ('" + t.name + "') must be a constant of " +
+                                         std::to_string(c) + " floats (inference mode)");
+            params.push_back(&t);
+        }
+        // y = x * a + b with a = scale / sqrt(var + eps), b = B - mean * a, folded here.
+        const double eps = g.floatAttr("epsilon", 1e-5);
+        std::vector<float> a(c), b(c);
+        for (int64_t i = 0; i < c; ++i) {
+            a[i] = static_cast<float>((*params[0]->f)[i] / std::sqrt((*params[3]->f)[i] + eps));
+            b[i] = static_cast<float>((*params[1]->f)[i] - (*params[2]->f)[i] * a[i]);
+        }
+        Shape cs(xs.size() - 1, 1);
+        cs[0] = c;
+        const int ta = rw_.constantVector(g.name + "/folded_scale", cs, std::move(a));
+        const int tb = rw_.constantVector(g.name + "/folded_shift", cs, std::move(b));
+        const int m = emit("Mul", g, "scale", {x, ta}, xs);
+        emit("Add", g, "shift", {m, tb}, xs, g.outputs.at(0));
+    }
+
+    void asView(GraphOp g)
+    {
+        if (g.opType != "Reshape")
+            counts[g.opType]++;
+        g.opType = "Reshape";
+        g.inputs.resize(1);
+        g.ints.clear();
+        out.push_back(std::move(g));
+    }
+};
+
+}  // namespace
+
+PassResult DecomposePass::run(Program& program, PassContext&)
+{
+    if (program.stage != Stage::Graph)
+        return {false, "nothing to do: already lowered"};
+    const size_t before = program.graphOps.size();
+    Decomposer d(program);
+    d.run();
+    PassResult r;
+    int composite = 0;
+    std::string what;
+    for (const auto& [type, n] : d.counts) {
+        composite += n;
+        what += (what.empty() ? "" : ", ") + std::to_string(n) + " " + type;
+    }
+    r.changed = composite > 0;
+    r.summary = composite == 0 ? "no composite ops"
+                               : "decomposed " + what + "; " + std::to_string(before) + " -> " +
+                                     std::to_string(program.graphOps.size()) + " ops";
+    return r;
+}
+
+}  // namespace spyglass::spyre

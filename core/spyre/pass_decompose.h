@@ -1,0 +1,20 @@
+#pragma once
+#include "core/spyre/pass.h"
+
+namespace spyglass::spyre {
+
+// Rewrites composite ONNX ops into the core ops `lower` knows (Spyre decompositions in torch-spyre's terms):
+// Gemm -> [Transpose] MatMul [Mul] [Add]; LayerNormalization -> mean/variance/normalise/scale/shift;
+// Softmax / LogSoftmax -> max-subtract-exp-sum-divide; ReduceMean -> ReduceSum and a divide; Gelu -> Erf form;
+// BatchNormalization -> one multiply-add with folded constants; Flatten/Squeeze/Unsqueeze/Identity/Dropout -> views.
+class DecomposePass : public Pass {
+public:
+    const char* name() const override { return "decompose"; }
+    const char* description() const override
+    {
+        return "rewrite composite ops (Gemm, LayerNorm, Softmax, GELU, ReduceMean, BatchNorm) into core ops";
+    }
+    PassResult run(Program& program, PassContext& ctx) override;
+};
+
+}  // namespace spyglass::spyre

@@ -1,0 +1,705 @@
+#include "core/spyre/pass_lower.h"
+
+#include "core/common/diagnostics.h"
+#include "core/common/job_control.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+namespace spyglass::spyre {
+
+namespace {
+
+const std::map<std::string, std::string>& unaryOps()
+{
+    static const std::map<std::string, std::string> m = {
+        {"Sqrt", "sqrt"}, {"Reciprocal", "reciprocal"}, {"Neg", "neg"},   {"Abs", "abs"},     {"Exp", "exp"},
+        {"Log", "log"},   {"Erf", "erf"},               {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"},
+        {"Floor", "floor"}, {"Ceil", "ceil"},           {"Sin", "sin"},   {"Cos", "cos"},     {"Cast", "to_dtype"},
+        {"LeakyRelu", "leaky_relu"}, {"Not", "logical_not"}, {"Sign", "sign"}};
+    return m;
+}
+
+const std::map<std::string, std::string>& binaryOps()
+{
+    static const std::map<std::string, std::string> m = {
+        {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "truediv"}, {"Pow", "pow"}, {"Max", "maximum"},
+        {"Min", "minimum"}, {"Equal", "eq"}, {"Less", "lt"}, {"Greater", "gt"}, {"LessOrEqual", "le"},
+        {"GreaterOrEqual", "ge"}, {"And", "logical_and"}, {"Or", "logical_or"}};
+    return m;
+}
+
+// A tensor as later loads see it: element (i0, i1, ...) lives at offset + sum coef[d] * i_d of `buffer`.
+struct View {
+    int buffer = -1;
+    Shape shape;
+    std::vector<int64_t> coef;
+    int64_t offset = 0;
+    std::optional<double> scalar;   // a one-element constant, inlined as ops.constant
+
+    bool contiguous() const
+    {
+        const Shape st = contiguousStrides(shape);
+        for (size_t d = 0; d < shape.size(); ++d)
+            if (shape[d] > 1 && coef[d] != st[d])
+                return false;
+        return true;
+    }
+};
+
+class Lowerer {
+public:
+    Lowerer(Program& p, const PassContext& ctx) : p_(p), ctx_(ctx) {}
+
+    void run()
+    {
+        views_.assign(p_.tensors.size(), std::nullopt);
+        int inputs = 0;
+        for (size_t t = 0; t < p_.tensors.size(); ++t) {
+            const GraphTensor& gt = p_.tensors[t];
+            if (gt.isInput && !gt.isConstant)
+                views_[t] = whole(newBuffer("arg" + std::to_string(inputs++) + "_1", gt.name, gt.shape, gt.dtype,
+                                            BufferKind::Input));
+        }
+        for (const GraphOp& g : p_.graphOps) {
+            if (ctx_.job)
+                ctx_.job->checkpoint();
+            lowerOp(g);
+        }
+        for (size_t t = 0; t < p_.tensors.size(); ++t)
+            if (p_.tensors[t].isOutput)
+                finishOutput(static_cast<int>(t));
+        for (size_t o = 0; o < p_.ops.size(); ++o) {
+            p_.ops[o].name = "op" + std::to_string(o);
+            p_.buffers[p_.ops[o].store.buffer].producer = static_cast<int>(o);
+        }
+        p_.stage = Stage::Loop;
+        p_.graphOps.clear();
+        p_.tensors.clear();
+    }
+
+private:
+    Program& p_;
+    const PassContext& ctx_;
+    std::vector<std::optional<View>> views_;
+    int constants_ = 0;
+    int intermediates_ = 0;
+
+    InputError error(const GraphOp& g, const std::string& message) const
+    {
+        Diagnostic d;
+        d.location = SourceLocation{p_.sourcePath, 0, 0};
+        d.node = g.label();
+        d.message = message;
+        return InputError(d);
+    }
+
+    int newBuffer(const std::string& name, const std::string& origin, const Shape& shape, const std::string& dtype,
+                  BufferKind kind)
+    {
+        Buffer b;
+        b.name = name;
+        b.origin = origin;
+        b.kind = kind;
+        b.shape = shape;
+        b.strides = contiguousStrides(shape);
+        b.dtype = dtype;
+        p_.buffers.push_back(std::move(b));
+        return static_cast<int>(p_.buffers.size() - 1);
+    }
+
+    View whole(int b) const
+    {
+        View v;
+        v.buffer = b;
+        v.shape = p_.buffers[b].shape;
+        v.coef = p_.buffers[b].strides;
+        return v;
+    }
+
+    const View& viewOf(const GraphOp& g, size_t input)
+    {
+        if (input >= g.inputs.size() || g.inputs[input] < 0)
+            throw error(g, "missing input " + std::to_string(input));
+        const int t = g.inputs[input];
+        if (!views_[t]) {
+            const GraphTensor& gt = p_.tensors[t];
+            if (!gt.isConstant)
+                throw error(g, "input '" + gt.name + "' is neither produced by an earlier op nor a graph input or constant");
+            View v;
+            if (gt.f && gt.f->size() == 1)
+                v.scalar = (*gt.f)[0];
+            else if (gt.i && gt.i->size() == 1 && gt.dtype != "int64")
+                v.scalar = static_cast<double>((*gt.i)[0]);
+            if (v.scalar) {
+                v.shape = gt.shape;
+                v.coef.assign(gt.shape.size(), 0);
+            } else {
+                const int b = newBuffer("_frozen_param" + std::to_string(constants_++), gt.name, gt.shape, gt.dtype,
+                                        BufferKind::Constant);
+                p_.buffers[b].f = gt.f;
+                p_.buffers[b].i = gt.i;
+                v = whole(b);
+            }
+            views_[t] = v;
+        }
+        return *views_[t];
+    }
+
+    std::vector<int64_t> constInts(const GraphOp& g, size_t input)
+    {
+        if (input >= g.inputs.size() || g.inputs[input] < 0)
+            return {};
+        const GraphTensor& t = p_.tensors[g.inputs[input]];
+        if (!t.isConstant)
+            throw error(g, "input " + std::to_string(input) + " ('" + t.name + "') must be a constant");
+        std::vector<int64_t> out;
+        if (t.i)
+            out = *t.i;
+        else if (t.f)
+            for (float v : *t.f)
+                out.push_back(static_cast<int64_t>(v));
+        return out;
+    }
+
+    std::optional<double> constScalar(const GraphOp& g, size_t input)
+    {
+        if (input >= g.inputs.size() || g.inputs[input] < 0)
+            return std::nullopt;
+        const GraphTensor& t = p_.tensors[g.inputs[input]];
+        if (!t.isConstant || !((t.f && t.f->size() == 1) || (t.i && t.i->size() == 1)))
+            throw error(g, "input " + std::to_string(input) + " ('" + t.name + "') must be a one-element constant");
+        return t.f ? static_cast<double>((*t.f)[0]) : static_cast<double>((*t.i)[0]);
+    }
+
+    const GraphTensor& outTensor(const GraphOp& g, size_t k = 0) const { return p_.tensors[g.outputs.at(k)]; }
+
+    // --- building ops ---------------------------------------------------------------------------------------
+
+    static int stmt(Op& op, Stmt s)
+    {
+        op.body.push_back(std::move(s));
+        return static_cast<int>(op.body.size() - 1);
+    }
+
+    static int load(Op& op, int buffer, AffineExpr index)
+    {
+        op.loads.push_back(Access{buffer, std::move(index)});
+        Stmt s;
+        s.kind = StmtKind::Load;
+        s.load = static_cast<int>(op.loads.size() - 1);
+        return stmt(op, s);
+    }
+
+    static int constant(Op& op, double value)
+    {
+        Stmt s;
+        s.kind = StmtKind::Constant;
+        s.value = value;
+        return stmt(op, s);
+    }
+
+    static int compute(Op& op, const std::string& fn, std::vector<int> args, double value = 0, double value2 = 0)
+    {
+        Stmt s;
+        s.kind = StmtKind::Compute;
+        s.fn = fn;
+        s.args = std::move(args);
+        s.value = value;
+        s.value2 = value2;
+        return stmt(op, s);
+    }
+
+    // Load `v` broadcast (numpy, aligned right) to the op's iteration space over `outShape` (vars 0..rank-1).
+    static int loadBroadcast(Op& op, const View& v, const Shape& outShape)
+    {
+        if (v.scalar)
+            return constant(op, *v.scalar);
+        AffineExpr idx;
+        idx.constant = v.offset;
+        const size_t shift = outShape.size() - v.shape.size();
+        for (size_t d = 0; d < v.shape.size(); ++d)
+            if (v.shape[d] > 1 && outShape[d + shift] > 1)
+                idx.add(static_cast<int>(d + shift), v.coef[d]);
+        return load(op, v.buffer, std::move(idx));
+    }
+
+    static AffineExpr contiguousIndex(const Shape& ranges)
+    {
+        AffineExpr idx;
+        const Shape st = contiguousStrides(ranges);
+        for (size_t d = 0; d < ranges.size(); ++d)
+            if (ranges[d] > 1)
+                idx.add(static_cast<int>(d), st[d]);
+        return idx;
+    }
+
+    // Stores `value` to a fresh buffer for graph tensor `t`, appends the op, and makes `t` a whole view of it.
+    void finish(Op& op, int value, const GraphOp& g, int t)
+    {
+        const GraphTensor& gt = p_.tensors[t];
+        const int b = newBuffer("buf" + std::to_string(intermediates_++), gt.name, gt.shape, gt.dtype,
+                                BufferKind::Intermediate);
+        Stmt s;
+        s.kind = StmtKind::Store;
+        s.args = {value};
+        stmt(op, s);
+        op.store = Access{b, contiguousIndex(op.ranges)};
+        op.origins.push_back(g.label());
+        p_.ops.push_back(std::move(op));
+        views_[t] = whole(b);
+    }
+
+    View materialise(const View& v, const GraphOp& g, const std::string& origin)
+    {
+        Op op;
+        op.kind = OpKind::Pointwise;
+        op.ranges = v.shape;
+        const int x = loadBroadcast(op, v, v.shape);
+        const int b = newBuffer("buf" + std::to_string(intermediates_++), origin, v.shape, "float32", BufferKind::Intermediate);
+        Stmt s;
+        s.kind = StmtKind::Store;
+        s.args = {x};
+        stmt(op, s);
+        op.store = Access{b, contiguousIndex(op.ranges)};
+        op.origins.push_back(g.label() + " (copy)");
+        p_.ops.push_back(std::move(op));
+        return whole(b);
+    }
+
+    // --- op lowerings ----------------------------------------------------------------------------------------
+
+    void lowerOp(const GraphOp& g)
+    {
+        const std::string& t = g.opType;
+        if (auto u = unaryOps().find(t); u != unaryOps().end())
+            return pointwise(g, u->second, 1);
+        if (auto b = binaryOps().find(t); b != binaryOps().end())
+            return pointwise(g, b->second, 2);
+        if (t == "Where")
+            return pointwise(g, "where", 3);
+        if (t == "Clip")
+            return clip(g);
+        if (t == "MatMul")
+            return matmul(g);
+        if (t == "ReduceSum" || t == "ReduceMax" || t == "ReduceMin")
+            return reduction(g, t == "ReduceSum" ? "sum" : t == "ReduceMax" ? "max" : "min");
+        if (t == "Transpose")
+            return transpose(g);
+        if (t == "Reshape")
+            return reshape(g);
+        if (t == "Expand")
+            return expand(g);
+        if (t == "Slice")
+            return slice(g);
+        if (t == "Concat")
+            return concat(g);
+        if (t == "Gather")
+            return gather(g);
+        throw error(g, "op type '" + t + "' is not supported by the Spyre compiler");
+    }
+
+    void pointwise(const GraphOp& g, const std::string& fn, size_t arity)
+    {
+        if (g.inputs.size() < arity)
+            throw error(g, "expects " + std::to_string(arity) + " inputs");
+        if ((g.opType == "Max" || g.opType == "Min") && g.inputs.size() != 2)
+            throw error(g, "only the two-input form is supported");
+        const GraphTensor& out = outTensor(g);
+        Op op;
+        op.kind = OpKind::Pointwise;
+        op.ranges = out.shape;
+        std::vector<int> args;
+        for (size_t i = 0; i < arity; ++i)
+            args.push_back(loadBroadcast(op, viewOf(g, i), out.shape));
+        double value = 0;
+        if (g.opType == "LeakyRelu")
+            value = g.floatAttr("alpha", 0.01);
+        if (g.opType == "Cast" && g.ints.count("saturate") == 0 && g.strings.count("round_mode"))
+            throw error(g, "attribute 'round_mode' is not supported");
+        const int r = compute(op, fn, args, value);
+        finish(op, r, g, g.outputs.at(0));
+    }
+
+    void clip(const GraphOp& g)
+    {
+        double lo = g.floatAttr("min", -3.4028234663852886e38), hi = g.floatAttr("max", 3.4028234663852886e38);
+        if (auto v = constScalar(g, 1))
+            lo = *v;
+        if (auto v = constScalar(g, 2))
+            hi = *v;
+        const GraphTensor& out = outTensor(g);
+        Op op;
+        op.kind = OpKind::Pointwise;
+        op.ranges = out.shape;
+        const int x = loadBroadcast(op, viewOf(g, 0), out.shape);
+        finish(op, compute(op, "clamp", {x}, lo, hi), g, g.outputs.at(0));
+    }
+
+    void matmul(const GraphOp& g)
+    {
+        View a = viewOf(g, 0), b = viewOf(g, 1);
+        if (a.scalar || b.scalar)
+            throw error(g, "MatMul of a one-element constant is not supported");
+        if (a.shape.size() == 1) {
+            a.shape.insert(a.shape.begin(), 1);
+            a.coef.insert(a.coef.begin(), 0);
+        }
+        if (b.shape.size() == 1) {
+            b.shape.push_back(1);
+            b.coef.push_back(0);
+        }
+        const size_t ra = a.shape.size(), rb = b.shape.size();
+        const int64_t m = a.shape[ra - 2], k = a.shape[ra - 1], kb = b.shape[rb - 2], n = b.shape[rb - 1];
+        if (k != kb)
+            throw error(g, "inner dimensions differ: " + shapeText(a.shape) + " x " + shapeText(b.shape));
+        const size_t batchRank = std::max(ra, rb) - 2;
+        Shape batch(batchRank, 1);
+        for (size_t d = 0; d < batchRank; ++d) {
+            const int64_t ia = static_cast<int64_t>(d) - static_cast<int64_t>(batchRank - (ra - 2));
+            const int64_t ib = static_cast<int64_t>(d) - static_cast<int64_t>(batchRank - (rb - 2));
+            const int64_t da = ia >= 0 ? a.shape[ia] : 1;
+            const int64_t db = ib >= 0 ? b.shape[ib] : 1;
+            if (da != db && da != 1 && db != 1)
+                throw error(g, "batch dimensions do not broadcast: " + shapeText(a.shape) + " x " + shapeText(b.shape));
+            batch[d] = std::max(da, db);
+        }
+        Op op;
+        op.kind = OpKind::MatMul;
+        op.ranges = batch;
+        op.ranges.push_back(m);
+        op.ranges.push_back(n);
+        op.reductionRanges = {k};
+        const int mVar = static_cast<int>(batchRank), nVar = mVar + 1, kVar = nVar + 1;
+        auto operandIndex = [&](const View& v, size_t rank, int rowVar, int rowDim, int colVar, int colDim) {
+            AffineExpr idx;
+            idx.constant = v.offset;
+            for (size_t d = 0; d + 2 < rank; ++d) {
+                const size_t bd = d + batchRank - (rank - 2);
+                if (v.shape[d] > 1)
+                    idx.add(static_cast<int>(bd), v.coef[d]);
+            }
+            if (v.shape[rowDim] > 1)
+                idx.add(rowVar, v.coef[rowDim]);
+            if (v.shape[colDim] > 1)
+                idx.add(colVar, v.coef[colDim]);
+            return idx;
+        };
+        const int la = load(op, a.buffer, operandIndex(a, ra, mVar, static_cast<int>(ra - 2), kVar, static_cast<int>(ra - 1)));
+        const int lb = load(op, b.buffer, operandIndex(b, rb, kVar, static_cast<int>(rb - 2), nVar, static_cast<int>(rb - 1)));
+        const int mul = compute(op, "mul", {la, lb});
+        Stmt red;
+        red.kind = StmtKind::Reduction;
+        red.fn = "sum";
+        red.args = {mul};
+        const int r = stmt(op, red);
+        finish(op, r, g, g.outputs.at(0));
+    }
+
+    void reduction(const GraphOp& g, const std::string& fn)
+    {
+        const View x = viewOf(g, 0);
+        if (x.scalar)
+            throw error(g, "reduction of a one-element constant");
+        std::vector<int64_t> axes = g.ints.count("axes") ? g.ints.at("axes") : std::vector<int64_t>{};
+        Op op;
+        op.kind = OpKind::Reduction;
+        std::vector<int> varOfDim(x.shape.size(), -1);
+        std::vector<bool> reduced(x.shape.size(), false);
+        for (int64_t a : axes) {
+            if (a < 0 || a >= static_cast<int64_t>(x.shape.size()))
+                throw error(g, "attribute 'axes' has " + std::to_string(a) + ", out of range");
+            reduced[a] = true;
+        }
+        for (size_t d = 0; d < x.shape.size(); ++d)
+            if (!reduced[d]) {
+                varOfDim[d] = static_cast<int>(op.ranges.size());
+                op.ranges.push_back(x.shape[d]);
+            }
+        int rk = 0;
+        for (size_t d = 0; d < x.shape.size(); ++d)
+            if (reduced[d]) {
+                varOfDim[d] = static_cast<int>(op.ranges.size()) + rk++;
+                op.reductionRanges.push_back(x.shape[d]);
+            }
+        AffineExpr idx;
+        idx.constant = x.offset;
+        for (size_t d = 0; d < x.shape.size(); ++d)
+            if (x.shape[d] > 1)
+                idx.add(varOfDim[d], x.coef[d]);
+        const int l = load(op, x.buffer, std::move(idx));
+        if (op.reductionRanges.empty()) {
+            finish(op, l, g, g.outputs.at(0));   // nothing to reduce: a copy
+            p_.ops.back().kind = OpKind::Pointwise;
+            return;
+        }
+        Stmt red;
+        red.kind = StmtKind::Reduction;
+        red.fn = fn;
+        red.args = {l};
+        const int r = stmt(op, red);
+        finish(op, r, g, g.outputs.at(0));
+    }
+
+    void transpose(const GraphOp& g)
+    {
+        const View x = viewOf(g, 0);
+        const size_t rank = x.shape.size();
+        std::vector<int64_t> perm = g.ints.count("perm") ? g.ints.at("perm") : std::vector<int64_t>{};
+        if (perm.empty())
+            for (size_t d = 0; d < rank; ++d)
+                perm.push_back(static_cast<int64_t>(rank - 1 - d));
+        if (perm.size() != rank)
+            throw error(g, "attribute 'perm' has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(rank));
+        if (x.scalar) {
+            views_[g.outputs.at(0)] = x;
+            return;
+        }
+        Op op;
+        op.kind = OpKind::Pointwise;
+        for (size_t j = 0; j < rank; ++j)
+            op.ranges.push_back(x.shape.at(perm[j]));
+        AffineExpr idx;
+        idx.constant = x.offset;
+        for (size_t j = 0; j < rank; ++j)
+            if (x.shape[perm[j]] > 1)
+                idx.add(static_cast<int>(j), x.coef[perm[j]]);
+        const int l = load(op, x.buffer, std::move(idx));
+        finish(op, l, g, g.outputs.at(0));
+    }
+
+    void reshape(const GraphOp& g)
+    {
+        View x = viewOf(g, 0);
+        const GraphTensor& out = outTensor(g);
+        if (shapeProduct(out.shape) != shapeProduct(x.shape))
+            throw error(g, "cannot reshape " + shapeText(x.shape) + " into " + shapeText(out.shape));
+        if (!x.scalar && !x.contiguous())
+            x = materialise(x, g, out.name + ".contiguous");
+        View v;
+        v.buffer = x.buffer;
+        v.scalar = x.scalar;
+        v.offset = x.offset;
+        v.shape = out.shape;
+        v.coef = x.scalar ? std::vector<int64_t>(out.shape.size(), 0) : contiguousStrides(out.shape);
+        views_[g.outputs.at(0)] = v;
+    }
+
+    void expand(const GraphOp& g)
+    {
+        const View x = viewOf(g, 0);
+        const Shape& target = outTensor(g).shape;
+        if (target.size() < x.shape.size())
+            throw error(g, "cannot expand " + shapeText(x.shape) + " to " + shapeText(target));
+        View v = x;
+        v.shape = target;
+        v.coef.assign(target.size(), 0);
+        const size_t shift = target.size() - x.shape.size();
+        for (size_t d = 0; d < x.shape.size(); ++d) {
+            if (x.shape[d] != target[d + shift] && x.shape[d] != 1)
+                throw error(g, "cannot expand " + shapeText(x.shape) + " to " + shapeText(target));
+            v.coef[d + shift] = x.shape[d] == 1 ? 0 : x.coef[d];
+        }
+        views_[g.outputs.at(0)] = v;
+    }
+
+    void slice(const GraphOp& g)
+    {
+        View x = viewOf(g, 0);
+        std::vector<int64_t> starts, ends, axes, steps;
+        if (g.inputs.size() > 1) {
+            starts = constInts(g, 1);
+            ends = constInts(g, 2);
+            axes = constInts(g, 3);
+            steps = constInts(g, 4);
+        } else {
+            starts = g.ints.count("starts") ? g.ints.at("starts") : std::vector<int64_t>{};
+            ends = g.ints.count("ends") ? g.ints.at("ends") : std::vector<int64_t>{};
+            axes = g.ints.count("axes") ? g.ints.at("axes") : std::vector<int64_t>{};
+        }
+        if (starts.size() != ends.size())
+            throw error(g, "starts and ends differ in length");
+        if (axes.empty())
+            for (size_t i = 0; i < starts.size(); ++i)
+                axes.push_back(static_cast<int64_t>(i));
+        if (steps.empty())
+            steps.assign(starts.size(), 1);
+        const Shape& outShape = outTensor(g).shape;
+        View v = x;
+        for (size_t i = 0; i < starts.size(); ++i) {
+            int64_t a = axes[i] < 0 ? axes[i] + static_cast<int64_t>(x.shape.size()) : axes[i];
+            if (a < 0 || a >= static_cast<int64_t>(x.shape.size()))
+                throw error(g, "axis " + std::to_string(axes[i]) + " out of range");
+            const int64_t dim = x.shape[a], step = steps[i];
+            if (step == 0)
+                throw error(g, "a step of 0");
+            int64_t s = starts[i] < 0 ? starts[i] + dim : starts[i];
+            s = step > 0 ? std::clamp<int64_t>(s, 0, dim) : std::clamp<int64_t>(s, 0, dim - 1);
+            v.offset += s * x.coef[a];
+            v.coef[a] = x.coef[a] * step;
+        }
+        if (outShape.size() != x.shape.size())
+            throw error(g, "output rank differs from input rank");
+        v.shape = outShape;
+        for (size_t d = 0; d < outShape.size(); ++d)
+            if (outShape[d] <= 1)
+                v.coef[d] = 0;
+        if (x.scalar)
+            v.scalar = x.scalar;
+        views_[g.outputs.at(0)] = v;
+    }
+
+    void concat(const GraphOp& g)
+    {
+        const GraphTensor& out = outTensor(g);
+        const size_t rank = out.shape.size();
+        int64_t axis = g.intAttr("axis", 0);
+        if (axis < 0)
+            axis += static_cast<int64_t>(rank);
+        if (axis < 0 || axis >= static_cast<int64_t>(rank))
+            throw error(g, "attribute 'axis' out of range");
+        Op op;
+        op.kind = OpKind::Pointwise;
+        op.ranges = out.shape;
+        std::vector<int> loads;
+        std::vector<int64_t> offsets;
+        int64_t off = 0;
+        for (size_t i = 0; i < g.inputs.size(); ++i) {
+            const View& v = viewOf(g, i);
+            if (v.shape.size() != rank)
+                throw error(g, "inputs differ in rank");
+            if (v.shape[axis] == 0)
+                continue;
+            if (v.scalar) {
+                loads.push_back(constant(op, *v.scalar));
+            } else {
+                AffineExpr idx;
+                idx.constant = v.offset - off * v.coef[axis];
+                for (size_t d = 0; d < rank; ++d)
+                    if (v.shape[d] > 1 || static_cast<int64_t>(d) == axis)
+                        idx.add(static_cast<int>(d), v.coef[d]);
+                loads.push_back(load(op, v.buffer, std::move(idx)));
+            }
+            offsets.push_back(off);
+            off += v.shape[axis];
+        }
+        if (off != out.shape[axis])
+            throw error(g, "input sizes along the axis add up to " + std::to_string(off) + ", output has " +
+                               std::to_string(out.shape[axis]));
+        int value = loads.back();
+        for (int i = static_cast<int>(loads.size()) - 2; i >= 0; --i) {
+            Stmt s;
+            s.kind = StmtKind::Select;
+            s.var = static_cast<int>(axis);
+            s.bound = offsets[i + 1];
+            s.args = {loads[i], value};
+            value = stmt(op, s);
+        }
+        finish(op, value, g, g.outputs.at(0));
+    }
+
+    void gather(const GraphOp& g)
+    {
+        const View data = viewOf(g, 0);
+        const View idx = viewOf(g, 1);
+        if (data.scalar)
+            throw error(g, "gather from a one-element constant");
+        int64_t axis = g.intAttr("axis", 0);
+        if (axis < 0)
+            axis += static_cast<int64_t>(data.shape.size());
+        if (axis < 0 || axis >= static_cast<int64_t>(data.shape.size()))
+            throw error(g, "attribute 'axis' out of range");
+        const GraphTensor& out = outTensor(g);
+        Op op;
+        op.kind = OpKind::Pointwise;
+        op.ranges = out.shape;
+        const int q = static_cast<int>(idx.shape.size());
+        int li;
+        if (idx.scalar) {
+            li = constant(op, *idx.scalar);
+        } else {
+            AffineExpr ii;
+            ii.constant = idx.offset;
+            for (int d = 0; d < q; ++d)
+                if (idx.shape[d] > 1)
+                    ii.add(static_cast<int>(axis) + d, idx.coef[d]);
+            li = load(op, idx.buffer, std::move(ii));
+        }
+        Stmt ind;
+        ind.kind = StmtKind::IndirectIndex;
+        ind.args = {li};
+        ind.load = 0;
+        ind.bound = data.shape[axis];
+        stmt(op, ind);
+        AffineExpr di;
+        di.constant = data.offset;
+        for (size_t d = 0; d < data.shape.size(); ++d) {
+            if (static_cast<int64_t>(d) == axis) {
+                di.add(kIndirectVar, data.coef[d]);
+                continue;
+            }
+            const int var = static_cast<int64_t>(d) < axis ? static_cast<int>(d) : static_cast<int>(d) + q - 1;
+            if (data.shape[d] > 1)
+                di.add(var, data.coef[d]);
+        }
+        const int ld = load(op, data.buffer, std::move(di));
+        finish(op, ld, g, g.outputs.at(0));
+    }
+
+    void finishOutput(int t)
+    {
+        const GraphTensor& gt = p_.tensors[t];
+        if (!views_[t])
+            throw InputError(SourceLocation{p_.sourcePath, 0, 0}, "graph output '" + gt.name + "' is never computed");
+        View v = *views_[t];
+        const bool ownBuffer = !v.scalar && v.offset == 0 && v.contiguous() &&
+                               shapeProduct(p_.buffers[v.buffer].shape) == shapeProduct(v.shape) &&
+                               p_.buffers[v.buffer].kind == BufferKind::Intermediate;
+        if (!ownBuffer) {
+            GraphOp g;
+            g.name = gt.name;
+            g.opType = "Output";
+            Op op;
+            op.kind = OpKind::Pointwise;
+            op.ranges = v.shape;
+            const int x = loadBroadcast(op, v, v.shape);
+            finish(op, x, g, t);
+            v = *views_[t];
+        }
+        Buffer& b = p_.buffers[v.buffer];
+        b.kind = BufferKind::Output;
+        b.origin = gt.name;
+        b.shape = gt.shape;
+        b.strides = contiguousStrides(gt.shape);
+    }
+};
+
+}  // namespace
+
+bool lowerSupportsOp(const std::string& t)
+{
+    static const std::vector<std::string> structural = {"Where", "Clip", "MatMul", "ReduceSum", "ReduceMax", "ReduceMin",
+                                                        "Transpose", "Reshape", "Expand", "Slice", "Concat", "Gather"};
+    return unaryOps().count(t) || binaryOps().count(t) ||
+           std::find(structural.begin(), structural.end(), t) != structural.end();
+}
+
+PassResult LowerPass::run(Program& program, PassContext& ctx)
+{
+    if (program.stage != Stage::Graph)
+        return {false, "nothing to do: already lowered"};
+    const size_t graphOps = program.graphOps.size();
+    Lowerer(program, ctx).run();
+    int pw = 0, red = 0, mm = 0;
+    for (const Op& op : program.ops)
+        (op.kind == OpKind::MatMul ? mm : op.kind == OpKind::Reduction ? red : pw)++;
+    PassResult r;
+    r.changed = true;
+    r.summary = std::to_string(graphOps) + " graph ops -> " + std::to_string(program.ops.size()) + " ComputedBuffers (" +
+                std::to_string(pw) + " pointwise, " + std::to_string(red) + " reduction, " + std::to_string(mm) +
+                " matmul), " + std::to_string(program.buffers.size()) + " buffers";
+    return r;
+}
+
+}  // namespace spyglass::spyre

@@ -1,0 +1,203 @@
+#include "core/spyre/pass_work_division.h"
+
+#include "core/spyre/op_geometry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numeric>
+
+namespace spyglass::spyre {
+
+std::vector<int> defaultDivision(const Program& p, const Op& op, int cores)
+{
+    std::vector<int> ways(op.numVars(), 1);
+    const int nIter = static_cast<int>(op.ranges.size());
+    std::vector<int> order(nIter);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return varUnits(p, op, a) > varUnits(p, op, b); });
+    int64_t budget = cores;
+    for (int v : order) {
+        const int64_t w = largestDivisorAtMost(varUnits(p, op, v), budget);
+        ways[v] = static_cast<int>(w);
+        budget /= w;
+    }
+    if (op.kind == OpKind::Reduction)
+        for (int v = nIter; v < op.numVars(); ++v) {
+            const int64_t w = largestDivisorAtMost(varUnits(p, op, v), budget);
+            ways[v] = static_cast<int>(w);
+            budget /= w;
+        }
+    return ways;
+}
+
+double matmulSplitCostUs(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t)
+{
+    const int nIter = static_cast<int>(op.ranges.size());
+    const int mVar = nIter - 2, nVar = nIter - 1, kVar = nIter;
+    const int64_t E = p.stickElements;
+    double batch = 1, b = 1;
+    for (int v = 0; v < mVar; ++v) {
+        batch *= static_cast<double>(varTileExtent(op, v));
+        b *= ways[v];
+    }
+    const double M = static_cast<double>(varTileExtent(op, mVar));
+    const double N = static_cast<double>(ceilDiv(varTileExtent(op, nVar), E) * E);   // whole sticks: padding costs
+    const double K = static_cast<double>(ceilDiv(varTileExtent(op, kVar), E) * E);
+    const double m = ways[mVar], n = ways[nVar], k = ways[kVar];
+    const double rows = M / m;
+    double ptEffInv = 1.0;
+    if (rows <= t.ptArrayRows)
+        ptEffInv = std::pow(t.ptFullEfficiencyRows / t.ptArrayRows, t.ptEfficiencyExponent);
+    else if (rows < t.ptFullEfficiencyRows)
+        ptEffInv = std::pow(t.ptFullEfficiencyRows / rows, t.ptEfficiencyExponent);
+    double computeUs = ptEffInv * batch * M * N * K / (b * m * n * k) / t.peakMacPerNsPerCore / 1000.0;
+    if (k > 1)
+        computeUs *= 2.0;   // a K split runs on one corelet
+    // Operand B is shared across the batch when it does not vary with any batch var.
+    bool bShared = true;
+    if (op.loads.size() > 1)
+        for (int v = 0; v < mVar; ++v)
+            bShared = bShared && op.loads[1].index.coeffOf(v) == 0;
+    const double bytes = p.deviceDtypeBytes;
+    const double aBytes = batch * M * K * bytes;
+    const double bBytes = (bShared ? 1.0 : batch) * K * N * bytes;
+    const double cBytes = batch * M * N * bytes;
+    auto fanout = [&](double readers) { return std::max(1.0, std::pow(readers / t.operandFanoutBase, t.operandFanoutExponent)); };
+    const double bytesPerUs = t.lpddr5PeakGBs * 1e3;
+    const double memoryUs = (aBytes * fanout(n) + bBytes * fanout(bShared ? m * b : m) + cBytes) / bytesPerUs;
+    const double partialUs = (k - 1) * batch * M * N * t.partialSumUsPerOutput;
+    return std::max(computeUs, memoryUs) + partialUs;
+}
+
+bool splitExceedsSpan(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t)
+{
+    for (int b : touchedBuffers(op)) {
+        const Buffer& buf = p.buffers[b];
+        const SpyreTensorLayout l = p.layoutOf(buf);
+        // The outermost device dim with more than one element, and whether a split var walks it.
+        int64_t span = l.deviceElements() * p.deviceDtypeBytes;
+        for (size_t d = 0; d < l.deviceSize.size(); ++d) {
+            if (l.deviceSize[d] <= 1)
+                continue;
+            const int hostDim = l.dimMap[d];
+            int64_t cut = 1;
+            for (int v = 0; v < op.numVars(); ++v)
+                if (ways[v] > 1 && variesWith(op, b, v)) {
+                    const Access* a = op.store.buffer == b ? &op.store : nullptr;
+                    for (const Access& ld : op.loads)
+                        if (!a && ld.buffer == b)
+                            a = &ld;
+                    const WalkedDim w = walkedDim(buf, a->index.coeffOf(v), op.varRange(v), p.stickElements);
+                    if (w.dim == hostDim)
+                        cut *= ways[v];
+                }
+            span = ceilDiv(span, cut);
+            break;
+        }
+        for (const TileLoop& tl : op.tiles)
+            if (variesWith(op, b, tl.var))
+                span = ceilDiv(span, tl.count);
+        if (span > t.spanBytes)
+            return true;
+    }
+    return false;
+}
+
+namespace {
+
+double memoryEstimateUs(const Program& p, const Op& op, const SpyreTarget& t)
+{
+    int64_t bytes = 0;
+    for (int b : touchedBuffers(op))
+        bytes += p.deviceBytes(p.buffers[b]);
+    return static_cast<double>(bytes) / (t.lpddr5EffectiveGBs * 1e3);
+}
+
+CoreSplit bestMatmulSplit(const Program& p, const Op& op, const SpyreTarget& t, int& evaluated)
+{
+    const int nv = op.numVars();
+    std::vector<int> ways(nv, 1);
+    CoreSplit best;
+    double bestCost = 1e300;
+    bool bestWithinSpan = false;
+    std::function<void(int, int64_t)> rec = [&](int v, int64_t budget) {
+        if (v == nv) {
+            ++evaluated;
+            const double c = matmulSplitCostUs(p, op, ways, t);
+            const bool ok = !splitExceedsSpan(p, op, ways, t);
+            // Splits within the span come first; then the cheapest; then the fewest cores.
+            const int cores = std::accumulate(ways.begin(), ways.end(), 1, std::multiplies<int>());
+            if ((ok && !bestWithinSpan) || (ok == bestWithinSpan && (c < bestCost - 1e-12 ||
+                                                                    (std::abs(c - bestCost) <= 1e-12 && cores < best.cores)))) {
+                bestCost = c;
+                bestWithinSpan = ok;
+                best.ways = ways;
+                best.cores = cores;
+            }
+            return;
+        }
+        for (int64_t d : divisorsAtMost(varUnits(p, op, v), budget)) {
+            ways[v] = static_cast<int>(d);
+            rec(v + 1, budget / d);
+        }
+        ways[v] = 1;
+    };
+    rec(0, t.cores);
+    best.estimatedUs = bestCost;
+    return best;
+}
+
+}  // namespace
+
+PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
+{
+    if (program.stage != Stage::Loop)
+        return {false, "nothing to do: not lowered"};
+    const SpyreTarget& t = ctx.target;
+    int maxCores = 0, modelled = 0, differs = 0, overSpan = 0;
+    for (Op& op : program.ops) {
+        CoreSplit s;
+        s.ways = defaultDivision(program, op, t.cores);
+        s.cores = std::accumulate(s.ways.begin(), s.ways.end(), 1, std::multiplies<int>());
+        s.why = "default: largest dims first";
+        if (op.kind == OpKind::MatMul) {
+            s.estimatedUs = matmulSplitCostUs(program, op, s.ways, t);
+            if (!ctx.options.baseline) {
+                int evaluated = 0;
+                CoreSplit best = bestMatmulSplit(program, op, t, evaluated);
+                ++modelled;
+                if (best.ways != s.ways && best.estimatedUs < s.estimatedUs) {
+                    ++differs;
+                    char why[160];
+                    std::snprintf(why, sizeof why, "cost model: best of %d splits (default would take %.3f us)", evaluated,
+                                  s.estimatedUs);
+                    best.why = why;
+                    s = best;
+                } else {
+                    s.why = "cost model: default split is best of " + std::to_string(evaluated);
+                }
+            }
+        } else {
+            s.estimatedUs = memoryEstimateUs(program, op, t);
+        }
+        if (splitExceedsSpan(program, op, s.ways, t))
+            ++overSpan;
+        op.split = s;
+        maxCores = std::max(maxCores, s.cores);
+    }
+    PassResult r;
+    r.changed = !program.ops.empty();
+    r.summary = "divided " + std::to_string(program.ops.size()) + " ops over up to " + std::to_string(maxCores) + " of " +
+                std::to_string(t.cores) + " cores";
+    if (ctx.options.baseline)
+        r.summary += " (baseline: torch-spyre default division)";
+    else
+        r.summary += "; cost model changed " + std::to_string(differs) + " of " + std::to_string(modelled) + " matmul splits";
+    if (overSpan)
+        r.summary += "; " + std::to_string(overSpan) + " ops exceed the 256 MiB span";
+    return r;
+}
+
+}  // namespace spyglass::spyre

@@ -1,0 +1,28 @@
+#pragma once
+#include "core/spyre/pass.h"
+
+namespace spyglass::spyre {
+
+// Splits each op's (tile) iteration space over 1..cores cores with even splits, counting the stick var in sticks
+// so every slice starts on a stick boundary. Default (torch-spyre's, and the only one in baseline mode): output
+// dims largest first, each taking its largest divisor that fits the remaining cores; reduction dims only take
+// leftover cores in reductions. Outside baseline, matmuls try every split (batch, M, N, K) and keep the cheapest
+// under torch-spyre's work_division cost model, among splits within the 256 MiB span when any is.
+class WorkDivisionPass : public Pass {
+public:
+    const char* name() const override { return "work_division"; }
+    const char* description() const override
+    {
+        return "split each op over 1-32 cores with even, stick-aligned slices; cost model for matmul splits";
+    }
+    PassResult run(Program& program, PassContext& ctx) override;
+};
+
+// The matmul estimate of torch-spyre's work_division.py for `ways` (per var of `op`), in microseconds.
+double matmulSplitCostUs(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t);
+// Does any core's span of any tensor exceed the target's span with these ways?
+bool splitExceedsSpan(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t);
+// torch-spyre's default division.
+std::vector<int> defaultDivision(const Program& p, const Op& op, int cores);
+
+}  // namespace spyglass::spyre

@@ -1,0 +1,58 @@
+#pragma once
+// The numbers of a Spyre-class target, read from resources/targets/spyre.json (every number with its source).
+// No pass hard-codes a hardware number: they all ask the SpyreTarget they were given.
+
+#include <cstdint>
+#include <string>
+
+namespace spyglass::spyre {
+
+struct SpyreTarget {
+    std::string name;
+    std::string path;   // the file it was read from
+    int cores = 32;
+    int coreletsPerCore = 2;
+    int ptArrayRows = 8;
+    int64_t lxBytes = 0;
+    int64_t lxProgramReservationBytes = 0;
+    double lxBackendReserveFraction = 0.0;
+    int64_t lxAlignmentBytes = 128;
+    int stickBytes = 128;
+    std::string deviceDtype = "DL16";
+    int deviceDtypeBytes = 2;
+    double peakMacPerNsPerCore = 0;
+    double sustainedMacPerNsPerCore = 0;
+    double bmmDefaultLayoutMacPerNsPerCore = 0;
+    double bmmBatchOutermostMacPerNsPerCore = 0;
+    double ptFullEfficiencyRows = 40;
+    double ptEfficiencyExponent = 0.25;
+    double operandFanoutBase = 8;
+    double operandFanoutExponent = 0.75;
+    double partialSumUsPerOutput = 1e-4;
+    double lpddr5PeakGBs = 0;
+    double lpddr5EffectiveGBs = 0;
+    double lpddr5BalancedGBs = 0;
+    double restickifyGBs = 0;
+    double rwTurnaroundNsPerByte = 0;
+    int64_t dmaMinRunBytes = 128;
+    int64_t dmaMaxRunBytes = 4096;
+    double ringBytesPerCycle = 0;
+    int64_t spanBytes = 0;
+    int64_t deviceMemoryBytes = 0;
+    double clockGHz = 1.0;
+    bool clockIsAssumption = true;
+
+    // Elements of the device dtype in one stick (64 for DL16).
+    int stickElements() const { return stickBytes / deviceDtypeBytes; }
+    // (LX - program reservation) x backend fraction, aligned down to the LX alignment.
+    int64_t usableLxBytes() const;
+
+    // Reads a target description; throws InputError naming the file and the missing/bad key.
+    static SpyreTarget load(const std::string& path);
+    // $SPYGLASS_SPYRE_TARGET, then $SPYGLASS_TARGETS_DIR/spyre.json, then <exe>/../share/spyglass/targets/spyre.json,
+    // then the source tree's resources/targets/spyre.json. Empty when none exists.
+    static std::string defaultPath();
+    static SpyreTarget loadDefault();
+};
+
+}  // namespace spyglass::spyre
