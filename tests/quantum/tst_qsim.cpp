@@ -1,0 +1,358 @@
+// The state-vector simulator and `spyglass-cli qsim`: QASMBench's known outputs, Qiskit's bit order,
+// --statevector, mid-circuit measurement/reset/if, the memory check, kernels against each other,
+// and Pauli expectation values.
+#include "common/testutil.h"
+#include "quantum/quantum_testutil.h"
+
+#include "core/quantum/kernels.h"
+#include "core/quantum/pipeline.h"
+#include "core/quantum/qasm_parser.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace spyglass;
+using namespace spyglass::quantum;
+using namespace spyglass::test;
+
+namespace {
+
+QJsonObject qsimJson(const QStringList& extra, int* exitCode = nullptr)
+{
+    const CliResult r = runCli(QStringList{QStringLiteral("qsim")} + extra + QStringList{QStringLiteral("--json")});
+    if (exitCode)
+        *exitCode = r.exitCode;
+    return QJsonDocument::fromJson(r.out).object();
+}
+
+QString writeTemp(const QString& name, const std::string& text)
+{
+    const QString path = outputDir() + QStringLiteral("/") + name;
+    std::ofstream(path.toStdString()) << text;
+    return path;
+}
+
+const std::string kHead = "OPENQASM 2.0;\ninclude \"qelib1.inc\";\n";
+
+}  // namespace
+
+class TestQsim : public QObject {
+    Q_OBJECT
+private slots:
+    void knownOutputsViaCli_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QStringList>("options");
+        const QStringList none;
+        const QStringList single{QStringLiteral("--precision"), QStringLiteral("single")};
+        const QStringList unfused{QStringLiteral("--no-fusion")};
+        auto row = [](const char* name, const char* f, const char* k, QStringList o) {
+            QTest::newRow(name) << QString::fromLatin1(f) << QString::fromLatin1(k) << o;
+        };
+        row("adder_n10", "small/adder_n10/adder_n10.qasm", "10000", none);
+        row("adder_n10 unfused", "small/adder_n10/adder_n10.qasm", "10000", unfused);
+        row("adder_n4", "small/adder_n4/adder_n4.qasm", "1001", none);
+        row("adder_n4 transpiled", "small/adder_n4/adder_n4_transpiled.qasm", "1001", none);
+        row("toffoli_n3", "small/toffoli_n3/toffoli_n3.qasm", "111", none);
+        row("fredkin_n3", "small/fredkin_n3/fredkin_n3.qasm", "101", single);
+        row("bv_n14", "medium/bv_n14/bv_n14.qasm", "1111111111111", none);
+        row("bv_n19", "medium/bv_n19/bv_n19.qasm", "111111111111111111", single);
+        row("multiply_n13", "medium/multiply_n13/multiply_n13.qasm", "1111", none);
+        row("multiply_n13 unfused single", "medium/multiply_n13/multiply_n13.qasm", "1111", unfused + single);
+    }
+    void knownOutputsViaCli()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, key);
+        QFETCH(QStringList, options);
+        int code = -1;
+        const QJsonObject o = qsimJson(QStringList{dataPath(QStringLiteral("qasmbench/") + file), QStringLiteral("--shots"),
+                                                   QStringLiteral("200"), QStringLiteral("--seed"), QStringLiteral("7")} + options,
+                                       &code);
+        QCOMPARE(code, 0);
+        const QJsonObject counts = o.value(QStringLiteral("counts")).toObject();
+        QCOMPARE(counts.size(), 1);
+        QCOMPARE(counts.value(key).toInt(), 200);
+        QVERIFY(o.value(QStringLiteral("qubits")).toInt() > 0);
+        QVERIFY(o.value(QStringLiteral("gates")).toInt() > 0);
+        QVERIFY(o.contains(QStringLiteral("sim_ms")));
+        QVERIFY(o.contains(QStringLiteral("fused_blocks")));
+        if (options.contains(QStringLiteral("--no-fusion")))
+            QCOMPARE(o.value(QStringLiteral("fused_blocks")).toInt(), 0);
+    }
+
+    void catAndGhzStatesSplitEvenly_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("width");
+        QTest::newRow("cat_state_n4") << QStringLiteral("small/cat_state_n4/cat_state_n4.qasm") << 4;
+        QTest::newRow("cat_state_n22") << QStringLiteral("medium/cat_state_n22/cat_state_n22.qasm") << 22;
+        QTest::newRow("ghz_state_n23") << QStringLiteral("medium/ghz_state_n23/ghz_state_n23.qasm") << 23;
+    }
+    void catAndGhzStatesSplitEvenly()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, width);
+        ParseResult r = parseQasmFile(dataPath(QStringLiteral("qasmbench/") + file).toStdString());
+        SimOptions opt;
+        opt.shots = 1000;
+        opt.seed = 11;
+        const SimResult res = simulate(prepareForSimulation(r.circuit, 4), opt);
+        // The measured register is the last declared one (leftmost in the key); others stay 0.
+        QCOMPARE(res.counts.size(), size_t(2));
+        std::map<std::string, int> byFirst;
+        for (const auto& [k, v] : res.counts)
+            byFirst[k.substr(0, static_cast<size_t>(width))] += v;
+        const std::string zeros(static_cast<size_t>(width), '0'), ones(static_cast<size_t>(width), '1');
+        QVERIFY(byFirst.count(zeros) && byFirst.count(ones));
+        QVERIFY(byFirst.at(zeros) > 400 && byFirst.at(zeros) < 600);
+    }
+
+    void deutschFirstBitIsOne()
+    {
+        const QJsonObject o = qsimJson({dataPath(QStringLiteral("qasmbench/small/deutsch_n2/deutsch_n2.qasm")), QStringLiteral("--seed"),
+                                        QStringLiteral("3")});
+        const QJsonObject counts = o.value(QStringLiteral("counts")).toObject();
+        int total = 0;
+        for (auto it = counts.begin(); it != counts.end(); ++it) {
+            QVERIFY(it.key().endsWith(QLatin1Char('1')));   // c[0] is the rightmost character
+            total += it.value().toInt();
+        }
+        QCOMPARE(total, 1024);
+        QCOMPARE(counts.size(), 2);   // c[1] is random
+    }
+
+    void qiskitBitOrder()
+    {
+        // a (declared first) is rightmost; inside a register the highest bit is leftmost.
+        const QString f = writeTemp(QStringLiteral("bitorder.qasm"), kHead + "qreg q[3];\ncreg a[1];\ncreg b[2];\nx q[0];\nx q[2];\n"
+                                                                            "measure q[0] -> a[0];\nmeasure q[1] -> b[0];\nmeasure q[2] -> b[1];\n");
+        const QJsonObject counts = qsimJson({f, QStringLiteral("--shots"), QStringLiteral("10")}).value(QStringLiteral("counts")).toObject();
+        QCOMPARE(counts.value(QStringLiteral("10 1")).toInt(), 10);
+    }
+
+    void statevectorOutput()
+    {
+        const QString f = writeTemp(QStringLiteral("sv.qasm"), kHead + "qreg q[3];\ncreg c[3];\nh q[0];\ncx q[0], q[1];\nx q[2];\nmeasure q -> c;\n");
+        const QString out = outputDir() + QStringLiteral("/sv.json");
+        int code = -1;
+        qsimJson({f, QStringLiteral("--statevector"), out}, &code);
+        QCOMPARE(code, 0);
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject sv = QJsonDocument::fromJson(file.readAll()).object();
+        QCOMPARE(sv.value(QStringLiteral("qubits")).toInt(), 3);
+        const QJsonArray amps = sv.value(QStringLiteral("amplitudes")).toArray();
+        QCOMPARE(amps.size(), 8);
+        // (|000> + |011>)/sqrt2 then X on qubit 2 (bit 2): indices 4 and 7
+        for (int i = 0; i < 8; ++i) {
+            const double re = amps[i].toArray()[0].toDouble(), im = amps[i].toArray()[1].toDouble();
+            const double expect = (i == 4 || i == 7) ? 1 / std::sqrt(2.0) : 0;
+            QVERIFY(std::fabs(re - expect) < 1e-12 && std::fabs(im) < 1e-12);
+        }
+        // A mid-circuit measurement has no single final state: bad input.
+        const QString mid = writeTemp(QStringLiteral("mid.qasm"), kHead + "qreg q[1];\ncreg c[1];\nh q[0];\nmeasure q[0] -> c[0];\nh q[0];\n");
+        const CliResult r = runCli({QStringLiteral("qsim"), mid, QStringLiteral("--statevector"), out});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("mid-circuit"));
+    }
+
+    void midCircuitMeasureResetAndIf()
+    {
+        Circuit c = parseQasmString(kHead + "qreg q[2];\ncreg a[1];\ncreg b[1];\nh q[0];\nmeasure q[0] -> a[0];\n"
+                                            "if(a==1) x q[1];\nmeasure q[1] -> b[0];\n",
+                                    "t")
+                        .circuit;
+        QVERIFY(!measurementsAreTerminal(c));
+        SimOptions opt;
+        opt.shots = 400;
+        opt.seed = 5;
+        SimResult r = simulate(prepareForSimulation(c, 4), opt);
+        QVERIFY(r.trajectories);
+        QCOMPARE(r.counts.size(), size_t(2));
+        QVERIFY(r.counts.count("0 0") && r.counts.count("1 1"));
+        QVERIFY(r.counts["1 1"] > 140 && r.counts["1 1"] < 260);
+        // reset after a gate returns the qubit to |0>; measuring twice gives the same bit
+        Circuit d = parseQasmString(kHead + "qreg q[2];\ncreg c[3];\nx q[0];\nh q[1];\nreset q[0];\nmeasure q[0] -> c[0];\n"
+                                            "measure q[1] -> c[1];\nmeasure q[1] -> c[2];\n",
+                                    "t")
+                        .circuit;
+        r = simulate(prepareForSimulation(d, 4), opt);
+        QVERIFY(r.trajectories);
+        QCOMPARE(r.counts.size(), size_t(2));
+        QVERIFY(r.counts.count("000") && r.counts.count("110"));
+        // same seed, same counts
+        QCOMPARE(simulate(prepareForSimulation(d, 4), opt).counts, r.counts);
+    }
+
+    void teleportationViaCli()
+    {
+        // Teleport ry(1.2)|0>: Bob's qubit, measured, shows 1 with probability sin^2(0.6).
+        const QString f = writeTemp(QStringLiteral("teleport.qasm"),
+                                    kHead + "qreg q[3];\ncreg m0[1];\ncreg m1[1];\ncreg r[1];\nry(1.2) q[0];\nh q[1];\ncx q[1], q[2];\n"
+                                            "cx q[0], q[1];\nh q[0];\nmeasure q[0] -> m0[0];\nmeasure q[1] -> m1[0];\n"
+                                            "if(m1==1) x q[2];\nif(m0==1) z q[2];\nmeasure q[2] -> r[0];\n");
+        const QJsonObject o = qsimJson({f, QStringLiteral("--shots"), QStringLiteral("2000"), QStringLiteral("--seed"), QStringLiteral("2")});
+        QVERIFY(o.value(QStringLiteral("trajectories")).toBool());
+        const QJsonObject counts = o.value(QStringLiteral("counts")).toObject();
+        int ones = 0;
+        for (auto it = counts.begin(); it != counts.end(); ++it)
+            if (it.key().startsWith(QLatin1Char('1')))
+                ones += it.value().toInt();
+        const double p = std::pow(std::sin(0.6), 2);
+        QVERIFY2(std::fabs(ones / 2000.0 - p) < 0.04, qPrintable(QString::number(ones)));
+    }
+
+    void tooManyQubitsIsAClearError()
+    {
+        QVERIFY_THROWS_EXCEPTION(InputError, checkMemory(40, Precision::Double));
+        const QString f = writeTemp(QStringLiteral("huge.qasm"), kHead + "qreg q[38];\ncreg c[1];\nh q[37];\nmeasure q[0] -> c[0];\n");
+        const CliResult r = runCli({QStringLiteral("qsim"), f});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("GiB"), r.err.constData());
+    }
+
+    void opaqueGateCannotBeSimulated()
+    {
+        const QString f = writeTemp(QStringLiteral("opaque.qasm"), kHead + "opaque magic a;\nqreg q[1];\ncreg c[1];\nmagic q[0];\nmeasure q[0] -> c[0];\n");
+        const CliResult r = runCli({QStringLiteral("qsim"), f});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("opaque"));
+    }
+
+    void fusedUnfusedAndPrecisionsAgree_data()
+    {
+        QTest::addColumn<int>("qubits");
+        QTest::addColumn<int>("fuseMax");
+        for (int n : {3, 7, 12})
+            for (int k : {2, 3, 4, 5, 6}) {
+                const QByteArray name = "n" + QByteArray::number(n) + " k" + QByteArray::number(k);
+                QTest::newRow(name.constData()) << n << k;
+            }
+    }
+    void fusedUnfusedAndPrecisionsAgree()
+    {
+        QFETCH(int, qubits);
+        QFETCH(int, fuseMax);
+        const Circuit c = quantum::test::randomCircuit(qubits, 120, 1000 + qubits * 10 + fuseMax);
+        const auto input = quantum::test::randomState(qubits, 99);
+        const auto ref = quantum::test::runOn(c, input);
+        const Circuit fused = prepareForSimulation(c, fuseMax);
+        QVERIFY(fused.gateCount() < c.gateCount());
+        QVERIFY(quantum::test::fidelity(ref, quantum::test::runOn(fused, input)) > 1 - 1e-9);
+        QVERIFY(quantum::test::fidelity(ref, quantum::test::runOn(fused, input, Precision::Single)) > 1 - 1e-4);
+    }
+
+    void avx2AndPortableKernelsAgree()
+    {
+        if (!kernels::usingAvx2())
+            QSKIP("no AVX2 on this CPU");
+        const int n = 9;
+        const auto input = quantum::test::randomState(n, 3);
+        std::vector<double> a(2 << n), b(2 << n);
+        for (size_t i = 0; i < input.size(); ++i) {
+            a[2 * i] = b[2 * i] = input[i].real();
+            a[2 * i + 1] = b[2 * i + 1] = input[i].imag();
+        }
+        const Circuit c = prepareForSimulation(quantum::test::randomCircuit(n, 200, 8), 4);
+        for (const Op& op : c.ops) {
+            const auto g = prepareOp(c, op);
+            kernels::avx2::apply(a.data(), n, g);
+            kernels::generic::apply(b.data(), n, g);
+        }
+        double diff = 0;
+        for (size_t i = 0; i < a.size(); ++i)
+            diff = std::max(diff, std::fabs(a[i] - b[i]));
+        QVERIFY(diff < 1e-12);
+    }
+
+    void pauliExpectationMatchesExplicitProduct()
+    {
+        const int n = 5;
+        const auto psi = quantum::test::randomState(n, 21);
+        const PauliSum h = parsePauliSum("0.5 Z0 Z1 + -1.0 X3\n0.3 Y1 X2 Z4 + Y0 + - 0.25 Y2 Y3 # comment\n", "h.txt");
+        QCOMPARE(h.terms.size(), size_t(5));
+        QCOMPARE(h.terms[4].coeff, -0.25);
+        StateVector sv(n, Precision::Double);
+        sv.setAmplitudes(psi);
+        // Reference: apply each Pauli string as gates and take <psi|P psi>.
+        double expected = 0;
+        for (const PauliTerm& t : h.terms) {
+            Circuit c;
+            c.numQubits = n;
+            for (int q = 0; q < n; ++q) {
+                const bool x = t.xMask >> q & 1, z = t.zMask >> q & 1;
+                if (x || z) {
+                    Op op;
+                    op.name = x && z ? "y" : x ? "x" : "z";
+                    op.qubits = {q};
+                    c.ops.push_back(op);
+                }
+            }
+            const auto out = quantum::test::runOn(c, psi);
+            cplx s = 0;
+            for (size_t i = 0; i < psi.size(); ++i)
+                s += std::conj(psi[i]) * out[i];
+            expected += t.coeff * s.real();
+        }
+        QVERIFY(std::fabs(sv.expectation(h) - expected) < 1e-12);
+        StateVector sf(n, Precision::Single);
+        sf.setAmplitudes(psi);
+        QVERIFY(std::fabs(sf.expectation(h) - expected) < 1e-5);
+    }
+
+    void pauliFileErrors_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<int>("column");
+        QTest::newRow("bad pauli") << QByteArray("0.5 Q0") << 5;
+        QTest::newRow("no index") << QByteArray("1.0 X") << 5;
+        QTest::newRow("twice") << QByteArray("Z1 X1") << 4;
+        QTest::newRow("dangling plus") << QByteArray("Z1 +") << 5;
+    }
+    void pauliFileErrors()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(int, column);
+        try {
+            parsePauliSum(text.toStdString(), "h.txt");
+            QFAIL("no error");
+        } catch (const InputError& e) {
+            QCOMPARE(e.diagnostic().location.line, 1);
+            QCOMPARE(e.diagnostic().location.column, column);
+        }
+    }
+
+    void samplingIsSeeded()
+    {
+        Circuit c = quantum::test::randomCircuit(6, 40, 4);
+        c.numClbits = 6;
+        c.cregs.push_back({"c", 6, 0});
+        for (int q = 0; q < 6; ++q) {
+            Op m;
+            m.kind = OpKind::Measure;
+            m.name = "measure";
+            m.qubits = {q};
+            m.clbits = {q};
+            c.ops.push_back(m);
+        }
+        SimOptions a;
+        a.seed = 1;
+        SimOptions b = a;
+        b.seed = 2;
+        QCOMPARE(simulate(c, a).counts, simulate(c, a).counts);
+        QVERIFY(simulate(c, a).counts != simulate(c, b).counts);
+        int total = 0;
+        for (const auto& [k, v] : simulate(c, a).counts)
+            total += v;
+        QCOMPARE(total, 1024);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestQsim)
+#include "tst_qsim.moc"
