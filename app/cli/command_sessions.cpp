@@ -135,6 +135,8 @@ int runSessions(Args& args)
     const auto output = args.value("--output");
     const bool csv = args.flag("--csv");
     const std::string action = args.positional("ACTION (list, show, export, rename or delete)");
+    if (action != "export" && (csv || output))
+        throw UsageError(std::string(csv ? "--csv" : "--output") + " only applies to 'sessions export'");
 
     if (action == "list") {
         args.finish();

@@ -1,0 +1,173 @@
+// `spyglass-cli sessions ...` on a database filled through the recorder API: list (text and --json), show,
+// export --csv/--json (stdout and --output), rename, delete, and the usage errors.
+#include "common/testutil.h"
+
+#include "core/session/session_recorder.h"
+#include "core/session/session_store.h"
+#include "core/session/sqlite_db.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace spyglass::session;
+using namespace spyglass::test;
+
+class TestSessionCli : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir tmp_;
+    QString db_;
+    RowId monday_ = 0, tuesday_ = 0;
+
+    CliResult cli(QStringList args)
+    {
+        args << QStringLiteral("--db") << db_;
+        return runCli(args);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        db_ = tmp_.filePath(QStringLiteral("cli.db"));
+        SessionStore store(db_.toStdString());
+        monday_ = store.createSession("monday");
+        tuesday_ = store.createSession("tuesday, late");
+        SessionRecorder rec(store, monday_);
+        for (int i = 0; i < 3; ++i) {
+            rec.beginRun({.kind = "run", .artifactPath = "models/mlp.onnx", .artifactKind = "onnx", .artifactHash = "aa"});
+            rec.addPassTiming("lower", 1.0 + i);
+            rec.addKernelTiming("matmul_0", 1000.0 * (i + 1), 4096, 8192);
+            rec.finishRun(RunStatus::Ok);
+        }
+        SessionRecorder rec2(store, tuesday_);
+        rec2.beginRun({.kind = "qsim", .artifactPath = "ghz.qasm", .artifactKind = "qasm", .artifactHash = "bb"});
+        rec2.addCircuitTiming(5, 12, 0.5);
+        rec2.finishRun(RunStatus::Failed, "fidelity check failed");
+    }
+
+    void listsAsJsonArray()
+    {
+        const CliResult r = cli({QStringLiteral("sessions"), QStringLiteral("list"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        QJsonParseError err{};
+        const QJsonDocument doc = QJsonDocument::fromJson(r.out, &err);
+        QCOMPARE(err.error, QJsonParseError::NoError);
+        QVERIFY(doc.isArray());
+        const QJsonArray a = doc.array();
+        QCOMPARE(a.size(), 2);
+        const QJsonObject first = a.at(0).toObject();
+        QCOMPARE(first.keys(), (QStringList{QStringLiteral("id"), QStringLiteral("name"), QStringLiteral("runs"), QStringLiteral("started")}));
+        QCOMPARE(first[QStringLiteral("id")].toInteger(), monday_);
+        QCOMPARE(first[QStringLiteral("name")].toString(), QStringLiteral("monday"));
+        QCOMPARE(first[QStringLiteral("runs")].toInt(), 3);
+        QVERIFY(first[QStringLiteral("started")].toString().endsWith(QLatin1Char('Z')));
+        QCOMPARE(a.at(1)[QStringLiteral("runs")].toInt(), 1);
+    }
+
+    void listsAsText()
+    {
+        const CliResult r = cli({QStringLiteral("sessions"), QStringLiteral("list")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("monday"));
+        QVERIFY(r.out.contains("tuesday, late"));
+    }
+
+    void showsRunsByIdOrName()
+    {
+        CliResult r = cli({QStringLiteral("sessions"), QStringLiteral("show"), QString::number(monday_)});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("'monday'"));
+        QVERIFY(r.out.contains("3 runs"));
+        QVERIFY(r.out.contains("models/mlp.onnx"));
+        QVERIFY(r.out.contains("3.000"));   // 3000 ns of the third run shown as 3.000 us
+        r = cli({QStringLiteral("sessions"), QStringLiteral("show"), QStringLiteral("tuesday, late")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("fidelity check failed"));
+        r = cli({QStringLiteral("sessions"), QStringLiteral("show"), QString::number(monday_), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o[QStringLiteral("runs")].toArray().size(), 3);
+    }
+
+    void exportsCsvAndJson()
+    {
+        CliResult r = cli({QStringLiteral("sessions"), QStringLiteral("export"), QString::number(monday_), QStringLiteral("--csv")});
+        QCOMPARE(r.exitCode, 0);
+        const QList<QByteArray> lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 1 + 3 * 3);   // header + (run, pass, kernel) per run
+        QVERIFY(lines[0].startsWith("session_id,session_name,run_id"));
+        QVERIFY(r.out.contains(",kernel,matmul_0,,2000,4096,8192,,,"));
+
+        const QString out = tmp_.filePath(QStringLiteral("tuesday.json"));
+        r = cli({QStringLiteral("sessions"), QStringLiteral("export"), QString::number(tuesday_), QStringLiteral("--json"),
+                 QStringLiteral("--output"), out});
+        QCOMPARE(r.exitCode, 0);
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+        const QJsonObject run = o[QStringLiteral("runs")].toArray().at(0).toObject();
+        QCOMPARE(run[QStringLiteral("status")].toString(), QStringLiteral("failed"));
+        QCOMPARE(run[QStringLiteral("circuits")].toArray().at(0)[QStringLiteral("qubits")].toInt(), 5);
+    }
+
+    void usageAndInputErrors_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no action") << QStringList{} << "missing ACTION";
+        QTest::newRow("unknown action") << QStringList{QStringLiteral("frobnicate")} << "unknown action";
+        QTest::newRow("show without id") << QStringList{QStringLiteral("show")} << "missing session ID";
+        QTest::newRow("no such session") << QStringList{QStringLiteral("show"), QStringLiteral("999")} << "no session '999'";
+        QTest::newRow("no such name") << QStringList{QStringLiteral("delete"), QStringLiteral("sunday")} << "no session 'sunday'";
+        QTest::newRow("export without format") << QStringList{QStringLiteral("export"), QStringLiteral("1")} << "exactly one of --csv or --json";
+        QTest::newRow("export with both") << QStringList{QStringLiteral("export"), QStringLiteral("1"), QStringLiteral("--csv"), QStringLiteral("--json")}
+                                          << "exactly one of --csv or --json";
+        QTest::newRow("stray option") << QStringList{QStringLiteral("list"), QStringLiteral("--csv")} << "--csv only applies to 'sessions export'";
+        QTest::newRow("unknown option") << QStringList{QStringLiteral("list"), QStringLiteral("--frob")} << "unknown option '--frob'";
+    }
+
+    void usageAndInputErrors()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const CliResult r = cli(QStringList{QStringLiteral("sessions")} + args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
+    }
+
+    void renamesAndDeletes()
+    {
+        CliResult r = cli({QStringLiteral("sessions"), QStringLiteral("rename"), QString::number(tuesday_), QStringLiteral("archived")});
+        QCOMPARE(r.exitCode, 0);
+        r = cli({QStringLiteral("sessions"), QStringLiteral("delete"), QStringLiteral("archived")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("1 runs"));
+        r = cli({QStringLiteral("sessions"), QStringLiteral("list"), QStringLiteral("--json")});
+        const QJsonArray a = QJsonDocument::fromJson(r.out).array();
+        QCOMPARE(a.size(), 1);
+        QCOMPARE(a.at(0)[QStringLiteral("name")].toString(), QStringLiteral("monday"));
+        SessionStore store(db_.toStdString());
+        QCOMPARE(store.integrityCheck(), std::string("ok"));
+        QCOMPARE(store.connection().queryInt("SELECT COUNT(*) FROM circuit_timings"), 0);
+    }
+
+    void defaultDatabaseFollowsXdgDataHome()
+    {
+        QTemporaryDir xdg;
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_DATA_HOME"), xdg.path());
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(SPYGLASS_CLI_PATH), {QStringLiteral("sessions"), QStringLiteral("list"), QStringLiteral("--json")});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+        QCOMPARE(p.readAllStandardOutput().trimmed(), QByteArray("[]"));
+        QVERIFY(QFile::exists(xdg.filePath(QStringLiteral("spyglass/spyglass.db"))));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSessionCli)
+#include "tst_session_cli.moc"
