@@ -66,6 +66,9 @@ struct ModelGraph {
     std::vector<Node> nodes;     // topological order
     std::vector<int> inputs;     // graph inputs that are not constants
     std::vector<int> outputs;
+    // Every graph input the file declares, in order, including those bound to constants at load time
+    // (LoadOptions::bindInputs); ONNX test data files input_N.pb follow this order.
+    std::vector<std::string> declaredInputs;
 
     int findValue(const std::string& name) const;   // -1 when absent
 };

@@ -1,0 +1,219 @@
+// Elementwise ops of the reference interpreter: unary maths, binary arithmetic with numpy
+// broadcasting, Where, Clip, Cast. Floating maths is done in double and stored as float.
+#include "core/model/interp_ops.h"
+
+#include "core/model/onnx_tensor.h"
+
+#include <cmath>
+#include <limits>
+
+namespace spyglass::model::interp {
+
+namespace {
+
+template <typename F>
+std::vector<HostTensor> unaryFloat(const OpContext& c, F f)
+{
+    const HostTensor& x = c.input(0);
+    if (!x.isFloating())
+        c.fail(std::string("input of type ") + dtypeName(x.dtype) + " is not supported (floating types only)");
+    HostTensor y = makeLike(x.dtype, x.shape);
+    for (size_t k = 0; k < x.f.size(); ++k)
+        y.f[k] = static_cast<float>(f(static_cast<double>(x.f[k])));
+    return {y};
+}
+
+// Unary op defined for floats and integers alike.
+template <typename F, typename G>
+std::vector<HostTensor> unaryAny(const OpContext& c, F fFloat, G fInt)
+{
+    const HostTensor& x = c.input(0);
+    HostTensor y = makeLike(x.dtype, x.shape);
+    if (x.isFloating())
+        for (size_t k = 0; k < x.f.size(); ++k)
+            y.f[k] = static_cast<float>(fFloat(static_cast<double>(x.f[k])));
+    else
+        for (size_t k = 0; k < x.i.size(); ++k)
+            y.i[k] = fInt(x.i[k]);
+    return {y};
+}
+
+std::vector<HostTensor> opSqrt(const OpContext& c) { return unaryFloat(c, [](double x) { return std::sqrt(x); }); }
+std::vector<HostTensor> opReciprocal(const OpContext& c) { return unaryFloat(c, [](double x) { return 1.0 / x; }); }
+std::vector<HostTensor> opExp(const OpContext& c) { return unaryFloat(c, [](double x) { return std::exp(x); }); }
+std::vector<HostTensor> opLog(const OpContext& c) { return unaryFloat(c, [](double x) { return std::log(x); }); }
+std::vector<HostTensor> opErf(const OpContext& c) { return unaryFloat(c, [](double x) { return std::erf(x); }); }
+std::vector<HostTensor> opTanh(const OpContext& c) { return unaryFloat(c, [](double x) { return std::tanh(x); }); }
+std::vector<HostTensor> opSigmoid(const OpContext& c)
+{
+    return unaryFloat(c, [](double x) { return x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : std::exp(x) / (1.0 + std::exp(x)); });
+}
+std::vector<HostTensor> opLeakyRelu(const OpContext& c)
+{
+    const double alpha = attrFloat(c.node, "alpha", 0.01f);
+    return unaryFloat(c, [alpha](double x) { return x >= 0 ? x : alpha * x; });
+}
+std::vector<HostTensor> opNeg(const OpContext& c)
+{
+    return unaryAny(c, [](double x) { return -x; }, [](int64_t x) { return -x; });
+}
+std::vector<HostTensor> opAbs(const OpContext& c)
+{
+    return unaryAny(c, [](double x) { return std::fabs(x); }, [](int64_t x) { return x < 0 ? -x : x; });
+}
+std::vector<HostTensor> opRelu(const OpContext& c)
+{
+    return unaryAny(c, [](double x) { return x > 0 ? x : 0.0; }, [](int64_t x) { return x > 0 ? x : int64_t{0}; });
+}
+std::vector<HostTensor> opIdentity(const OpContext& c) { return {c.input(0)}; }
+
+// Binary op with numpy broadcasting; the output has `outType` (the first input's type unless given).
+template <typename F, typename G>
+std::vector<HostTensor> binary(const OpContext& c, F fFloat, G fInt, std::optional<DType> outType = std::nullopt)
+{
+    const HostTensor& a = c.input(0);
+    const HostTensor& b = c.input(1);
+    const Shape shape = broadcastShapes(c, {a.shape, b.shape});
+    HostTensor y = makeLike(outType ? *outType : a.dtype, shape);
+    const bool floating = a.isFloating() || b.isFloating();
+    forEachIndex(shape, {broadcastStrides(a.shape, shape), broadcastStrides(b.shape, shape)}, [&](int64_t k, const std::vector<int64_t>& off) {
+        if (floating) {
+            const double r = fFloat(valueAt(a, off[0]), valueAt(b, off[1]));
+            if (y.isFloating())
+                y.f[k] = static_cast<float>(r);
+            else
+                y.i[k] = static_cast<int64_t>(r);
+        } else {
+            y.i[k] = fInt(a.i[off[0]], b.i[off[1]]);
+        }
+    });
+    return {y};
+}
+
+void requireSameType(const OpContext& c)
+{
+    if (c.input(0).dtype != c.input(1).dtype)
+        c.fail(std::string("operands have different types (") + dtypeName(c.input(0).dtype) + ", " + dtypeName(c.input(1).dtype) + ")");
+}
+
+std::vector<HostTensor> opAdd(const OpContext& c)
+{
+    requireSameType(c);
+    return binary(c, [](double x, double y) { return x + y; }, [](int64_t x, int64_t y) { return x + y; });
+}
+std::vector<HostTensor> opSub(const OpContext& c)
+{
+    requireSameType(c);
+    return binary(c, [](double x, double y) { return x - y; }, [](int64_t x, int64_t y) { return x - y; });
+}
+std::vector<HostTensor> opMul(const OpContext& c)
+{
+    requireSameType(c);
+    return binary(c, [](double x, double y) { return x * y; }, [](int64_t x, int64_t y) { return x * y; });
+}
+std::vector<HostTensor> opDiv(const OpContext& c)
+{
+    requireSameType(c);
+    return binary(c, [](double x, double y) { return x / y; }, [&c](int64_t x, int64_t y) {
+        if (y == 0)
+            c.fail("integer division by zero");
+        return x / y;   // truncation, as C and ONNX Runtime do
+    });
+}
+std::vector<HostTensor> opPow(const OpContext& c)
+{
+    return binary(c, [](double x, double y) { return std::pow(x, y); }, [](int64_t x, int64_t y) {
+        return static_cast<int64_t>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+    });
+}
+std::vector<HostTensor> opEqual(const OpContext& c)
+{
+    requireSameType(c);
+    return binary(c, [](double x, double y) { return x == y ? 1.0 : 0.0; }, [](int64_t x, int64_t y) { return int64_t{x == y}; }, DType::Bool);
+}
+
+std::vector<HostTensor> opWhere(const OpContext& c)
+{
+    const HostTensor& cond = c.input(0);
+    const HostTensor& x = c.input(1);
+    const HostTensor& y = c.input(2);
+    if (cond.dtype != DType::Bool)
+        c.fail("condition must be bool");
+    if (x.dtype != y.dtype)
+        c.fail("X and Y have different types");
+    const Shape shape = broadcastShapes(c, {cond.shape, x.shape, y.shape});
+    HostTensor out = makeLike(x.dtype, shape);
+    forEachIndex(shape, {broadcastStrides(cond.shape, shape), broadcastStrides(x.shape, shape), broadcastStrides(y.shape, shape)},
+                 [&](int64_t k, const std::vector<int64_t>& off) {
+                     if (cond.i[off[0]])
+                         copyElement(out, k, x, off[1]);
+                     else
+                         copyElement(out, k, y, off[2]);
+                 });
+    return {out};
+}
+
+std::vector<HostTensor> opClip(const OpContext& c)
+{
+    double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+    if (c.opset < 11) {
+        lo = attrFloat(c.node, "min", -std::numeric_limits<float>::max());
+        hi = attrFloat(c.node, "max", std::numeric_limits<float>::max());
+    } else {
+        if (const HostTensor* m = c.optionalInput(1)) {
+            if (m->size() != 1)
+                c.fail("min must be a scalar");
+            lo = valueAt(*m, 0);
+        }
+        if (const HostTensor* m = c.optionalInput(2)) {
+            if (m->size() != 1)
+                c.fail("max must be a scalar");
+            hi = valueAt(*m, 0);
+        }
+    }
+    // ONNX: min > max gives max everywhere (numpy.clip semantics).
+    return unaryAny(c, [lo, hi](double v) { return std::min(std::max(v, lo), hi); },
+                    [lo, hi](int64_t v) { return static_cast<int64_t>(std::min(std::max(static_cast<double>(v), lo), hi)); });
+}
+
+std::vector<HostTensor> opCast(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const auto to = dtypeFromOnnx(static_cast<int32_t>(attrInt(c.node, "to", 0)));
+    if (!to)
+        c.fail("unsupported target type");
+    HostTensor y = makeLike(*to, x.shape);
+    for (int64_t k = 0; k < x.size(); ++k) {
+        if (y.isFloating()) {
+            y.f[k] = x.isFloating() ? x.f[k] : static_cast<float>(x.i[k]);
+        } else if (*to == DType::Bool) {
+            y.i[k] = valueAt(x, k) != 0.0;
+        } else if (x.isFloating()) {
+            const float v = x.f[k];
+            y.i[k] = std::isfinite(v) ? static_cast<int64_t>(v) : 0;   // truncation toward zero, as numpy's astype
+        } else {
+            y.i[k] = x.i[k];
+        }
+        // Narrow integer types wrap as in C (two's complement).
+        if (*to == DType::Int32) y.i[k] = static_cast<int32_t>(y.i[k]);
+        if (*to == DType::Int8) y.i[k] = static_cast<int8_t>(y.i[k]);
+        if (*to == DType::UInt8) y.i[k] = static_cast<uint8_t>(y.i[k]);
+    }
+    return {y};   // float16 and float64 rounding is applied by the caller for every fp16 output
+}
+
+}  // namespace
+
+const OpTable& elementwiseOps()
+{
+    static const OpTable ops = {
+        {"Sqrt", opSqrt}, {"Reciprocal", opReciprocal}, {"Exp", opExp}, {"Log", opLog}, {"Erf", opErf},
+        {"Tanh", opTanh}, {"Sigmoid", opSigmoid}, {"LeakyRelu", opLeakyRelu}, {"Neg", opNeg}, {"Abs", opAbs},
+        {"Relu", opRelu}, {"Identity", opIdentity}, {"Dropout", opIdentity}, {"Add", opAdd}, {"Sub", opSub},
+        {"Mul", opMul}, {"Div", opDiv}, {"Pow", opPow}, {"Equal", opEqual}, {"Where", opWhere}, {"Clip", opClip},
+        {"Cast", opCast},
+    };
+    return ops;
+}
+
+}  // namespace spyglass::model::interp

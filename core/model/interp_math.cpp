@@ -1,0 +1,295 @@
+// Matrix products, softmax, normalisations and reductions of the reference interpreter.
+// Accumulation is in double: the reference should be closer to the exact result than anything it checks.
+#include "core/model/interp_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace spyglass::model::interp {
+
+namespace {
+
+void requireFloating(const OpContext& c, const HostTensor& t, const char* what)
+{
+    if (!t.isFloating())
+        c.fail(std::string(what) + " of type " + dtypeName(t.dtype) + " is not supported (floating types only)");
+}
+
+std::vector<HostTensor> opMatMul(const OpContext& c)
+{
+    HostTensor a = c.input(0), b = c.input(1);
+    requireFloating(c, a, "A");
+    requireFloating(c, b, "B");
+    if (a.shape.empty() || b.shape.empty())
+        c.fail("operands must have rank >= 1");
+    // numpy: a 1-D A is a row vector, a 1-D B a column vector; the added dimension is removed after.
+    const bool aVec = a.shape.size() == 1, bVec = b.shape.size() == 1;
+    if (aVec)
+        a.shape.insert(a.shape.begin(), 1);
+    if (bVec)
+        b.shape.push_back(1);
+    const int64_t M = a.shape[a.shape.size() - 2], K = a.shape.back();
+    const int64_t K2 = b.shape[b.shape.size() - 2], N = b.shape.back();
+    if (K != K2)
+        c.fail("inner dimensions differ: " + shapeString(c.input(0).shape) + " x " + shapeString(c.input(1).shape));
+    const Shape aBatch(a.shape.begin(), a.shape.end() - 2), bBatch(b.shape.begin(), b.shape.end() - 2);
+    const Shape batch = broadcastShapes(c, {aBatch, bBatch});
+    std::vector<int64_t> aStr = broadcastStrides(aBatch, batch), bStr = broadcastStrides(bBatch, batch);
+    for (auto& s : aStr) s *= M * K;
+    for (auto& s : bStr) s *= K * N;
+    Shape outShape = batch;
+    if (!aVec) outShape.push_back(M);
+    if (!bVec) outShape.push_back(N);
+    HostTensor y = makeLike(a.dtype, outShape);
+    std::vector<double> row(static_cast<size_t>(N));
+    forEachIndex(batch, {aStr, bStr}, [&](int64_t bi, const std::vector<int64_t>& off) {
+        const float* A = a.f.data() + off[0];
+        const float* B = b.f.data() + off[1];
+        float* Y = y.f.data() + bi * M * N;
+        for (int64_t i = 0; i < M; ++i) {
+            std::fill(row.begin(), row.end(), 0.0);
+            for (int64_t k = 0; k < K; ++k) {
+                const double aik = A[i * K + k];
+                const float* Bk = B + k * N;
+                for (int64_t j = 0; j < N; ++j)
+                    row[j] += aik * Bk[j];
+            }
+            for (int64_t j = 0; j < N; ++j)
+                Y[i * N + j] = static_cast<float>(row[j]);
+        }
+    });
+    return {y};
+}
+
+std::vector<HostTensor> opGemm(const OpContext& c)
+{
+    const HostTensor& a = c.input(0);
+    const HostTensor& b = c.input(1);
+    const HostTensor* cc = c.optionalInput(2);
+    requireFloating(c, a, "A");
+    requireFloating(c, b, "B");
+    if (a.shape.size() != 2 || b.shape.size() != 2)
+        c.fail("A and B must be 2-D");
+    const bool ta = attrInt(c.node, "transA", 0) != 0, tb = attrInt(c.node, "transB", 0) != 0;
+    const double alpha = attrFloat(c.node, "alpha", 1.0f), beta = attrFloat(c.node, "beta", 1.0f);
+    const int64_t M = ta ? a.shape[1] : a.shape[0], K = ta ? a.shape[0] : a.shape[1];
+    const int64_t K2 = tb ? b.shape[1] : b.shape[0], N = tb ? b.shape[0] : b.shape[1];
+    if (K != K2)
+        c.fail("inner dimensions differ: " + shapeString(a.shape) + " x " + shapeString(b.shape));
+    const Shape shape{M, N};
+    HostTensor y = makeLike(a.dtype, shape);
+    std::vector<int64_t> cStr;
+    if (cc) {
+        if (broadcastShapes(c, {cc->shape, shape}) != shape)
+            c.fail("C of shape " + shapeString(cc->shape) + " does not broadcast to " + shapeString(shape));
+        cStr = broadcastStrides(cc->shape, shape);
+    }
+    for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+            double acc = 0;
+            for (int64_t k = 0; k < K; ++k)
+                acc += static_cast<double>(ta ? a.f[k * M + i] : a.f[i * K + k]) * (tb ? b.f[j * K + k] : b.f[k * N + j]);
+            double v = alpha * acc;
+            if (cc)
+                v += beta * valueAt(*cc, i * cStr[0] + j * cStr[1]);
+            y.f[i * N + j] = static_cast<float>(v);
+        }
+    return {y};
+}
+
+// Splits `shape` around [axis, axisEnd) into outer x middle x inner.
+struct Split3 {
+    int64_t outer = 1, middle = 1, inner = 1;
+};
+Split3 split(const Shape& s, int64_t axis, int64_t axisEnd)
+{
+    Split3 r;
+    for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d)
+        (d < axis ? r.outer : d < axisEnd ? r.middle : r.inner) *= s[d];
+    return r;
+}
+
+std::vector<HostTensor> softmaxLike(const OpContext& c, bool logarithm)
+{
+    const HostTensor& x = c.input(0);
+    requireFloating(c, x, "input");
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    // Opset < 13 coerces the input to 2-D at `axis` (default 1); opset >= 13 normalises along one axis (default -1).
+    const bool legacy = c.opset < 13;
+    const int64_t axis = rank == 0 ? 0 : normalizeAxis(c, attrInt(c.node, "axis", legacy ? 1 : -1), legacy ? rank + 1 : rank);
+    const Split3 s = split(x.shape, axis, legacy ? rank : axis + 1);
+    HostTensor y = makeLike(x.dtype, x.shape);
+    for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t in = 0; in < s.inner; ++in) {
+            auto at = [&](int64_t m) { return (o * s.middle + m) * s.inner + in; };
+            double mx = -std::numeric_limits<double>::infinity();
+            for (int64_t m = 0; m < s.middle; ++m)
+                mx = std::max(mx, static_cast<double>(x.f[at(m)]));
+            double sum = 0;
+            for (int64_t m = 0; m < s.middle; ++m)
+                sum += std::exp(x.f[at(m)] - mx);
+            for (int64_t m = 0; m < s.middle; ++m) {
+                const double z = x.f[at(m)] - mx;
+                y.f[at(m)] = static_cast<float>(logarithm ? z - std::log(sum) : std::exp(z) / sum);
+            }
+        }
+    return {y};
+}
+
+std::vector<HostTensor> opSoftmax(const OpContext& c) { return softmaxLike(c, false); }
+std::vector<HostTensor> opLogSoftmax(const OpContext& c) { return softmaxLike(c, true); }
+
+std::vector<HostTensor> opLayerNorm(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const HostTensor& scale = c.input(1);
+    const HostTensor* bias = c.optionalInput(2);
+    requireFloating(c, x, "X");
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    const int64_t axis = normalizeAxis(c, attrInt(c.node, "axis", -1), rank);
+    const double eps = attrFloat(c.node, "epsilon", 1e-5f);
+    const Split3 s = split(x.shape, axis, rank);
+    const Shape normShape(x.shape.begin() + axis, x.shape.end());
+    auto stridesFor = [&](const HostTensor& t, const char* what) {
+        if (broadcastShapes(c, {t.shape, normShape}) != normShape)
+            c.fail(std::string(what) + " of shape " + shapeString(t.shape) + " does not broadcast to " + shapeString(normShape));
+        return broadcastStrides(t.shape, normShape);
+    };
+    // Flat offsets of scale and bias for every position of the normalised block.
+    std::vector<int64_t> scaleOff(static_cast<size_t>(s.middle)), biasOff(static_cast<size_t>(s.middle));
+    forEachIndex(normShape, {stridesFor(scale, "Scale")}, [&](int64_t k, const std::vector<int64_t>& off) { scaleOff[k] = off[0]; });
+    if (bias)
+        forEachIndex(normShape, {stridesFor(*bias, "B")}, [&](int64_t k, const std::vector<int64_t>& off) { biasOff[k] = off[0]; });
+    Shape statShape = x.shape;
+    for (int64_t d = axis; d < rank; ++d)
+        statShape[d] = 1;
+    HostTensor y = makeLike(x.dtype, x.shape);
+    HostTensor mean = makeLike(DType::Float32, statShape), invStd = makeLike(DType::Float32, statShape);
+    for (int64_t o = 0; o < s.outer; ++o) {
+        const float* X = x.f.data() + o * s.middle;
+        double sum = 0;
+        for (int64_t m = 0; m < s.middle; ++m)
+            sum += X[m];
+        const double mu = sum / static_cast<double>(s.middle);
+        double var = 0;
+        for (int64_t m = 0; m < s.middle; ++m)
+            var += (X[m] - mu) * (X[m] - mu);
+        var /= static_cast<double>(s.middle);
+        const double inv = 1.0 / std::sqrt(var + eps);
+        for (int64_t m = 0; m < s.middle; ++m) {
+            double v = (X[m] - mu) * inv * valueAt(scale, scaleOff[m]);
+            if (bias)
+                v += valueAt(*bias, biasOff[m]);
+            y.f[o * s.middle + m] = static_cast<float>(v);
+        }
+        mean.f[o] = static_cast<float>(mu);
+        invStd.f[o] = static_cast<float>(inv);
+    }
+    return {y, mean, invStd};
+}
+
+std::vector<HostTensor> opBatchNorm(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    requireFloating(c, x, "X");
+    if (x.shape.size() < 2)
+        c.fail("X must have rank >= 2 (N, C, ...)");
+    const HostTensor& scale = c.input(1);
+    const HostTensor& bias = c.input(2);
+    const HostTensor& mean = c.input(3);
+    const HostTensor& var = c.input(4);
+    const int64_t C = x.shape[1];
+    for (const HostTensor* t : {&scale, &bias, &mean, &var})
+        if (t->size() != C)
+            c.fail("scale, B, mean and var must have C = " + std::to_string(C) + " elements");
+    const double eps = attrFloat(c.node, "epsilon", 1e-5f);
+    const Split3 s = split(x.shape, 1, 2);
+    HostTensor y = makeLike(x.dtype, x.shape);
+    for (int64_t n = 0; n < s.outer; ++n)
+        for (int64_t ch = 0; ch < C; ++ch) {
+            const double a = valueAt(scale, ch) / std::sqrt(valueAt(var, ch) + eps);
+            for (int64_t k = 0; k < s.inner; ++k) {
+                const int64_t at = (n * C + ch) * s.inner + k;
+                y.f[at] = static_cast<float>((x.f[at] - valueAt(mean, ch)) * a + valueAt(bias, ch));
+            }
+        }
+    return {y};
+}
+
+enum class Reduce { Sum, Mean, Max };
+
+std::vector<HostTensor> reduce(const OpContext& c, Reduce kind)
+{
+    const HostTensor& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    // Axes moved from attribute to input: ReduceSum at opset 13, the others at opset 18.
+    const bool axesAsInput = kind == Reduce::Sum ? c.opset >= 13 : c.opset >= 18;
+    std::vector<int64_t> axes;
+    if (axesAsInput) {
+        if (const HostTensor* a = c.optionalInput(1))
+            axes = intValues(c, *a, "axes");
+    } else {
+        axes = attrInts(c.node, "axes");
+    }
+    const bool keepDims = attrInt(c.node, "keepdims", 1) != 0;
+    if (axes.empty() && attrInt(c.node, "noop_with_empty_axes", 0) != 0)
+        return {x};
+    std::vector<bool> reduced(rank, axes.empty());
+    for (int64_t a : axes)
+        reduced[normalizeAxis(c, a, rank)] = true;
+    Shape keptShape = x.shape, outShape;
+    int64_t count = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+        if (reduced[d]) {
+            count *= x.shape[d];
+            keptShape[d] = 1;
+            if (keepDims)
+                outShape.push_back(1);
+        } else {
+            outShape.push_back(x.shape[d]);
+        }
+    }
+    const double init = kind == Reduce::Max ? -std::numeric_limits<double>::infinity() : 0.0;
+    std::vector<double> acc(static_cast<size_t>(elementCount(keptShape)), init);
+    std::vector<int64_t> outStr = stridesOf(keptShape);
+    for (int64_t d = 0; d < rank; ++d)
+        if (reduced[d])
+            outStr[d] = 0;
+    forEachIndex(x.shape, {outStr}, [&](int64_t k, const std::vector<int64_t>& off) {
+        const double v = valueAt(x, k);
+        if (kind == Reduce::Max)
+            acc[off[0]] = std::max(acc[off[0]], v);
+        else
+            acc[off[0]] += v;
+    });
+    HostTensor y = makeLike(x.dtype, outShape);
+    for (size_t k = 0; k < acc.size(); ++k) {
+        double v = acc[k];
+        if (kind == Reduce::Mean)
+            v /= static_cast<double>(count);
+        if (y.isFloating())
+            y.f[k] = static_cast<float>(v);
+        else
+            y.i[k] = static_cast<int64_t>(v);
+    }
+    return {y};
+}
+
+std::vector<HostTensor> opReduceSum(const OpContext& c) { return reduce(c, Reduce::Sum); }
+std::vector<HostTensor> opReduceMean(const OpContext& c) { return reduce(c, Reduce::Mean); }
+std::vector<HostTensor> opReduceMax(const OpContext& c) { return reduce(c, Reduce::Max); }
+
+}  // namespace
+
+const OpTable& mathOps()
+{
+    static const OpTable ops = {
+        {"MatMul", opMatMul}, {"Gemm", opGemm}, {"Softmax", opSoftmax}, {"LogSoftmax", opLogSoftmax},
+        {"LayerNormalization", opLayerNorm}, {"BatchNormalization", opBatchNorm}, {"ReduceSum", opReduceSum},
+        {"ReduceMean", opReduceMean}, {"ReduceMax", opReduceMax},
+    };
+    return ops;
+}
+
+}  // namespace spyglass::model::interp

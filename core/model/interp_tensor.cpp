@@ -1,0 +1,396 @@
+// Data-movement and shape ops of the reference interpreter: Reshape, Flatten, Squeeze, Unsqueeze,
+// Transpose, Concat, Slice, Gather, Expand, and the shape-arithmetic ops the loader folds
+// (Constant, Shape, Size, ConstantOfShape, Range).
+#include "core/model/interp_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace spyglass::model::interp {
+
+namespace {
+
+HostTensor withShape(const HostTensor& x, const Shape& shape)
+{
+    HostTensor y = x;
+    y.shape = shape;
+    return y;
+}
+
+std::vector<HostTensor> opReshape(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const std::vector<int64_t> req = intValues(c, c.input(1), "shape");
+    const bool allowZero = attrInt(c.node, "allowzero", 0) != 0;
+    Shape shape;
+    int inferred = -1;
+    int64_t known = 1;
+    for (size_t d = 0; d < req.size(); ++d) {
+        int64_t v = req[d];
+        if (v == 0 && !allowZero) {
+            if (d >= x.shape.size())
+                c.fail("shape entry 0 at position " + std::to_string(d) + " has no input dimension to copy");
+            v = x.shape[d];
+        }
+        if (v == -1) {
+            if (inferred >= 0)
+                c.fail("more than one -1 in the requested shape");
+            inferred = static_cast<int>(d);
+            shape.push_back(1);
+            continue;
+        }
+        if (v < 0)
+            c.fail("invalid dimension " + std::to_string(v) + " in the requested shape");
+        shape.push_back(v);
+        known *= v;
+    }
+    if (inferred >= 0) {
+        if (known == 0 || x.size() % known != 0)
+            c.fail("cannot reshape " + shapeString(x.shape) + " to " + shapeString(req));
+        shape[inferred] = x.size() / known;
+    }
+    if (elementCount(shape) != x.size())
+        c.fail("cannot reshape " + shapeString(x.shape) + " (" + std::to_string(x.size()) + " elements) to " + shapeString(shape));
+    return {withShape(x, shape)};
+}
+
+std::vector<HostTensor> opFlatten(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    int64_t axis = attrInt(c.node, "axis", 1);
+    if (axis < 0)
+        axis += rank;
+    if (axis < 0 || axis > rank)
+        c.fail("axis " + std::to_string(attrInt(c.node, "axis", 1)) + " is out of range for rank " + std::to_string(rank));
+    int64_t outer = 1;
+    for (int64_t d = 0; d < axis; ++d)
+        outer *= x.shape[d];
+    return {withShape(x, {outer, outer ? x.size() / outer : 0})};
+}
+
+std::vector<int64_t> axesFromAttrOrInput(const OpContext& c, size_t inputIndex)
+{
+    if (c.opset < 13 || hasAttribute(c.node, "axes"))
+        return attrInts(c.node, "axes");
+    if (const HostTensor* a = c.optionalInput(inputIndex))
+        return intValues(c, *a, "axes");
+    return {};
+}
+
+std::vector<HostTensor> opSqueeze(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    std::vector<int64_t> axes = axesFromAttrOrInput(c, 1);
+    std::vector<bool> drop(x.shape.size(), false);
+    if (axes.empty()) {
+        for (int64_t d = 0; d < rank; ++d)
+            drop[d] = x.shape[d] == 1;
+    } else {
+        for (int64_t a : axes) {
+            const int64_t d = normalizeAxis(c, a, rank);
+            if (x.shape[d] != 1)
+                c.fail("cannot squeeze axis " + std::to_string(a) + " of size " + std::to_string(x.shape[d]));
+            drop[d] = true;
+        }
+    }
+    Shape shape;
+    for (int64_t d = 0; d < rank; ++d)
+        if (!drop[d])
+            shape.push_back(x.shape[d]);
+    return {withShape(x, shape)};
+}
+
+std::vector<HostTensor> opUnsqueeze(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    std::vector<int64_t> axes = axesFromAttrOrInput(c, 1);
+    const int64_t outRank = static_cast<int64_t>(x.shape.size() + axes.size());
+    std::vector<bool> inserted(outRank, false);
+    for (int64_t a : axes) {
+        const int64_t d = normalizeAxis(c, a, outRank);
+        if (inserted[d])
+            c.fail("axis " + std::to_string(a) + " given twice");
+        inserted[d] = true;
+    }
+    Shape shape;
+    size_t src = 0;
+    for (int64_t d = 0; d < outRank; ++d)
+        shape.push_back(inserted[d] ? 1 : x.shape[src++]);
+    return {withShape(x, shape)};
+}
+
+std::vector<HostTensor> opTranspose(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const size_t rank = x.shape.size();
+    std::vector<int64_t> perm = attrInts(c.node, "perm");
+    if (perm.empty())
+        for (size_t d = 0; d < rank; ++d)
+            perm.push_back(static_cast<int64_t>(rank - 1 - d));
+    if (perm.size() != rank)
+        c.fail("perm has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(rank));
+    std::vector<bool> seen(rank, false);
+    for (int64_t& p : perm) {
+        p = normalizeAxis(c, p, static_cast<int64_t>(rank), "perm entry");
+        if (seen[p])
+            c.fail("perm is not a permutation");
+        seen[p] = true;
+    }
+    Shape shape;
+    const auto inStrides = stridesOf(x.shape);
+    std::vector<int64_t> strides;   // input stride along each output dimension
+    for (int64_t p : perm) {
+        shape.push_back(x.shape[p]);
+        strides.push_back(inStrides[p]);
+    }
+    HostTensor y = makeLike(x.dtype, shape);
+    forEachIndex(shape, {strides}, [&](int64_t k, const std::vector<int64_t>& off) { copyElement(y, k, x, off[0]); });
+    return {y};
+}
+
+std::vector<HostTensor> opConcat(const OpContext& c)
+{
+    if (c.inputCount() == 0)
+        c.fail("needs at least one input");
+    const HostTensor& first = c.input(0);
+    const int64_t rank = static_cast<int64_t>(first.shape.size());
+    const int64_t axis = normalizeAxis(c, attrInt(c.node, "axis", 0), rank);
+    Shape shape = first.shape;
+    shape[axis] = 0;
+    for (size_t k = 0; k < c.inputCount(); ++k) {
+        const HostTensor& t = c.input(k);
+        if (static_cast<int64_t>(t.shape.size()) != rank || t.dtype != first.dtype)
+            c.fail("input " + std::to_string(k) + " has a different rank or type");
+        for (int64_t d = 0; d < rank; ++d)
+            if (d != axis && t.shape[d] != first.shape[d])
+                c.fail("input " + std::to_string(k) + " shape " + shapeString(t.shape) + " does not match " + shapeString(first.shape) + " outside the axis");
+        shape[axis] += t.shape[axis];
+    }
+    HostTensor y = makeLike(first.dtype, shape);
+    int64_t outer = 1;
+    for (int64_t d = 0; d < axis; ++d)
+        outer *= shape[d];
+    const int64_t inner = elementCount(Shape(shape.begin() + axis + 1, shape.end()));
+    int64_t dst = 0;
+    for (int64_t o = 0; o < outer; ++o)
+        for (size_t k = 0; k < c.inputCount(); ++k) {
+            const HostTensor& t = c.input(k);
+            const int64_t block = t.shape[axis] * inner;
+            for (int64_t e = 0; e < block; ++e)
+                copyElement(y, dst++, t, o * block + e);
+        }
+    return {y};
+}
+
+std::vector<HostTensor> opSlice(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    std::vector<int64_t> starts, ends, axes, steps;
+    if (c.opset < 10) {
+        starts = attrInts(c.node, "starts");
+        ends = attrInts(c.node, "ends");
+        axes = attrInts(c.node, "axes");
+    } else {
+        starts = intValues(c, c.input(1), "starts");
+        ends = intValues(c, c.input(2), "ends");
+        if (const HostTensor* a = c.optionalInput(3))
+            axes = intValues(c, *a, "axes");
+        if (const HostTensor* s = c.optionalInput(4))
+            steps = intValues(c, *s, "steps");
+    }
+    if (axes.empty())
+        for (size_t k = 0; k < starts.size(); ++k)
+            axes.push_back(static_cast<int64_t>(k));
+    if (steps.empty())
+        steps.assign(starts.size(), 1);
+    if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+        c.fail("starts, ends, axes and steps have different lengths");
+    std::vector<int64_t> begin(rank, 0), step(rank, 1);
+    Shape shape = x.shape;
+    std::vector<bool> seen(rank, false);
+    for (size_t k = 0; k < starts.size(); ++k) {
+        const int64_t d = normalizeAxis(c, axes[k], rank);
+        if (seen[d])
+            c.fail("axis " + std::to_string(axes[k]) + " repeated");
+        seen[d] = true;
+        const int64_t dim = x.shape[d];
+        const int64_t st = steps[k];
+        if (st == 0)
+            c.fail("step 0");
+        // Clamp as the ONNX spec says: negative values count from the end; positive steps clamp to
+        // [0, dim], negative steps start to [0, dim-1] and end to [-1, dim-1].
+        int64_t s = starts[k], e = ends[k];
+        if (dim == 0) {
+            step[d] = st;
+            shape[d] = 0;
+            continue;
+        }
+        if (s < 0) s += dim;
+        if (e < 0) e += dim;   // INT64_MIN + dim cannot overflow
+        if (st > 0) {
+            s = std::clamp<int64_t>(s, 0, dim);
+            e = std::clamp<int64_t>(e, 0, dim);
+        } else {
+            s = std::clamp<int64_t>(s, 0, dim - 1);
+            e = std::clamp<int64_t>(e, -1, dim - 1);
+        }
+        const int64_t count = st > 0 ? (e > s ? (e - s + st - 1) / st : 0) : (s > e ? (s - e + (-st) - 1) / (-st) : 0);
+        begin[d] = s;
+        step[d] = st;
+        shape[d] = count;
+    }
+    const auto inStrides = stridesOf(x.shape);
+    std::vector<int64_t> strides(rank);
+    int64_t base = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+        strides[d] = inStrides[d] * step[d];
+        if (shape[d] > 0)
+            base += begin[d] * inStrides[d];
+    }
+    HostTensor y = makeLike(x.dtype, shape);
+    forEachIndex(shape, {strides}, [&](int64_t k, const std::vector<int64_t>& off) { copyElement(y, k, x, base + off[0]); });
+    return {y};
+}
+
+std::vector<HostTensor> opGather(const OpContext& c)
+{
+    const HostTensor& data = c.input(0);
+    const HostTensor& indices = c.input(1);
+    const int64_t rank = static_cast<int64_t>(data.shape.size());
+    if (rank == 0)
+        c.fail("data must have rank >= 1");
+    const int64_t axis = normalizeAxis(c, attrInt(c.node, "axis", 0), rank);
+    const std::vector<int64_t> idx = intValues(c, indices, "indices");
+    Shape shape(data.shape.begin(), data.shape.begin() + axis);
+    shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
+    shape.insert(shape.end(), data.shape.begin() + axis + 1, data.shape.end());
+    int64_t outer = 1;
+    for (int64_t d = 0; d < axis; ++d)
+        outer *= data.shape[d];
+    const int64_t dim = data.shape[axis];
+    const int64_t inner = elementCount(Shape(data.shape.begin() + axis + 1, data.shape.end()));
+    HostTensor y = makeLike(data.dtype, shape);
+    int64_t dst = 0;
+    for (int64_t o = 0; o < outer; ++o)
+        for (int64_t j : idx) {
+            const int64_t row = j < 0 ? j + dim : j;
+            if (row < 0 || row >= dim)
+                c.fail("index " + std::to_string(j) + " is out of range for axis of size " + std::to_string(dim));
+            for (int64_t e = 0; e < inner; ++e)
+                copyElement(y, dst++, data, (o * dim + row) * inner + e);
+        }
+    return {y};
+}
+
+std::vector<HostTensor> opExpand(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const Shape requested = intValues(c, c.input(1), "shape");
+    const Shape shape = broadcastShapes(c, {x.shape, requested});
+    HostTensor y = makeLike(x.dtype, shape);
+    forEachIndex(shape, {broadcastStrides(x.shape, shape)}, [&](int64_t k, const std::vector<int64_t>& off) { copyElement(y, k, x, off[0]); });
+    return {y};
+}
+
+std::vector<HostTensor> opConstant(const OpContext& c)
+{
+    if (const HostTensor* t = attrTensor(c.node, "value"))
+        return {*t};
+    HostTensor y;
+    if (hasAttribute(c.node, "value_float")) {
+        y = makeLike(DType::Float32, {});
+        y.f[0] = attrFloat(c.node, "value_float", 0);
+    } else if (hasAttribute(c.node, "value_floats")) {
+        const auto v = attrFloats(c.node, "value_floats");
+        y = makeLike(DType::Float32, {static_cast<int64_t>(v.size())});
+        y.f = v;
+    } else if (hasAttribute(c.node, "value_int")) {
+        y = makeLike(DType::Int64, {});
+        y.i[0] = attrInt(c.node, "value_int", 0);
+    } else if (hasAttribute(c.node, "value_ints")) {
+        const auto v = attrInts(c.node, "value_ints");
+        y = makeLike(DType::Int64, {static_cast<int64_t>(v.size())});
+        y.i = v;
+    } else {
+        c.fail("has no value attribute");
+    }
+    return {y};
+}
+
+std::vector<HostTensor> opShape(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    int64_t start = attrInt(c.node, "start", 0), end = attrInt(c.node, "end", rank);
+    if (start < 0) start += rank;
+    if (end < 0) end += rank;
+    start = std::clamp<int64_t>(start, 0, rank);
+    end = std::clamp<int64_t>(end, 0, rank);
+    HostTensor y = makeLike(DType::Int64, {std::max<int64_t>(0, end - start)});
+    for (int64_t d = start; d < end; ++d)
+        y.i[d - start] = x.shape[d];
+    return {y};
+}
+
+std::vector<HostTensor> opSize(const OpContext& c)
+{
+    HostTensor y = makeLike(DType::Int64, {});
+    y.i[0] = c.input(0).size();
+    return {y};
+}
+
+std::vector<HostTensor> opConstantOfShape(const OpContext& c)
+{
+    const Shape shape = intValues(c, c.input(0), "shape");
+    for (int64_t d : shape)
+        if (d < 0)
+            c.fail("negative dimension in shape " + shapeString(shape));
+    const HostTensor* value = attrTensor(c.node, "value");
+    if (value && value->size() != 1)
+        c.fail("value must have exactly one element");
+    HostTensor y = makeLike(value ? value->dtype : DType::Float32, shape);
+    if (value)
+        for (int64_t k = 0; k < y.size(); ++k)
+            copyElement(y, k, *value, 0);
+    return {y};
+}
+
+std::vector<HostTensor> opRange(const OpContext& c)
+{
+    const HostTensor& start = c.input(0);
+    const HostTensor& limit = c.input(1);
+    const HostTensor& delta = c.input(2);
+    if (start.size() != 1 || limit.size() != 1 || delta.size() != 1)
+        c.fail("start, limit and delta must be scalars");
+    const double s = valueAt(start, 0), l = valueAt(limit, 0), d = valueAt(delta, 0);
+    if (d == 0)
+        c.fail("delta is 0");
+    const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((l - s) / d)));
+    HostTensor y = makeLike(start.dtype, {n});
+    for (int64_t k = 0; k < n; ++k) {
+        if (y.isFloating())
+            y.f[k] = static_cast<float>(s + static_cast<double>(k) * d);
+        else
+            y.i[k] = start.i[0] + k * delta.i[0];
+    }
+    return {y};
+}
+
+}  // namespace
+
+const OpTable& tensorOps()
+{
+    static const OpTable ops = {
+        {"Reshape", opReshape}, {"Flatten", opFlatten}, {"Squeeze", opSqueeze}, {"Unsqueeze", opUnsqueeze},
+        {"Transpose", opTranspose}, {"Concat", opConcat}, {"Slice", opSlice}, {"Gather", opGather},
+        {"Expand", opExpand}, {"Constant", opConstant}, {"Shape", opShape}, {"Size", opSize},
+        {"ConstantOfShape", opConstantOfShape}, {"Range", opRange},
+    };
+    return ops;
+}
+
+}  // namespace spyglass::model::interp

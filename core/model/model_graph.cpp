@@ -1,0 +1,62 @@
+#include "core/model/model_graph.h"
+
+namespace spyglass::model {
+
+const char* dtypeName(DType t)
+{
+    switch (t) {
+    case DType::Float32: return "float32";
+    case DType::Float16: return "float16";
+    case DType::Float64: return "float64";
+    case DType::Int64: return "int64";
+    case DType::Int32: return "int32";
+    case DType::Int8: return "int8";
+    case DType::UInt8: return "uint8";
+    case DType::Bool: return "bool";
+    }
+    return "unknown";
+}
+
+int dtypeBytes(DType t)
+{
+    switch (t) {
+    case DType::Float32: return 4;
+    case DType::Float16: return 2;
+    case DType::Float64: return 8;
+    case DType::Int64: return 8;
+    case DType::Int32: return 4;
+    case DType::Int8: return 1;
+    case DType::UInt8: return 1;
+    case DType::Bool: return 1;
+    }
+    return 0;
+}
+
+int64_t elementCount(const Shape& s)
+{
+    int64_t n = 1;
+    for (int64_t d : s)
+        n *= d;
+    return n;
+}
+
+std::string shapeString(const Shape& s)
+{
+    std::string out = "[";
+    for (size_t k = 0; k < s.size(); ++k) {
+        if (k)
+            out += ", ";
+        out += std::to_string(s[k]);
+    }
+    return out + "]";
+}
+
+int ModelGraph::findValue(const std::string& name) const
+{
+    for (size_t k = 0; k < values.size(); ++k)
+        if (values[k].name == name)
+            return static_cast<int>(k);
+    return -1;
+}
+
+}  // namespace spyglass::model

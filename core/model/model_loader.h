@@ -1,0 +1,27 @@
+#pragma once
+// Loading ONNX models (binary .onnx or the textual syntax .onnxtxt) into a static ModelGraph:
+// checker, shape inference, constant folding of shape arithmetic, Dropout -> Identity, support check.
+
+#include "core/model/model_graph.h"
+
+#include <map>
+#include <string>
+
+namespace spyglass::model {
+
+struct LoadOptions {
+    // Graph inputs (by position among the declared inputs) to treat as constants, e.g. the `shape`
+    // input of a Reshape that a test feeds at run time. The tensor must match the declared type.
+    std::map<size_t, HostTensor> bindInputs;
+};
+
+// Throws InputError (file:line:column for text, op type and node name for model errors) on anything
+// that cannot be loaded; UnsupportedError (an InputError) for ops, attributes or types Spyglass lacks.
+ModelGraph loadModel(const std::string& path, const LoadOptions& options = {});
+
+// The textual syntax from memory; `displayName` is used in messages and as sourcePath. External
+// data is resolved relative to `baseDir` (refused when empty).
+ModelGraph loadModelFromText(const std::string& text, const std::string& displayName, const std::string& baseDir = {},
+                             const LoadOptions& options = {});
+
+}  // namespace spyglass::model

@@ -1,0 +1,34 @@
+#pragma once
+// The stages of ONNX import, on libonnx's ModelProto. Internal to core/model (pulls in protobuf).
+
+#include "core/model/model_graph.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <map>
+#include <string>
+
+namespace spyglass::model::import {
+
+// Parses the textual syntax; a syntax error is an InputError at file:line:column with the source line.
+onnx::ModelProto parseText(const std::string& text, const std::string& displayName);
+// Parses binary protobuf; truncated or non-ONNX data is an InputError naming the file.
+onnx::ModelProto parseBinary(const std::string& bytes, const std::string& displayName);
+
+// Reads every external-data tensor (initializers and Constant attributes) into raw_data. Locations
+// must be relative paths inside `baseDir` (no "..", no absolute paths, no symlinks leading out).
+void resolveExternalData(onnx::ModelProto& model, const std::string& baseDir, const std::string& displayName);
+
+// ONNX attributes -> Node attributes (tensors converted to HostTensor); inputs and outputs are filled
+// with -1 placeholders (one per proto input/output).
+Node nodeFromProto(const onnx::NodeProto& proto);
+
+// Constant tensors by value name (initializers and everything folded so far).
+using ConstantMap = std::map<std::string, HostTensor>;
+
+// One folding sweep over the graph in topological order: Constant nodes, Shape/Size of statically shaped
+// values, and nodes whose inputs are all constant (shape arithmetic) become constants; Dropout becomes
+// Identity. Folded values are added to `constants` and as initializers. Returns whether anything changed.
+bool foldConstants(onnx::ModelProto& model, int64_t opset, ConstantMap& constants);
+
+}  // namespace spyglass::model::import

@@ -1,0 +1,339 @@
+// loadModel: parse -> external data -> bind inputs -> checker -> support check -> (shape inference +
+// folding) until nothing changes -> ModelGraph with static shapes everywhere.
+#include "core/model/model_loader.h"
+
+#include "core/common/diagnostics.h"
+#include "core/model/onnx_import.h"
+#include "core/model/onnx_tensor.h"
+#include "core/model/op_support.h"
+
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace spyglass::model {
+
+namespace {
+
+namespace fs = std::filesystem;
+using import::ConstantMap;
+
+[[noreturn]] void fail(const std::string& file, const std::string& message, const std::string& node = {})
+{
+    throw InputError(Diagnostic{Severity::Error, SourceLocation{file, 0, 0}, message, {}, node});
+}
+
+// The error names the file as well as the node; keep UnsupportedError's type so callers can tell it apart.
+[[noreturn]] void rethrowWithFile(const InputError& e, const std::string& file)
+{
+    Diagnostic d = e.diagnostic();
+    if (d.location.file.empty())
+        d.location.file = file;
+    if (const auto* u = dynamic_cast<const UnsupportedError*>(&e)) {
+        throw UnsupportedError(u->opType(), u->nodeName(), u->attribute(), d.message, d.location);
+    }
+    throw InputError(d);
+}
+
+int64_t defaultOpset(const onnx::ModelProto& m, const std::string& file)
+{
+    for (const auto& o : m.opset_import())
+        if (o.domain().empty() || o.domain() == "ai.onnx")
+            return o.version();
+    fail(file, "the model imports no default-domain (ai.onnx) opset");
+}
+
+// Unnamed nodes get "<OpType>_<index>"; a clash with an existing name gets a numeric suffix.
+void nameNodes(onnx::GraphProto& g)
+{
+    std::set<std::string> used;
+    for (const auto& n : g.node())
+        if (!n.name().empty())
+            used.insert(n.name());
+    for (int k = 0; k < g.node_size(); ++k) {
+        auto* n = g.mutable_node(k);
+        if (!n->name().empty())
+            continue;
+        std::string name = n->op_type() + "_" + std::to_string(k);
+        for (int s = 1; used.count(name); ++s)
+            name = n->op_type() + "_" + std::to_string(k) + "_" + std::to_string(s);
+        used.insert(name);
+        n->set_name(name);
+    }
+}
+
+void bindInputs(onnx::ModelProto& m, const LoadOptions& options, ConstantMap& constants, const std::string& file)
+{
+    if (options.bindInputs.empty())
+        return;
+    auto* g = m.mutable_graph();
+    std::set<std::string> initNames;
+    for (const auto& t : g->initializer())
+        initNames.insert(t.name());
+    size_t position = 0;
+    google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> kept;
+    for (const auto& in : g->input()) {
+        if (initNames.count(in.name())) {
+            *kept.Add() = in;
+            continue;
+        }
+        const auto it = options.bindInputs.find(position++);
+        if (it == options.bindInputs.end()) {
+            *kept.Add() = in;
+            continue;
+        }
+        const HostTensor& t = it->second;
+        const auto& tt = in.type().tensor_type();
+        const auto declared = dtypeFromOnnx(tt.elem_type());
+        if (!declared || *declared != t.dtype)
+            fail(file, "input '" + in.name() + "': wrong dtype " + dtypeName(t.dtype) + " for the value bound to it, the model declares " +
+                           onnxTypeName(tt.elem_type()));
+        if (tt.has_shape()) {
+            bool ok = tt.shape().dim_size() == static_cast<int>(t.shape.size());
+            for (int d = 0; ok && d < tt.shape().dim_size(); ++d)
+                if (tt.shape().dim(d).has_dim_value() && tt.shape().dim(d).dim_value() != t.shape[d])
+                    ok = false;
+            if (!ok)
+                fail(file, "input '" + in.name() + "': wrong shape " + shapeString(t.shape) + " for the value bound to it");
+        }
+        *g->add_initializer() = tensorToProto(t, in.name());
+    }
+    g->mutable_input()->Swap(&kept);
+}
+
+void checkSupport(const onnx::GraphProto& g, int64_t opset)
+{
+    for (const auto& np : g.node()) {
+        if (!np.domain().empty() && np.domain() != "ai.onnx")
+            throw UnsupportedError(np.op_type(), np.name(), {}, "ops of domain '" + np.domain() + "' are not supported");
+        checkNodeSupported(import::nodeFromProto(np), opset);
+    }
+}
+
+void inferShapes(onnx::ModelProto& m, const std::string& file)
+{
+    try {
+        onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*error_mode=*/1, /*enable_data_propagation=*/true);
+        onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), opts);
+    } catch (const std::exception& e) {
+        fail(file, std::string("shape inference failed: ") + e.what());
+    }
+}
+
+std::string dimText(const onnx::TensorShapeProto_Dimension& d)
+{
+    return d.has_dim_value() ? std::to_string(d.dim_value()) : d.has_dim_param() ? "'" + d.dim_param() + "'" : "unknown";
+}
+
+// The static dtype and shape of a value, or an error naming who has it.
+std::pair<DType, Shape> staticType(const onnx::TypeProto* tp, const std::string& valueName, const std::string& owner, const std::string& file)
+{
+    if (!tp || !tp->has_tensor_type())
+        fail(file, "value '" + valueName + "' has no known tensor type after shape inference", owner);
+    const auto& tt = tp->tensor_type();
+    const auto dt = dtypeFromOnnx(tt.elem_type());
+    if (!dt) {
+        Diagnostic d{Severity::Error, SourceLocation{file, 0, 0}, "value '" + valueName + "' has element type " + onnxTypeName(tt.elem_type()) + ", which is not supported", {}, owner};
+        throw InputError(d);
+    }
+    if (!tt.has_shape())
+        fail(file, "value '" + valueName + "' has no static shape after shape inference and constant folding (its rank is unknown)", owner);
+    Shape shape;
+    for (int k = 0; k < tt.shape().dim_size(); ++k) {
+        const auto& d = tt.shape().dim(k);
+        if (!d.has_dim_value())
+            fail(file, "value '" + valueName + "' has no static shape after shape inference and constant folding (dimension " + std::to_string(k) + " is " +
+                           dimText(d) + ")",
+                 owner);
+        shape.push_back(d.dim_value());
+    }
+    return {*dt, shape};
+}
+
+ModelGraph buildGraph(const onnx::ModelProto& m, int64_t opset, const ConstantMap& constants, const std::vector<std::string>& declared,
+                      const std::string& file)
+{
+    const auto& g = m.graph();
+    ModelGraph graph;
+    graph.name = g.name();
+    graph.sourcePath = file;
+    graph.opsetVersion = opset;
+    graph.declaredInputs = declared;
+    std::map<std::string, const onnx::TypeProto*> types;
+    for (const auto& v : g.output())
+        types[v.name()] = &v.type();
+    for (const auto& v : g.value_info())
+        types[v.name()] = &v.type();
+    for (const auto& v : g.input())
+        types[v.name()] = &v.type();
+    std::map<std::string, int> index;
+    auto addValue = [&](Value v) {
+        const int id = static_cast<int>(graph.values.size());
+        if (!index.emplace(v.name, id).second)
+            fail(file, "value '" + v.name + "' is defined more than once");
+        graph.values.push_back(std::move(v));
+        return id;
+    };
+    for (const auto& in : g.input()) {
+        if (constants.count(in.name()))
+            continue;   // an initializer listed as an input (IR < 4 style) is a constant
+        const auto it = types.find(in.name());
+        auto [dt, shape] = staticType(it == types.end() ? nullptr : it->second, in.name(), "graph input '" + in.name() + "'", file);
+        Value v;
+        v.name = in.name();
+        v.dtype = dt;
+        v.shape = shape;
+        v.isGraphInput = true;
+        graph.inputs.push_back(addValue(std::move(v)));
+    }
+    // Constants in the order the graph uses them, then any left (e.g. a folded graph output).
+    std::set<std::string> used;
+    for (const auto& n : g.node())
+        for (const auto& in : n.input())
+            used.insert(in);
+    for (const auto& o : g.output())
+        used.insert(o.name());
+    for (const auto& [name, t] : constants) {
+        if (!used.count(name) || index.count(name))
+            continue;
+        Value v;
+        v.name = name;
+        v.dtype = t.dtype;
+        v.shape = t.shape;
+        v.constant = t;
+        addValue(std::move(v));
+    }
+    for (const auto& np : g.node()) {
+        Node node = import::nodeFromProto(np);
+        node.inputs.clear();
+        node.outputs.clear();
+        const OpSupport* support = findOpSupport(node.opType);
+        if (support && support->role == OpSupport::Role::FoldOnly) {
+            std::string why;
+            for (const auto& in : np.input())
+                if (!in.empty() && !constants.count(in))
+                    why = "input '" + in + "' is not constant" + (np.op_type() == "Shape" || np.op_type() == "Size" ? " and has no static shape" : "");
+            fail(file, "could not be folded to a constant (" + (why.empty() ? std::string("inputs too large") : why) + "); Spyglass needs it resolved at load time",
+                 node.label());
+        }
+        const int nodeId = static_cast<int>(graph.nodes.size());
+        for (const auto& in : np.input()) {
+            if (in.empty()) {
+                node.inputs.push_back(-1);
+                continue;
+            }
+            const auto it = index.find(in);
+            if (it == index.end())
+                fail(file, "input '" + in + "' is not a graph input, initializer or earlier node output", node.label());
+            node.inputs.push_back(it->second);
+            graph.values[it->second].consumers.push_back(nodeId);
+        }
+        for (const auto& out : np.output()) {
+            if (out.empty()) {
+                node.outputs.push_back(-1);
+                continue;
+            }
+            const auto it = types.find(out);
+            auto [dt, shape] = staticType(it == types.end() ? nullptr : it->second, out, node.label(), file);
+            Value v;
+            v.name = out;
+            v.dtype = dt;
+            v.shape = shape;
+            v.producer = nodeId;
+            node.outputs.push_back(addValue(std::move(v)));
+        }
+        graph.nodes.push_back(std::move(node));
+    }
+    for (const auto& o : g.output()) {
+        const auto it = index.find(o.name());
+        if (it == index.end())
+            fail(file, "graph output '" + o.name() + "' is not produced by any node");
+        graph.values[it->second].isGraphOutput = true;
+        graph.outputs.push_back(it->second);
+    }
+    return graph;
+}
+
+ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::string& baseDir, const LoadOptions& options)
+{
+    if (!m.has_graph())
+        fail(file, "the model has no graph");
+    const int64_t opset = defaultOpset(m, file);
+    import::resolveExternalData(m, baseDir, file);
+    auto* g = m.mutable_graph();
+    nameNodes(*g);
+    std::vector<std::string> declared;
+    {
+        std::set<std::string> initNames;
+        for (const auto& t : g->initializer())
+            initNames.insert(t.name());
+        for (const auto& in : g->input())
+            if (!initNames.count(in.name()))
+                declared.push_back(in.name());
+    }
+    ConstantMap constants;
+    try {
+        // Our own support check first: "op X is not supported" says more than the checker's schema errors.
+        checkSupport(*g, opset);
+        try {
+            onnx::checker::check_model(m);
+        } catch (const std::exception& e) {
+            fail(file, std::string("ONNX checker: ") + e.what());
+        }
+        bindInputs(m, options, constants, file);
+        if (m.ir_version() < 4)
+            m.set_ir_version(4);   // so that shape inference sees initializers that are not inputs
+        for (const auto& t : g->initializer())
+            constants[t.name()] = tensorFromProto(t, "initializer '" + t.name() + "'");
+        // Folding can make more shapes static and static shapes can make more Shape ops foldable.
+        for (int round = 0; round < 16; ++round) {
+            inferShapes(m, file);
+            if (!import::foldConstants(m, opset, constants))
+                break;
+        }
+        return buildGraph(m, opset, constants, declared, file);
+    } catch (const InputError& e) {
+        rethrowWithFile(e, file);
+    }
+}
+
+std::string readFile(const std::string& path)
+{
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+        fail(path, "no such file");
+    if (fs::is_directory(path, ec))
+        fail(path, "is a directory, not a model file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        fail(path, "cannot open the file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+}  // namespace
+
+ModelGraph loadModel(const std::string& path, const LoadOptions& options)
+{
+    const std::string bytes = readFile(path);
+    const std::string base = fs::path(path).parent_path().empty() ? std::string(".") : fs::path(path).parent_path().string();
+    std::string ext = fs::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    if (ext == ".onnxtxt" || ext == ".txt")
+        return importModel(import::parseText(bytes, path), path, base, options);
+    return importModel(import::parseBinary(bytes, path), path, base, options);
+}
+
+ModelGraph loadModelFromText(const std::string& text, const std::string& displayName, const std::string& baseDir, const LoadOptions& options)
+{
+    return importModel(import::parseText(text, displayName), displayName, baseDir, options);
+}
+
+}  // namespace spyglass::model

@@ -1,0 +1,177 @@
+#include "core/model/op_support.h"
+
+#include "core/model/node_attributes.h"
+#include "core/model/onnx_tensor.h"
+
+#include <algorithm>
+
+namespace spyglass::model {
+
+UnsupportedError::UnsupportedError(std::string opType, std::string nodeName, std::string attribute, std::string message,
+                                   SourceLocation location)
+    : InputError(Diagnostic{Severity::Error, std::move(location), std::move(message), {}, opType + " '" + nodeName + "'"}),
+      opType_(std::move(opType)), nodeName_(std::move(nodeName)), attribute_(std::move(attribute))
+{
+}
+
+namespace {
+
+using Role = OpSupport::Role;
+
+[[noreturn]] void unsupportedAttr(const Node& n, const std::string& attr, const std::string& why)
+{
+    throw UnsupportedError(n.opType, n.name, attr, "attribute '" + attr + "' " + why);
+}
+
+void checkOneOf(const Node& n, const std::string& attr, const std::vector<std::string>& allowed, const std::string& fallback)
+{
+    const std::string v = attrString(n, attr, fallback);
+    if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
+        unsupportedAttr(n, attr, "= \"" + v + "\" is not supported");
+}
+
+// Only the first `count` outputs of an op are implemented (e.g. MaxPool's Indices are not).
+void checkOutputs(const Node& n, size_t count, const char* what)
+{
+    if (n.outputs.size() > count)
+        throw UnsupportedError(n.opType, n.name, {}, std::string("output ") + what + " is not supported");
+}
+
+void checkCast(const Node& n, int64_t)
+{
+    const int64_t to = attrInt(n, "to", 0);
+    if (!dtypeFromOnnx(static_cast<int32_t>(to)))
+        unsupportedAttr(n, "to", "= " + onnxTypeName(static_cast<int32_t>(to)) + " is not a supported element type");
+}
+
+void checkConv(const Node& n, int64_t)
+{
+    checkOneOf(n, "auto_pad", {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"}, "NOTSET");
+}
+
+void checkMaxPool(const Node& n, int64_t)
+{
+    checkOneOf(n, "auto_pad", {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"}, "NOTSET");
+    checkOutputs(n, 1, "'Indices' (second output of MaxPool)");
+}
+
+void checkAveragePool(const Node& n, int64_t)
+{
+    checkOneOf(n, "auto_pad", {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"}, "NOTSET");
+    if (hasAttribute(n, "dilations"))
+        for (int64_t d : attrInts(n, "dilations"))
+            if (d != 1)
+                unsupportedAttr(n, "dilations", "other than 1 is not supported");
+}
+
+void checkBatchNorm(const Node& n, int64_t)
+{
+    if (attrInt(n, "training_mode", 0) != 0)
+        unsupportedAttr(n, "training_mode", "= 1 is not supported (inference only)");
+    if (attrInt(n, "spatial", 1) != 1)
+        unsupportedAttr(n, "spatial", "= 0 is not supported");
+    checkOutputs(n, 1, "running mean/var (training outputs of BatchNormalization)");
+}
+
+void checkConstant(const Node& n, int64_t)
+{
+    for (const char* a : {"sparse_value", "value_string", "value_strings"})
+        if (hasAttribute(n, a))
+            unsupportedAttr(n, a, "is not supported");
+}
+
+const std::vector<OpSupport>& table()
+{
+    static const std::vector<OpSupport> ops = {
+        // Matrix products
+        {"MatMul", Role::Compute, {}, "batched, numpy broadcasting of batch dimensions, 1-D operands", nullptr},
+        {"Gemm", Role::Compute, {"alpha", "beta", "transA", "transB"}, "C optional, unidirectional broadcast of C", nullptr},
+        // Binary elementwise (numpy broadcasting)
+        {"Add", Role::Compute, {}, "", nullptr},
+        {"Sub", Role::Compute, {}, "", nullptr},
+        {"Mul", Role::Compute, {}, "", nullptr},
+        {"Div", Role::Compute, {}, "integer division truncates", nullptr},
+        {"Pow", Role::Compute, {}, "", nullptr},
+        {"Where", Role::Compute, {}, "", nullptr},
+        // Unary elementwise
+        {"Sqrt", Role::Compute, {}, "", nullptr},
+        {"Reciprocal", Role::Compute, {}, "", nullptr},
+        {"Neg", Role::Compute, {}, "", nullptr},
+        {"Abs", Role::Compute, {}, "", nullptr},
+        {"Exp", Role::Compute, {}, "", nullptr},
+        {"Log", Role::Compute, {}, "", nullptr},
+        {"Erf", Role::Compute, {}, "", nullptr},
+        {"Relu", Role::Compute, {}, "", nullptr},
+        {"LeakyRelu", Role::Compute, {"alpha"}, "", nullptr},
+        {"Sigmoid", Role::Compute, {}, "", nullptr},
+        {"Tanh", Role::Compute, {}, "", nullptr},
+        {"Clip", Role::Compute, {"min", "max"}, "min/max as attributes (opset < 11) or optional inputs", nullptr},
+        {"Cast", Role::Compute, {"to"}, "to float32/16/64, int64/32/8, uint8, bool", checkCast},
+        // Normalisation and softmax
+        {"Softmax", Role::Compute, {"axis"}, "opset < 13: coerced to 2-D at axis; opset >= 13: along one axis", nullptr},
+        {"LogSoftmax", Role::Compute, {"axis"}, "as Softmax", nullptr},
+        {"LayerNormalization", Role::Compute, {"axis", "epsilon", "stash_type"}, "optional Mean and InvStdDev outputs", nullptr},
+        {"BatchNormalization", Role::Compute, {"epsilon", "momentum", "training_mode", "spatial"}, "inference only", checkBatchNorm},
+        // Reductions
+        {"ReduceSum", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as input (opset >= 13)", nullptr},
+        {"ReduceMean", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as attribute (opset < 18)", nullptr},
+        {"ReduceMax", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as attribute (opset < 18)", nullptr},
+        // Data movement
+        {"Transpose", Role::Compute, {"perm"}, "", nullptr},
+        {"Reshape", Role::Compute, {"allowzero"}, "shape input must fold to a constant", nullptr},
+        {"Flatten", Role::Compute, {"axis"}, "", nullptr},
+        {"Squeeze", Role::Compute, {"axes"}, "axes as attribute (opset < 13) or constant input", nullptr},
+        {"Unsqueeze", Role::Compute, {"axes"}, "axes as attribute (opset < 13) or constant input", nullptr},
+        {"Concat", Role::Compute, {"axis"}, "", nullptr},
+        {"Slice", Role::Compute, {"starts", "ends", "axes"}, "starts/ends/axes/steps as constant inputs (opset >= 10) or attributes", nullptr},
+        {"Gather", Role::Compute, {"axis"}, "negative indices allowed", nullptr},
+        {"Expand", Role::Compute, {}, "shape input must fold to a constant", nullptr},
+        {"Identity", Role::Compute, {}, "", nullptr},
+        {"Dropout", Role::Compute, {"ratio", "seed", "is_test"}, "inference only: rewritten to Identity by the loader (training_mode must be constant false)", nullptr},
+        // Convolution and pooling
+        {"Conv", Role::Compute, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}, "N-d, groups, dilations", checkConv},
+        {"MaxPool", Role::Compute, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}, "no Indices output", checkMaxPool},
+        {"AveragePool", Role::Compute, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides", "dilations"}, "", checkAveragePool},
+        {"GlobalAveragePool", Role::Compute, {}, "", nullptr},
+        // Constants and shape arithmetic: folded away by the loader
+        {"Constant", Role::FoldOnly, {"value", "value_float", "value_floats", "value_int", "value_ints", "sparse_value", "value_string", "value_strings"}, "", checkConstant},
+        {"Shape", Role::FoldOnly, {"start", "end"}, "input must have a static shape", nullptr},
+        {"Size", Role::FoldOnly, {}, "input must have a static shape", nullptr},
+        {"ConstantOfShape", Role::FoldOnly, {"value"}, "shape input must be constant", nullptr},
+        {"Range", Role::FoldOnly, {}, "inputs must be constant", nullptr},
+        {"Equal", Role::FoldOnly, {}, "inputs must be constant", nullptr},
+    };
+    return ops;
+}
+
+}  // namespace
+
+const std::vector<OpSupport>& supportedOps() { return table(); }
+
+const OpSupport* findOpSupport(const std::string& opType)
+{
+    for (const OpSupport& op : table())
+        if (opType == op.opType)
+            return &op;
+    return nullptr;
+}
+
+bool isComputeOp(const std::string& opType)
+{
+    const OpSupport* op = findOpSupport(opType);
+    return op && op->role == OpSupport::Role::Compute;
+}
+
+void checkNodeSupported(const Node& node, int64_t opset)
+{
+    const OpSupport* op = findOpSupport(node.opType);
+    if (!op)
+        throw UnsupportedError(node.opType, node.name, {}, "op type '" + node.opType + "' is not supported");
+    for (const auto& [name, value] : node.attributes)
+        if (std::find(op->attributes.begin(), op->attributes.end(), name) == op->attributes.end())
+            throw UnsupportedError(node.opType, node.name, name, "attribute '" + name + "' is not supported");
+    if (op->checkNode)
+        op->checkNode(node, opset);
+}
+
+}  // namespace spyglass::model

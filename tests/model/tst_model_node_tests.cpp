@@ -1,0 +1,169 @@
+// Conformance: ONNX's own backend node tests (generated at test time from Debian's python3-onnx by the
+// fixture in tests/model/CMakeLists.txt). Every test whose ops are all in the op-support table must
+// load and match the expected outputs under the reference interpreter at rtol 1e-4, atol 1e-5.
+#include "common/testutil.h"
+
+#include "core/common/diagnostics.h"
+#include "core/model/model_loader.h"
+#include "core/model/op_support.h"
+#include "core/model/reference_interpreter.h"
+#include "core/model/test_data.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <QDir>
+#include <QtTest>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+using namespace spyglass;
+using namespace spyglass::model;
+
+namespace {
+
+constexpr double kRtol = 1e-4;
+constexpr double kAtol = 1e-5;
+// The suite of ONNX 1.12 has 922 node tests, of which about 300 use only supported ops; far fewer
+// passing means the generator or the harness broke, not that we are done.
+constexpr int kMinimumPassed = 250;
+
+// Tests whose ops are all supported but that we deliberately do not run, each with its reason.
+const std::map<std::string, std::string> kExcluded = {
+    {"test_batchnorm_epsilon_training_mode", "training mode (running statistics outputs); Spyglass is inference only"},
+    {"test_batchnorm_example_training_mode", "training mode (running statistics outputs); Spyglass is inference only"},
+    {"test_training_dropout", "training-mode Dropout (random mask); Spyglass is inference only"},
+    {"test_training_dropout_default", "training-mode Dropout (random mask); Spyglass is inference only"},
+    {"test_training_dropout_default_mask", "training-mode Dropout (random mask); Spyglass is inference only"},
+    {"test_training_dropout_mask", "training-mode Dropout (random mask); Spyglass is inference only"},
+    {"test_training_dropout_zero_ratio", "training-mode Dropout; Spyglass is inference only"},
+    {"test_training_dropout_zero_ratio_mask", "training-mode Dropout; Spyglass is inference only"},
+    {"test_maxpool_with_argmax_2d_precomputed_pads", "MaxPool's Indices output is not supported"},
+    {"test_maxpool_with_argmax_2d_precomputed_strides", "MaxPool's Indices output is not supported"},
+    {"test_cast_BFLOAT16_to_FLOAT", "bfloat16 tensors are not supported"},
+    {"test_cast_FLOAT_to_BFLOAT16", "bfloat16 tensors are not supported"},
+    {"test_castlike_BFLOAT16_to_FLOAT_expanded", "bfloat16 tensors are not supported"},
+    {"test_castlike_FLOAT_to_BFLOAT16_expanded", "bfloat16 tensors are not supported"},
+    {"test_cast_FLOAT_to_STRING", "string tensors are not supported"},
+    {"test_cast_STRING_to_FLOAT", "string tensors are not supported"},
+    {"test_castlike_FLOAT_to_STRING_expanded", "string tensors are not supported"},
+    {"test_castlike_STRING_to_FLOAT_expanded", "string tensors are not supported"},
+    {"test_pow_types_float32_uint32", "uint32 tensors are not supported"},
+    {"test_pow_types_float32_uint64", "uint64 tensors are not supported"},
+    {"test_identity_opt", "optional types are not supported (tensors only)"},
+    {"test_identity_sequence", "sequence types are not supported (tensors only)"},
+    {"test_range_float_type_positive_delta",
+     "Range is fold-only (static shapes) and here its float inputs are run-time graph inputs; only integer inputs are bound from test data"},
+};
+
+// The op types a model uses, and whether every one is in the op-support table (default domain only).
+bool allOpsSupported(const std::string& modelPath, std::string* firstMissing)
+{
+    std::ifstream in(modelPath, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    onnx::ModelProto m;
+    if (!m.ParseFromString(ss.str())) {
+        *firstMissing = "(unreadable model)";
+        return false;
+    }
+    for (const auto& n : m.graph().node()) {
+        if ((!n.domain().empty() && n.domain() != "ai.onnx") || !findOpSupport(n.op_type())) {
+            *firstMissing = n.op_type();
+            return false;
+        }
+    }
+    return true;
+}
+
+// The generated suite in the build tree; generated now (same idempotent script as the CTest fixture)
+// when the fixture has not run yet.
+QString nodeTestsDir()
+{
+    const QString out = QStringLiteral(SPYGLASS_BINARY_DIR "/tests/model/onnx-node-tests");
+    const QString node = out + QStringLiteral("/node");
+    if (!QFile::exists(node + QStringLiteral("/.complete"))) {
+        QProcess gen;
+        gen.setProcessChannelMode(QProcess::MergedChannels);
+        gen.start(QStringLiteral("/usr/bin/python3"), {spyglass::test::sourcePath(QStringLiteral("tests/model/generate_node_tests.py")), out});
+        gen.waitForFinished(300000);
+        qInfo().noquote() << gen.readAll().trimmed();
+    }
+    return node;
+}
+
+// Loads, runs and checks one node test; returns "" on success or what went wrong.
+std::string runNodeTest(const QString& dir)
+{
+    try {
+        const TestDataSet data = readTestDataSet(QDir(dir).filePath(QStringLiteral("test_data_set_0")).toStdString());
+        const ModelGraph graph = loadModel(QDir(dir).filePath(QStringLiteral("model.onnx")).toStdString(), bindIntegerInputs(data));
+        const ReferenceResult result = runReference(graph, graphInputsFromTestData(graph, data));
+        if (result.outputs.size() != data.outputs.size())
+            return "produced " + std::to_string(result.outputs.size()) + " outputs, expected " + std::to_string(data.outputs.size());
+        std::string problems;
+        for (size_t k = 0; k < data.outputs.size(); ++k) {
+            const TensorComparison c = compareTensors(result.outputs[k], data.outputs[k], kRtol, kAtol);
+            if (!c.ok)
+                problems += c.summary("output " + std::to_string(k)) + "; ";
+        }
+        return problems;
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
+}  // namespace
+
+class TestModelNodeTests : public QObject {
+    Q_OBJECT
+private slots:
+    void supportedNodeTestsPass()
+    {
+        const QDir root(nodeTestsDir());
+        QVERIFY2(root.exists(), qPrintable(QStringLiteral("no generated node tests at ") + root.path() +
+                                           QStringLiteral(" (run through ctest so the fixture generates them)")));
+        const QStringList tests = root.entryList({QStringLiteral("test_*")}, QDir::Dirs, QDir::Name);
+        QVERIFY2(tests.size() > 500, qPrintable(QStringLiteral("only %1 node tests generated").arg(tests.size())));
+        int passed = 0, unsupported = 0, excluded = 0;
+        std::map<std::string, int> missingOps;
+        QStringList failures;
+        for (const QString& name : tests) {
+            const QString dir = root.filePath(name);
+            std::string missing;
+            if (!allOpsSupported(QDir(dir).filePath(QStringLiteral("model.onnx")).toStdString(), &missing)) {
+                ++unsupported;
+                ++missingOps[missing];
+                continue;
+            }
+            if (kExcluded.count(name.toStdString())) {
+                ++excluded;
+                continue;
+            }
+            const std::string problem = runNodeTest(dir);
+            if (problem.empty())
+                ++passed;
+            else
+                failures << name + QStringLiteral(": ") + QString::fromStdString(problem);
+        }
+        for (const QString& f : failures)
+            qWarning().noquote() << "FAILED" << f;
+        std::string missingList;
+        for (const auto& [op, count] : missingOps)
+            missingList += op + "(" + std::to_string(count) + ") ";
+        qInfo().noquote() << QStringLiteral("ONNX node tests: %1 generated, %2 supported: %3 passed, %4 failed, %5 excluded with a reason; %6 skipped as unsupported")
+                                 .arg(tests.size())
+                                 .arg(passed + failures.size() + excluded)
+                                 .arg(passed)
+                                 .arg(failures.size())
+                                 .arg(excluded)
+                                 .arg(unsupported);
+        qInfo().noquote() << "first unsupported op per skipped test:" << QString::fromStdString(missingList);
+        QVERIFY2(failures.isEmpty(), qPrintable(QStringLiteral("%1 supported node test(s) failed").arg(failures.size())));
+        QVERIFY2(passed >= kMinimumPassed, qPrintable(QStringLiteral("only %1 node tests passed, expected at least %2").arg(passed).arg(kMinimumPassed)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModelNodeTests)
+#include "tst_model_node_tests.moc"
