@@ -244,7 +244,7 @@ std::string printOp(const Program& p, int index)
         out << n << ".fused = [";
         for (size_t i = 0; i < op.fusedFrom.size(); ++i)
             out << (i ? ", " : "") << op.fusedFrom[i];
-        out << "]\n";
+        out << "]  # ops of the 'lower' snapshot\n";
     }
     const Buffer& ob = p.buffers[op.store.buffer];
     out << n << ".writes = [MemoryDep('" << ob.name << "', " << affineText(op, op.store.index) << ", "

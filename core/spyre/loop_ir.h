@@ -103,6 +103,7 @@ struct TileLoop {
     int var = -1;          // the var the tile loop walks
     int64_t count = 1;     // number of tiles
     int64_t extent = 0;    // elements of the var per tile
+    bool operator==(const TileLoop&) const = default;
 };
 
 struct CoreSplit {
@@ -182,7 +183,8 @@ struct SpyreTensorLayout {
     std::vector<int64_t> strideMap;
     std::string deviceDtype;
     int64_t deviceElements() const { return shapeProduct(deviceSize); }
-    std::string text() const;   // SpyreTensorLayout(device_size=[...], dim_map=[...], stride_map=[...], device_dtype=DL16)
+    std::string text() const;
+    bool operator==(const SpyreTensorLayout&) const = default;   // SpyreTensorLayout(device_size=[...], dim_map=[...], stride_map=[...], device_dtype=DL16)
 };
 
 SpyreTensorLayout deviceLayout(const Shape& shape, const Shape& strides, int stickDim, DeviceOrder order,

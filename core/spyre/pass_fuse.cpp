@@ -43,6 +43,11 @@ public:
         for (size_t i = 0; i < p_.ops.size(); ++i)
             if (!p_.ops[i].name.empty() && p_.ops[i].kind == OpKind::MatMul && tryEpilogue(static_cast<int>(i)))
                 ++epilogues;
+        // fusedFrom lists the ops of the `lower` snapshot a fused op is made of, itself included.
+        for (Op& op : p_.ops)
+            if (!op.name.empty() && !op.fusedFrom.empty() &&
+                std::find(op.fusedFrom.begin(), op.fusedFrom.end(), op.name) == op.fusedFrom.end())
+                op.fusedFrom.push_back(op.name);
         compactProgram(p_);
     }
 
@@ -185,7 +190,6 @@ private:
         M.store = C.store;
         M.origins.insert(M.origins.end(), C.origins.begin(), C.origins.end());
         M.fusedFrom.insert(M.fusedFrom.end(), C.fusedFrom.begin(), C.fusedFrom.end());
-        M.fusedFrom.push_back(C.name);
         M.fusedFrom.push_back(M.name);
         // The fused matmul runs where its epilogue ran (all the epilogue's inputs exist by then).
         M.name = C.name;

@@ -456,6 +456,19 @@ private:
             views_[g.outputs.at(0)] = x;
             return;
         }
+        if (p_.buffers[x.buffer].kind == BufferKind::Constant) {
+            // A transposed weight is a view (Inductor's permute): the host writes the constant in whatever
+            // layout its consumer needs, so no kernel moves it.
+            View v;
+            v.buffer = x.buffer;
+            v.offset = x.offset;
+            for (size_t j = 0; j < rank; ++j) {
+                v.shape.push_back(x.shape.at(perm[j]));
+                v.coef.push_back(x.coef.at(perm[j]));
+            }
+            views_[g.outputs.at(0)] = v;
+            return;
+        }
         Op op;
         op.kind = OpKind::Pointwise;
         for (size_t j = 0; j < rank; ++j)
