@@ -109,7 +109,12 @@ CouplingMap makeCouplingMap(const std::string& kind, int n)
         // offset by 2 on alternate rows (the IBM heavy-hex pattern).
         const int w = std::max(5, static_cast<int>(std::ceil(std::sqrt(double(n)) * 1.5)) | 1);
         int rows = 1;
-        auto count = [&](int r) { return r * w + (r - 1) * ((w + 3) / 4); };
+        auto count = [&](int r) {
+            int total = r * w;
+            for (int k = 0; k + 1 < r; ++k)
+                total += (w - (k % 2 ? 2 : 0) + 3) / 4;
+            return total;
+        };
         while (count(rows) < n)
             ++rows;
         int next = rows * w;

@@ -20,6 +20,8 @@ std::vector<std::unique_ptr<Pass>> QuantumPipeline::passes(const PipelineOptions
     }
     if (o.coupling != Coupling::None) {
         p.push_back(makeRoutePass(o.coupling));
+        if (o.decompose)
+            p.push_back(makeDecomposePass(o.basis));   // the SWAPs routing inserted
         if (o.optimize)
             p.push_back(makeCancelInversesPass());
     }

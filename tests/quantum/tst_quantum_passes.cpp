@@ -1,0 +1,324 @@
+// QPIR passes: every pass preserves the circuit's action up to global phase (and the routing permutation)
+// on random input states; each pass does what its name says on small examples; the pass manager records
+// a snapshot per pass; exports round-trip; qcompile's CLI contract.
+#include "common/testutil.h"
+#include "quantum/quantum_testutil.h"
+
+#include "core/quantum/coupling.h"
+#include "core/quantum/export.h"
+#include "core/quantum/pipeline.h"
+#include "core/quantum/qasm_parser.h"
+#include "core/quantum/qpir_printer.h"
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace spyglass;
+using namespace spyglass::quantum;
+using namespace spyglass::test;
+namespace qt = spyglass::quantum::test;
+
+namespace {
+
+const std::string kHead = "OPENQASM 2.0;\ninclude \"qelib1.inc\";\n";
+
+// Output state of `c` on `input`, with logical qubit l read from physical wire finalLayout[l].
+std::vector<cplx> logicalOutput(const Circuit& c, const std::vector<cplx>& input)
+{
+    const auto phys = qt::runOn(c, input);
+    if (c.finalLayout.empty())
+        return phys;
+    std::vector<cplx> out(phys.size());
+    for (uint64_t i = 0; i < phys.size(); ++i) {
+        uint64_t p = 0;
+        for (int l = 0; l < c.numQubits; ++l)
+            if (i >> l & 1)
+                p |= uint64_t(1) << c.finalLayout[l];
+        out[i] = phys[p];
+    }
+    return out;
+}
+
+Circuit gatesOnly(const std::string& body, int n)
+{
+    return parseQasmString(kHead + "qreg q[" + std::to_string(n) + "];\n" + body, "t").circuit;
+}
+
+int countGates(const Circuit& c, const std::string& name)
+{
+    int k = 0;
+    for (const Op& op : c.ops)
+        k += op.name == name;
+    return k;
+}
+
+}  // namespace
+
+class TestQuantumPasses : public QObject {
+    Q_OBJECT
+private slots:
+    void everyPassPreservesTheState_data()
+    {
+        QTest::addColumn<int>("seed");
+        QTest::addColumn<int>("basis");
+        QTest::addColumn<int>("coupling");
+        QTest::addColumn<bool>("fuse");
+        int row = 0;
+        for (int seed : {1, 2, 3})
+            for (int basis : {0, 1})
+                for (int coupling : {0, 1, 2, 3}) {
+                    const QByteArray name = "seed" + QByteArray::number(seed) + (basis ? " rzsx" : " u3cx") + " coupling" +
+                                            QByteArray::number(coupling);
+                    QTest::newRow(name.constData()) << seed << basis << coupling << (row++ % 2 == 0);
+                }
+    }
+    void everyPassPreservesTheState()
+    {
+        QFETCH(int, seed);
+        QFETCH(int, basis);
+        QFETCH(int, coupling);
+        QFETCH(bool, fuse);
+        const int n = 6;
+        const Circuit input = qt::randomCircuit(n, 80, static_cast<uint64_t>(seed));
+        PipelineOptions opt;
+        opt.basis = basis ? Basis::RzSx : Basis::U3Cx;
+        opt.coupling = static_cast<Coupling>(coupling);
+        opt.fuse = fuse;
+        opt.fuseMaxQubits = 3;
+        JobControl job;
+        const auto snaps = QuantumPipeline::run(input, opt, job);
+        QVERIFY(snaps.size() >= 6);
+        QCOMPARE(snaps.front().record.name, std::string("input"));
+        for (int trial = 0; trial < 2; ++trial) {
+            const auto psi = qt::randomState(n, 100 + trial);
+            const auto ref = qt::runOn(input, psi);
+            for (const QuantumSnapshot& s : snaps) {
+                const double f = qt::fidelity(ref, logicalOutput(*s.circuit, psi));
+                QVERIFY2(f > 1 - 1e-9, (s.record.name + " fidelity " + std::to_string(f)).c_str());
+                QVERIFY(!s.record.summary.empty());
+                QVERIFY(s.record.wallMs >= 0);
+                QCOMPARE(s.record.irText, printQpir(*s.circuit));
+            }
+        }
+        const Circuit& out = *snaps.back().circuit;
+        // The result is in the basis (fused blocks aside) and, when routed, every 2-qubit gate is on a coupler.
+        const CouplingMap map = makeCouplingMap(coupling == 1 ? "linear" : coupling == 2 ? "grid" : "heavyhex", n);
+        for (const Op& op : out.ops) {
+            if (op.fused)
+                continue;
+            if (basis == 0)
+                QVERIFY2(op.name == "u3" || op.name == "cx", op.name.c_str());
+            else
+                QVERIFY2(op.name == "rz" || op.name == "sx" || op.name == "x" || op.name == "cx", op.name.c_str());
+            if (coupling && op.qubits.size() == 2)
+                QVERIFY(map.connected(op.qubits[0], op.qubits[1]));
+        }
+    }
+
+    void cancelInversesLooksThroughCommutingGates()
+    {
+        Circuit c = gatesOnly("h q[0];\nh q[0];\ncx q[0], q[1];\nz q[0];\nt q[0];\ncx q[0], q[1];\nx q[1];\ncx q[0],q[1];\n"
+                              "x q[1];\ns q[2];\nsdg q[2];\nrz(0.3) q[2];\ncx q[2],q[1];\nrz(-0.1) q[2];\n",
+                              3);
+        const auto before = c;
+        PassResult r = makeCancelInversesPass()->run(c);
+        QVERIFY(r.changed);
+        // h h; cx..cx around z,t on the control; s sdg. x q[1]; cx; x q[1] does not cancel (x on the target
+        // commutes with cx, so x x cancels through it).
+        QCOMPARE(countGates(c, "h"), 0);
+        QCOMPARE(countGates(c, "s") + countGates(c, "sdg"), 0);
+        QCOMPARE(countGates(c, "x"), 0);
+        QCOMPARE(countGates(c, "cx"), 2);
+        QVERIFY(r.summary.find("removed 4 inverse pairs") != std::string::npos);
+        const auto psi = qt::randomState(3, 5);
+        QVERIFY(qt::fidelity(qt::runOn(before, psi), qt::runOn(c, psi)) > 1 - 1e-12);
+    }
+
+    void mergeRotationsAddsAngles()
+    {
+        Circuit c = gatesOnly("rz(0.25) q[0];\ncx q[0], q[1];\nrz(0.5) q[0];\nrx(1) q[1];\nrx(2) q[1];\nrzz(0.1) q[0],q[1];\n"
+                              "rzz(0.2) q[0],q[1];\nu3(0.1,0.2,0.3) q[1];\nu3(0.4,0.5,0.6) q[1];\n",
+                              2);
+        const auto before = c;
+        makeMergeRotationsPass()->run(c);
+        QCOMPARE(countGates(c, "rz"), 1);
+        QCOMPARE(countGates(c, "rx"), 1);
+        QCOMPARE(countGates(c, "rzz"), 1);
+        QCOMPARE(countGates(c, "u3"), 1);
+        QCOMPARE(c.ops[0].params[0], 0.75);   // rz moved through the cx control
+        const auto psi = qt::randomState(2, 6);
+        QVERIFY(qt::fidelity(qt::runOn(before, psi), qt::runOn(c, psi)) > 1 - 1e-12);
+    }
+
+    void removeIdentities()
+    {
+        Circuit c = gatesOnly("id q[0];\nrz(0) q[0];\nrx(6.283185307179586) q[1];\np(0) q[1];\nu3(0,0,0) q[0];\ncrz(12.566370614359172) q[0],q[1];\n"
+                              "crz(6.283185307179586) q[0],q[1];\nh q[0];\n",
+                              2);
+        PassResult r = makeRemoveIdentitiesPass()->run(c);
+        // crz(2 pi) is a controlled -1 (a CZ), not an identity
+        QCOMPARE(c.gateCount(), 2);
+        QCOMPARE(c.ops[0].name, std::string("crz"));
+        QCOMPARE(c.ops[1].name, std::string("h"));
+        QVERIFY(r.summary.find("removed 6") != std::string::npos);
+    }
+
+    void routeReportsSwapsAndKeepsPermutation()
+    {
+        Circuit c = gatesOnly("h q[0];\ncx q[0], q[4];\ncx q[1], q[3];\ncx q[4], q[2];\n", 5);
+        const auto before = c;
+        PassResult r = makeRoutePass(Coupling::Linear)->run(c);
+        QVERIFY(r.changed);
+        QVERIFY(r.summary.find("SWAP") != std::string::npos);
+        QVERIFY(countGates(c, "swap") >= 3);
+        QCOMPARE(c.finalLayout.size(), size_t(5));
+        const auto psi = qt::randomState(5, 8);
+        QVERIFY(qt::fidelity(qt::runOn(before, psi), logicalOutput(c, psi)) > 1 - 1e-12);
+        // routing a 3-qubit gate is refused with a clear message
+        Circuit t = gatesOnly("ccx q[0], q[1], q[2];\n", 3);
+        QVERIFY_THROWS_EXCEPTION(InputError, makeRoutePass(Coupling::Linear)->run(t));
+    }
+
+    void couplingMapsAreConnected_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<int>("n");
+        for (const char* k : {"linear", "grid", "heavyhex"})
+            for (int n : {1, 2, 5, 12, 27, 64}) {
+                const QByteArray name = QByteArray(k) + " " + QByteArray::number(n);
+                QTest::newRow(name.constData()) << QString::fromLatin1(k) << n;
+            }
+    }
+    void couplingMapsAreConnected()
+    {
+        QFETCH(QString, kind);
+        QFETCH(int, n);
+        const CouplingMap m = makeCouplingMap(kind.toStdString(), n);
+        QCOMPARE(m.size, n);
+        for (int a = 0; a < n; ++a)
+            for (int b = 0; b < n; ++b)
+                QVERIFY(m.dist[a][b] >= 0);
+        if (kind == QStringLiteral("heavyhex"))
+            for (const auto& adj : m.adj)
+                QVERIFY(adj.size() <= 3);   // heavy-hex degree is at most 3
+        if (kind == QStringLiteral("grid") && n == 64)
+            QCOMPARE(m.edges(), 112);
+    }
+
+    void fuseMakesFewerBiggerOps()
+    {
+        const Circuit c = prepareForSimulation(qt::randomCircuit(8, 200, 12), 0);
+        Circuit f = c;
+        PassResult r = makeFusePass(4)->run(f);
+        QVERIFY(r.changed);
+        QVERIFY(f.gateCount() < c.gateCount() / 2);
+        for (const Op& op : f.ops)
+            QVERIFY(op.qubits.size() <= 4);
+        const auto psi = qt::randomState(8, 4);
+        QVERIFY(qt::fidelity(qt::runOn(c, psi), qt::runOn(f, psi)) > 1 - 1e-9);
+    }
+
+    void qasmExportRoundTrips_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (const char* f : {"small/adder_n4/adder_n4.qasm", "small/qec_sm_n5/qec_sm_n5.qasm", "small/ipea_n2/ipea_n2.qasm",
+                              "medium/sat_n11/sat_n11.qasm", "small/bell_n4/bell_n4.qasm", "medium/qft_n18/qft_n18.qasm"})
+            QTest::newRow(f) << QString::fromLatin1(f);
+    }
+    void qasmExportRoundTrips()
+    {
+        QFETCH(QString, file);
+        const Circuit parsed = parseQasmFile(dataPath(QStringLiteral("qasmbench/") + file).toStdString()).circuit;
+        JobControl job;
+        for (bool optimise : {false, true}) {
+            const Circuit c = optimise ? *QuantumPipeline::run(parsed, PipelineOptions{}, job).back().circuit : parsed;
+            const std::string text = exportQasm(c);
+            const Circuit back = parseQasmString(text, c.name, {}).circuit;
+            // Same ops, same parameters bit for bit, same registers: the text forms agree line by line.
+            QCOMPARE(back.ops.size(), c.ops.size());
+            for (size_t i = 0; i < c.ops.size(); ++i) {
+                QCOMPARE(back.ops[i].name, c.ops[i].name);
+                QCOMPARE(back.ops[i].qubits, c.ops[i].qubits);
+                QCOMPARE(back.ops[i].clbits, c.ops[i].clbits);
+                QCOMPARE(back.ops[i].params, c.ops[i].params);
+                QVERIFY(back.ops[i].cond == c.ops[i].cond);
+            }
+            QCOMPARE(exportQasm(back), text);
+        }
+    }
+
+    void qirIsAcceptedByLlvmAs()
+    {
+        QString llvmAs = QStandardPaths::findExecutable(QStringLiteral("llvm-as"));
+        if (llvmAs.isEmpty())
+            llvmAs = QStandardPaths::findExecutable(QStringLiteral("llvm-as-14"));
+        const Circuit c = parseQasmFile(dataPath(QStringLiteral("qasmbench/small/adder_n4/adder_n4.qasm")).toStdString()).circuit;
+        JobControl job;
+        PipelineOptions o;
+        o.decompose = false;   // let the QIR exporter lower ccx, cu1, u3 ... itself
+        const std::string qir = exportQir(*QuantumPipeline::run(c, o, job).back().circuit);
+        QVERIFY(qir.find("\"qir_profiles\"=\"base_profile\"") != std::string::npos);
+        QVERIFY(qir.find("__quantum__qis__mz__body") != std::string::npos);
+        QVERIFY(qir.find("__quantum__qis__cnot__body") != std::string::npos);
+        // mid-circuit measurement is not base profile
+        const Circuit mid = parseQasmString(kHead + "qreg q[1];\ncreg c[1];\nmeasure q[0] -> c[0];\nif(c==1) x q[0];\n", "m").circuit;
+        QVERIFY_THROWS_EXCEPTION(InputError, exportQir(mid));
+        if (llvmAs.isEmpty())
+            QSKIP("llvm-as is not installed (Debian package llvm)");
+        const QString path = outputDir() + QStringLiteral("/adder_n4.ll");
+        std::ofstream(path.toStdString()) << qir;
+        QProcess p;
+        p.start(llvmAs, {path, QStringLiteral("-o"), QStringLiteral("/dev/null")});
+        QVERIFY(p.waitForFinished(30000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    }
+
+    void qcompileCli()
+    {
+        const QString file = dataPath(QStringLiteral("qasmbench/small/adder_n4/adder_n4.qasm"));
+        const QString dump = outputDir() + QStringLiteral("/qcompile_dump");
+        QDir(dump).removeRecursively();
+        const QString out = outputDir() + QStringLiteral("/adder_opt.qasm");
+        const CliResult r = runCli({QStringLiteral("qcompile"), file, QStringLiteral("--basis"), QStringLiteral("rzsx"), QStringLiteral("--coupling"),
+                                    QStringLiteral("grid"), QStringLiteral("--dump-dir"), dump, QStringLiteral("-o"), out, QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        const QJsonArray passes = o.value(QStringLiteral("passes")).toArray();
+        QStringList names;
+        for (const auto& p : passes)
+            names << p.toObject().value(QStringLiteral("name")).toString();
+        QCOMPARE(names.first(), QStringLiteral("input"));
+        QVERIFY(names.contains(QStringLiteral("route")));
+        QVERIFY(names.contains(QStringLiteral("cancel_inverses")));
+        QCOMPARE(QDir(dump).entryList({QStringLiteral("*.qpir")}).size(), passes.size());
+        QVERIFY(QFile::exists(dump + QStringLiteral("/00_input.qpir")));
+        // the written circuit simulates to the same known answer
+        const CliResult sim = runCli({QStringLiteral("qsim"), out, QStringLiteral("--shots"), QStringLiteral("50"), QStringLiteral("--json")});
+        QCOMPARE(sim.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(sim.out).object().value(QStringLiteral("counts")).toObject().value(QStringLiteral("1001")).toInt(), 50);
+        // bad options and bad files
+        QCOMPARE(runCli({QStringLiteral("qcompile"), file, QStringLiteral("--basis"), QStringLiteral("xyz")}).exitCode, 2);
+        QCOMPARE(runCli({QStringLiteral("qcompile"), file, QStringLiteral("--coupling"), QStringLiteral("ring")}).exitCode, 2);
+        QCOMPARE(runCli({QStringLiteral("qcompile"), QStringLiteral("/nonexistent.qasm")}).exitCode, 2);
+        const CliResult qir = runCli({QStringLiteral("qcompile"), file, QStringLiteral("--emit"), QStringLiteral("qir")});
+        QCOMPARE(qir.exitCode, 0);
+        QVERIFY(qir.out.contains("define void @main() #0"));
+    }
+
+    void pipelineCanBeCancelled()
+    {
+        JobControl job;
+        job.requestCancel();
+        QVERIFY_THROWS_EXCEPTION(Cancelled, QuantumPipeline::run(qt::randomCircuit(3, 10, 1), PipelineOptions{}, job));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestQuantumPasses)
+#include "tst_quantum_passes.moc"
