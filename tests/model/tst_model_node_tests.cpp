@@ -2,6 +2,7 @@
 // fixture in tests/model/CMakeLists.txt). Every test whose ops are all in the op-support table must
 // load and match the expected outputs under the reference interpreter at rtol 1e-4, atol 1e-5.
 #include "common/testutil.h"
+#include "model/node_tests.h"
 
 #include "core/common/diagnostics.h"
 #include "core/model/model_loader.h"
@@ -77,22 +78,6 @@ bool allOpsSupported(const std::string& modelPath, std::string* firstMissing)
     return true;
 }
 
-// The generated suite in the build tree; generated now (same idempotent script as the CTest fixture)
-// when the fixture has not run yet.
-QString nodeTestsDir()
-{
-    const QString out = QStringLiteral(SPYGLASS_BINARY_DIR "/tests/model/onnx-node-tests");
-    const QString node = out + QStringLiteral("/node");
-    if (!QFile::exists(node + QStringLiteral("/.complete"))) {
-        QProcess gen;
-        gen.setProcessChannelMode(QProcess::MergedChannels);
-        gen.start(QStringLiteral("/usr/bin/python3"), {spyglass::test::sourcePath(QStringLiteral("tests/model/generate_node_tests.py")), out});
-        gen.waitForFinished(300000);
-        qInfo().noquote() << gen.readAll().trimmed();
-    }
-    return node;
-}
-
 // Loads, runs and checks one node test; returns "" on success or what went wrong.
 std::string runNodeTest(const QString& dir)
 {
@@ -121,7 +106,7 @@ class TestModelNodeTests : public QObject {
 private slots:
     void supportedNodeTestsPass()
     {
-        const QDir root(nodeTestsDir());
+        const QDir root(spyglass::test::onnxNodeTestsDir());
         QVERIFY2(root.exists(), qPrintable(QStringLiteral("no generated node tests at ") + root.path() +
                                            QStringLiteral(" (run through ctest so the fixture generates them)")));
         const QStringList tests = root.entryList({QStringLiteral("test_*")}, QDir::Dirs, QDir::Name);
