@@ -117,6 +117,29 @@ void setSessionDatabasePath(const QString& path)
         QSettings().setValue(kDatabaseKey, path);
 }
 
+WindowSession::WindowSession(const QString& name, const QString& databasePath)
+    : store_(std::make_unique<session::SessionStore>((databasePath.isEmpty() ? sessionDatabasePath() : databasePath).toStdString()))
+{
+    const QString sessionName =
+        name.isEmpty() ? QStringLiteral("window ") + QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")) : name;
+    id_ = store_->createSession(sessionName.toStdString());
+}
+
+WindowSession::~WindowSession()
+{
+    try {
+        store_->endSession(id_);
+    } catch (const std::exception&) {
+        // The database went away (disk full, file deleted): the session keeps its last run's end time.
+    }
+}
+
+void WindowSession::rename(const QString& name)
+{
+    if (!name.trimmed().isEmpty())
+        store_->renameSession(id_, name.trimmed().toStdString());
+}
+
 ChartsView::ChartsView(session::SessionStore* store, QWidget* parent) : QWidget(parent)
 {
     buildUi();

@@ -9,14 +9,17 @@
 // Export PNG and CSV of the chart on show. The view polls PRAGMA data_version, so runs recorded by another
 // process (a CLI with --session) appear without a manual refresh.
 //
-// Wiring (MainWindow): keep one SessionStore per window on the GUI thread, e.g.
-//   store_ = std::make_unique<session::SessionStore>(sessionDatabasePath().toStdString());
-//   sessionId_ = store_->createSession("window " + ...);           // a session per window, renamable here
-//   charts_ = new ChartsView(store_.get(), this);
-//   charts_->selectSession(sessionId_);
+// Wiring (MainWindow), on the GUI thread:
+//   try { windowSession_ = std::make_unique<WindowSession>(); }          // a session per window
+//   catch (const InputError& e) { problems_->addProblem(e.diagnostic()); }   // no history, the window still works
+//   charts_ = new ChartsView(windowSession_ ? &windowSession_->store() : nullptr, this);
+//   if (windowSession_) charts_->selectSession(windowSession_->id());
 //   addDock(tr("Charts"), QStringLiteral("chartsDock"), charts_, Qt::BottomDockWidgetArea);
-// Record runs with a session::SessionRecorder (on a worker, through its own SessionStore on the same path)
-// and call store_->endSession(sessionId_) when the window closes.
+// A compile/simulate job on a worker records with its own store on the same file:
+//   session::SessionStore store(windowSession_->store().path());
+//   session::SessionRecorder rec(store, windowSession_->id());   // beginRun ... finishRun
+// The charts pick the new run up by themselves (they poll PRAGMA data_version every 2 s).
+// The database path is a setting: sessionDatabasePath() / setSessionDatabasePath().
 
 #include "core/session/session_charts.h"
 #include "core/session/session_types.h"
@@ -25,6 +28,7 @@
 #include <QWidget>
 
 #include <array>
+#include <memory>
 #include <vector>
 
 class QChart;
@@ -44,6 +48,26 @@ class SessionStore;
 // The database the GUI uses: QSettings "sessions/databasePath", else SessionStore::defaultPath().
 QString sessionDatabasePath();
 void setSessionDatabasePath(const QString& path);   // empty restores the default
+
+// One main window's session: the store at sessionDatabasePath() (or `databasePath`), a new session named
+// `name` (default "window <local date time>"), ended when this object is destroyed. Use store() on the GUI
+// thread only; a worker that records runs opens its own SessionStore(store().path()) and a SessionRecorder
+// on id(). Throws InputError when the database cannot be used: show it in Problems and run without history.
+class WindowSession {
+public:
+    explicit WindowSession(const QString& name = {}, const QString& databasePath = {});
+    ~WindowSession();
+    WindowSession(const WindowSession&) = delete;
+    WindowSession& operator=(const WindowSession&) = delete;
+
+    session::SessionStore& store() { return *store_; }
+    session::RowId id() const { return id_; }
+    void rename(const QString& name);
+
+private:
+    std::unique_ptr<session::SessionStore> store_;
+    session::RowId id_ = 0;
+};
 
 class ChartsView : public QWidget {
     Q_OBJECT

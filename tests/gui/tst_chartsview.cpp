@@ -3,6 +3,7 @@
 // on their own, renaming works, and PNG/CSV exports are real (a PNG with many colours, a CSV with the numbers).
 #include "common/testutil.h"
 
+#include "core/common/diagnostics.h"
 #include "core/session/session_recorder.h"
 #include "core/session/session_store.h"
 #include "views/chartsview.h"
@@ -239,6 +240,38 @@ private slots:
         QCOMPARE(store_->session(session_)->name, std::string("today, renamed"));
         QVERIFY(view.findChild<QComboBox*>(QStringLiteral("sessionCombo"))->currentText().contains(QStringLiteral("today, renamed")));
         QCOMPARE(view.selectedSession(), session_);
+    }
+
+    void windowSessionIsNamedRenamableAndEnded()
+    {
+        const QString path = tmp_.filePath(QStringLiteral("window.db"));
+        RowId id = 0;
+        {
+            WindowSession ws(QString(), path);
+            id = ws.id();
+            const auto s = ws.store().session(id);
+            QVERIFY(s);
+            QVERIFY(QString::fromStdString(s->name).startsWith(QStringLiteral("window ")));
+            QVERIFY(s->endedAt.empty());
+            ws.rename(QStringLiteral("layout experiments"));
+            ChartsView view(&ws.store());
+            view.selectSession(ws.id());
+            QCOMPARE(view.selectedSession(), id);
+        }
+        SessionStore store(path.toStdString());
+        QCOMPARE(store.session(id)->name, std::string("layout experiments"));
+        QVERIFY(!store.session(id)->endedAt.empty());
+        // The database comes from the settings unless given.
+        setSessionDatabasePath(path);
+        QCOMPARE(sessionDatabasePath(), path);
+        setSessionDatabasePath(QString());
+        QCOMPARE(sessionDatabasePath().toStdString(), SessionStore::defaultPath());
+        const QString bad = tmp_.filePath(QStringLiteral("bad.db"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray(512, 'x'));
+        f.close();
+        QVERIFY_THROWS_EXCEPTION(InputError, WindowSession(QStringLiteral("w"), bad));
     }
 
     void emptyStoreAndNoStoreAreHarmless()
