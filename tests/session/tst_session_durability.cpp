@@ -3,6 +3,7 @@
 // writers at once lose nothing.
 #include "common/testutil.h"
 
+#include "core/session/session_recorder.h"
 #include "core/session/session_store.h"
 #include "core/session/sqlite_db.h"
 
@@ -23,20 +24,15 @@ const QString kWriter = QStringLiteral(SESSION_WRITER_PATH);
 std::set<RowId> committedIds(const QByteArray& out)
 {
     std::set<RowId> ids;
-    for (const QByteArray& line : out.split('\n')) {
+    QList<QByteArray> lines = out.split('\n');
+    lines.removeLast();   // what follows the last newline: empty, or a line the kill cut short
+    for (const QByteArray& line : lines) {
         if (!line.startsWith("committed "))
             continue;
         bool ok = false;
         const qlonglong id = line.mid(10).toLongLong(&ok);
         if (ok)
             ids.insert(id);
-    }
-    // The last element of split() is what followed the final newline: incomplete, never counted above
-    // unless it parsed as a whole number by chance, so drop it explicitly.
-    if (!out.endsWith('\n')) {
-        const QByteArray tail = out.mid(out.lastIndexOf('\n') + 1);
-        if (tail.startsWith("committed "))
-            ids.erase(tail.mid(10).toLongLong());
     }
     return ids;
 }
@@ -135,6 +131,41 @@ private slots:
         const auto sessions = store.listSessions();
         QCOMPARE(sessions.size(), size_t(1));
         QCOMPARE(sessions[0].runCount, 2 * kRuns);
+    }
+
+    void guiAndCliWritingAtOnceLoseNothing()
+    {
+        // This process plays the GUI: its own connection records runs while a writer process does the same.
+        const std::string db = tmp_.filePath(QStringLiteral("guicli.db")).toStdString();
+        constexpr int kRuns = 40;
+        SessionStore gui(db);
+        const RowId guiSession = gui.createSession("window");
+        QProcess cli;
+        cli.start(kWriter, {QString::fromStdString(db), QStringLiteral("cli"), QString::number(kRuns)});
+        QVERIFY(cli.waitForStarted());
+        std::set<RowId> guiIds;
+        for (int i = 0; i < kRuns; ++i) {
+            SessionRecorder rec(gui, guiSession);
+            rec.beginRun({.kind = "compile", .artifactHash = "gui"});
+            for (int p = 0; p < 40; ++p)
+                rec.addPassTiming("pass", 1.0);
+            for (int k = 0; k < 40; ++k)
+                rec.addKernelTiming("k", 1.0, 1, 1);
+            for (int c = 0; c < 4; ++c)
+                rec.addCircuitTiming(2, 2, 0.1);
+            rec.setResultJson("{\"blob\":\"" + std::string(4200, 'y') + "\"}");
+            guiIds.insert(rec.finishRun(RunStatus::Ok));
+            QCoreApplication::processEvents();
+        }
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(cli.exitCode(), 0);
+        const auto cliIds = committedIds(cli.readAllStandardOutput());
+        QCOMPARE(static_cast<int>(cliIds.size()), kRuns);
+        std::set<RowId> all = guiIds;
+        all.insert(cliIds.begin(), cliIds.end());
+        QCOMPARE(static_cast<int>(all.size()), 2 * kRuns);
+        verifyDatabase(db, all);
+        QCOMPARE(gui.session(guiSession)->runCount, kRuns);
     }
 };
 
