@@ -20,6 +20,13 @@ const PassRecord* Document::previousRecord() const
     return &doc_.passes[static_cast<size_t>(selected_ - 1)];
 }
 
+std::shared_ptr<const quantum::Circuit> Document::selectedCircuit() const
+{
+    if (selected_ < 0 || selected_ >= static_cast<int>(doc_.circuits.size()))
+        return nullptr;
+    return doc_.circuits[static_cast<size_t>(selected_)];
+}
+
 void Document::setCompiled(CompiledDocument doc)
 {
     doc_ = std::move(doc);

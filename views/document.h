@@ -10,9 +10,36 @@
 #include <QObject>
 #include <QString>
 
+#include <array>
+#include <complex>
+#include <map>
+#include <memory>
+#include <string>
 #include <vector>
 
+namespace spyglass::quantum {
+struct Circuit;
+}
+
 namespace spyglass {
+
+// The simulator's answer for a circuit document (computed once, after the last pass).
+struct QuantumRunResult {
+    int qubits = 0;
+    int shots = 0;
+    uint64_t seed = 0;
+    std::map<std::string, int> counts;     // Qiskit-convention keys
+    double simMs = 0;
+    bool hasState = false;                 // false for mid-circuit measurement or too many qubits
+    struct Amplitude {
+        uint64_t index = 0;                // bit k = qubit k
+        std::complex<double> value;
+        double probability = 0;
+    };
+    std::vector<Amplitude> topAmplitudes;  // most probable first
+    std::vector<std::array<double, 3>> bloch;   // per qubit
+    QString note;                          // why something is missing, in plain words
+};
 
 struct CompiledDocument {
     QString path;
@@ -20,6 +47,9 @@ struct CompiledDocument {
     QString sourceText;                   // the file as read (empty for binary models)
     PassRecords passes;                   // one record per pass, in order
     std::vector<Diagnostic> diagnostics;  // warnings that did not stop the compile
+    // Circuit documents: the circuit after each pass (parallel to `passes`) and the simulation.
+    std::vector<std::shared_ptr<const quantum::Circuit>> circuits;
+    std::shared_ptr<const QuantumRunResult> quantumRun;
 };
 
 class Document : public QObject {
@@ -33,6 +63,9 @@ public:
     const QString& sourceText() const { return doc_.sourceText; }
     const PassRecords& passes() const { return doc_.passes; }
     const std::vector<Diagnostic>& diagnostics() const { return doc_.diagnostics; }
+    const CompiledDocument& compiled() const { return doc_; }
+    // The circuit of the selected pass (circuit documents), or null.
+    std::shared_ptr<const quantum::Circuit> selectedCircuit() const;
 
     int selectedPass() const { return selected_; }
     const PassRecord* selectedRecord() const;

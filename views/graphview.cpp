@@ -1,5 +1,7 @@
 #include "views/graphview.h"
 
+#include "views/sceneexport.h"
+
 #include <QApplication>
 #include <QFile>
 #include <QFontMetricsF>
@@ -11,7 +13,6 @@
 #include <QKeyEvent>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
-#include <QSvgGenerator>
 #include <QWheelEvent>
 
 #include <cmath>
@@ -315,31 +316,8 @@ bool GraphView::exportDot(const QString& path) const
     return f.write(dot.data(), static_cast<qint64>(dot.size())) == static_cast<qint64>(dot.size());
 }
 
-bool GraphView::exportSvg(const QString& path)
-{
-    const QRectF r = scene()->sceneRect();
-    QSvgGenerator svg;
-    svg.setFileName(path);
-    svg.setSize(r.size().toSize());
-    svg.setViewBox(QRectF(QPointF(0, 0), r.size()));
-    svg.setTitle(QStringLiteral("Spyglass graph"));
-    QPainter p;
-    if (!p.begin(&svg))
-        return false;
-    scene()->render(&p, QRectF(QPointF(0, 0), r.size()), r);
-    return p.end();
-}
+bool GraphView::exportSvg(const QString& path) { return exportSceneSvg(scene(), path, QStringLiteral("Spyglass graph")); }
 
-bool GraphView::exportPng(const QString& path, double scale)
-{
-    const QRectF r = scene()->sceneRect();
-    QImage img((r.size() * scale).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
-    img.fill(Qt::white);
-    QPainter p(&img);
-    p.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
-    scene()->render(&p, QRectF(QPointF(0, 0), r.size() * scale), r);
-    p.end();
-    return img.save(path);
-}
+bool GraphView::exportPng(const QString& path, double scale) { return exportScenePng(scene(), path, scale); }
 
 }  // namespace spyglass

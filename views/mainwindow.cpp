@@ -1,14 +1,21 @@
 #include "views/mainwindow.h"
 
+#include "views/circuitview.h"
 #include "views/document.h"
-#include "views/graphlayout.h"
 #include "views/documentcompiler.h"
+#include "views/graphlayout.h"
+#include "views/graphview.h"
+#include "views/imguihost.h"
+#include "views/inspectorview.h"
 #include "views/irview.h"
+#include "views/stateview.h"
+#include "views/timelinepanel.h"
 #include "views/jobrunner.h"
 #include "views/pipelineview.h"
 #include "views/problemsview.h"
 
 #include "core/common/resource_paths.h"
+#include "core/quantum/circuit.h"
 #include "core/common/versions.h"
 
 #include <QAction>
@@ -28,6 +35,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabWidget>
 #include <QToolBar>
 #include <QToolButton>
 
@@ -42,7 +50,7 @@ namespace {
 const QString kRecentKey = QStringLiteral("recentFiles");
 const QString kGeometryKey = QStringLiteral("window/geometry");
 const QString kStateKey = QStringLiteral("window/state");
-constexpr int kLayoutVersion = 1;   // bump when docks change so stale saved layouts are ignored
+constexpr int kLayoutVersion = 2;   // bump when docks change so stale saved layouts are ignored
 }
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Document(this)), jobs_(new JobRunner(this))
@@ -53,8 +61,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
     setAcceptDrops(true);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
 
-    irView_ = new IrView(document_, this);
-    setCentralWidget(irView_);
+    centralTabs_ = new QTabWidget(this);
+    centralTabs_->setObjectName(QStringLiteral("centralTabs"));
+    centralTabs_->setDocumentMode(true);
+    irView_ = new IrView(document_, centralTabs_);
+    graphView_ = new GraphView(centralTabs_);
+    circuitView_ = new CircuitView(centralTabs_);
+    centralTabs_->addTab(irView_, tr("IR"));
+    centralTabs_->addTab(graphView_, tr("Graph"));
+    centralTabs_->addTab(circuitView_, tr("Circuit"));
+    setCentralWidget(centralTabs_);
 
     createActions();
     createDocks();
@@ -66,6 +82,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
     connect(document_, &Document::documentChanged, this, &MainWindow::updateActions);
     connect(document_, &Document::selectedPassChanged, this, &MainWindow::updateActions);
     connect(document_, &Document::documentChanged, this, &MainWindow::updateTitle);
+    connect(document_, &Document::selectedPassChanged, this, &MainWindow::showSelectedPass);
+    connect(document_, &Document::documentChanged, this, [this] {
+        // Bring forward the picture that fits the document.
+        if (document_->kind() == DocumentKind::Circuit)
+            centralTabs_->setCurrentWidget(circuitView_);
+        inspector_->clear();
+    });
+    connect(circuitView_, &CircuitView::opSelected, this, &MainWindow::inspectCircuitOp);
     updateActions();
     updateTitle();
 }
@@ -139,10 +163,21 @@ void MainWindow::createDocks()
 {
     pipeline_ = new PipelineView(document_, this);
     addDock(tr("Pipeline"), QStringLiteral("pipelineDock"), pipeline_, Qt::LeftDockWidgetArea);
+    inspector_ = new InspectorView(this);
+    QDockWidget* inspectorDock = addDock(tr("Inspector"), QStringLiteral("inspectorDock"), inspector_, Qt::RightDockWidgetArea);
+    stateView_ = new StateView(document_, this);
+    QDockWidget* stateDock = addDock(tr("State"), QStringLiteral("stateDock"), stateView_, Qt::RightDockWidgetArea);
     problems_ = new ProblemsView(this);
-    addDock(tr("Problems"), QStringLiteral("problemsDock"), problems_, Qt::BottomDockWidgetArea);
-    resizeDocks({docks_.first()}, {380}, Qt::Horizontal);
-    resizeDocks({docks_.last()}, {160}, Qt::Vertical);
+    QDockWidget* problemsDock = addDock(tr("Problems"), QStringLiteral("problemsDock"), problems_, Qt::BottomDockWidgetArea);
+    auto timeline = std::make_unique<TimelinePanel>();
+    timeline_ = timeline.get();
+    QDockWidget* timelineDock = addDock(tr("Timeline"), QStringLiteral("timelineDock"), new ImGuiHost(std::move(timeline), this),
+                                        Qt::BottomDockWidgetArea);
+    tabifyDockWidget(problemsDock, timelineDock);
+    problemsDock->raise();
+    resizeDocks({docks_.first(), inspectorDock}, {360, 420}, Qt::Horizontal);
+    resizeDocks({inspectorDock, stateDock}, {260, 520}, Qt::Vertical);
+    resizeDocks({problemsDock}, {170}, Qt::Vertical);
 }
 
 void MainWindow::createMenus()
@@ -221,6 +256,47 @@ void MainWindow::createStatusBar()
         statusLabel_->setText(tr("%1: cancelled").arg(title));
         problems_->log(tr("cancelled: %1").arg(title));
     });
+}
+
+void MainWindow::showSelectedPass()
+{
+    circuitView_->setCircuit(document_->selectedCircuit());
+}
+
+void MainWindow::inspectCircuitOp(int index)
+{
+    const quantum::Circuit* c = circuitView_->circuit();
+    if (!c || index < 0 || index >= static_cast<int>(c->ops.size()))
+        return;
+    const quantum::Op& op = c->ops[static_cast<size_t>(index)];
+    InspectorSection gate{tr("Operation"), {}};
+    gate.rows.push_back({tr("name"), QString::fromStdString(op.name)});
+    gate.rows.push_back({tr("index in circuit"), QString::number(index)});
+    QStringList qubits, params, clbits;
+    for (int q : op.qubits)
+        qubits << QString::fromStdString(c->qubitName(q));
+    for (double p : op.params)
+        params << CircuitView::formatAngle(p) + QStringLiteral(" (") + QString::number(p, 'g', 10) + QStringLiteral(")");
+    for (int b : op.clbits)
+        clbits << QString::fromStdString(c->clbitName(b));
+    gate.rows.push_back({tr("qubits"), qubits.join(QStringLiteral(", "))});
+    if (!params.isEmpty())
+        gate.rows.push_back({tr("parameters"), params.join(QStringLiteral(", "))});
+    if (!clbits.isEmpty())
+        gate.rows.push_back({tr("classical bits"), clbits.join(QStringLiteral(", "))});
+    if (op.cond.active())
+        gate.rows.push_back({tr("condition"), QStringLiteral("if (%1 == %2)").arg(QString::fromStdString(c->cregs[static_cast<size_t>(op.cond.creg)].name)).arg(op.cond.value)});
+    if (op.line > 0)
+        gate.rows.push_back({tr("source line"), QString::number(op.line)});
+    if (op.fused)
+        gate.rows.push_back({tr("fused gates"), QString::number(op.fused->gateCount)});
+    gate.rows.push_back({tr("drawn in column"), QString::number(circuitView_->opColumns()[static_cast<size_t>(index)])});
+    InspectorSection circuit{tr("Circuit at this pass"), {}};
+    circuit.rows.push_back({tr("pass"), QString::fromStdString(document_->selectedRecord() ? document_->selectedRecord()->name : std::string())});
+    circuit.rows.push_back({tr("qubits"), QString::number(c->numQubits)});
+    circuit.rows.push_back({tr("gates"), QString::number(c->gateCount())});
+    circuit.rows.push_back({tr("depth (columns)"), QString::number(circuitView_->columnCount())});
+    inspector_->show(QString::fromStdString(op.name) + QStringLiteral(" on ") + qubits.join(QStringLiteral(", ")), {gate, circuit});
 }
 
 void MainWindow::openFile(const QString& path)

@@ -10,12 +10,18 @@ class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QTabWidget;
 class QToolButton;
 
 namespace spyglass {
 
+class CircuitView;
 class Document;
+class GraphView;
+class InspectorView;
 class IrView;
+class StateView;
+class TimelinePanel;
 class JobRunner;
 class PipelineView;
 class ProblemsView;
@@ -34,6 +40,13 @@ public:
     ProblemsView* problems() const { return problems_; }
     PipelineView* pipeline() const { return pipeline_; }
     QList<QDockWidget*> docks() const { return docks_; }
+    IrView* irView() const { return irView_; }
+    CircuitView* circuitView() const { return circuitView_; }
+    GraphView* graphView() const { return graphView_; }
+    StateView* stateView() const { return stateView_; }
+    InspectorView* inspector() const { return inspector_; }
+    TimelinePanel* timeline() const { return timeline_; }
+    QTabWidget* centralTabs() const { return centralTabs_; }
     QStringList recentFiles() const;
 
     static constexpr int kMaxRecentFiles = 10;
@@ -66,7 +79,16 @@ private:
 
     Document* document_;
     JobRunner* jobs_;
+    void showSelectedPass();
+    void inspectCircuitOp(int index);
+
+    QTabWidget* centralTabs_ = nullptr;
     IrView* irView_ = nullptr;
+    CircuitView* circuitView_ = nullptr;
+    GraphView* graphView_ = nullptr;
+    StateView* stateView_ = nullptr;
+    InspectorView* inspector_ = nullptr;
+    TimelinePanel* timeline_ = nullptr;
     PipelineView* pipeline_ = nullptr;
     ProblemsView* problems_ = nullptr;
     QList<QDockWidget*> docks_;
