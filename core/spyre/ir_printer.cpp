@@ -190,6 +190,11 @@ void printBody(std::ostringstream& out, const Program& p, const Op& op, const st
             out << "        " << names[i] << " = ops.where(" << op.varName(s.var) << " < " << s.bound << ", " << arg(0)
                 << ", " << arg(1) << ")\n";
             break;
+        case StmtKind::Mask:
+            names[i] = fresh("masked");
+            out << "        " << names[i] << " = ops.masked(" << s.lower << " <= " << affineText(op, s.cond) << " < "
+                << s.bound << ", " << arg(0) << ", " << num(s.value) << ")\n";
+            break;
         case StmtKind::Reduction:
             names[i] = fresh("reduction");
             out << "        " << names[i] << " = ops.reduction(torch.float16, torch.float16, '" << s.fn << "', " << arg(0)

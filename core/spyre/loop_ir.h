@@ -74,7 +74,7 @@ struct Access {
     AffineExpr index;   // host element offset into the buffer's storage
 };
 
-enum class StmtKind { Load, IndirectIndex, Constant, Compute, Select, Reduction, Store };
+enum class StmtKind { Load, IndirectIndex, Constant, Compute, Select, Mask, Reduction, Store };
 
 // One line of a loop body, in SSA order like Inductor's body printout.
 struct Stmt {
@@ -85,7 +85,10 @@ struct Stmt {
     double value = 0.0;      // Constant value; Compute extra scalar (leaky_relu alpha, clamp bounds in value/value2)
     double value2 = 0.0;
     int var = -1;            // Select: the var compared; IndirectIndex: size of the indexed dim in `bound`
-    int64_t bound = 0;       // Select: var < bound picks args[0]
+    int64_t bound = 0;       // Select: var < bound picks args[0]; Mask: upper bound (exclusive)
+    // Mask (padding of convolutions and pools): args[0] where lower <= cond < bound, else `value`.
+    AffineExpr cond;
+    int64_t lower = 0;
 };
 
 enum class OpKind { Pointwise, Reduction, MatMul, Restickify };

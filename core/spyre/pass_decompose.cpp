@@ -122,6 +122,12 @@ private:
             gelu(g);
         else if (t == "BatchNormalization")
             batchNorm(g);
+        else if (t == "Conv")
+            conv(g);
+        else if (t == "MaxPool" || t == "AveragePool")
+            pool(g, t == "MaxPool");
+        else if (t == "GlobalAveragePool")
+            globalAveragePool(g);
         else if (t == "Flatten" || t == "Squeeze" || t == "Unsqueeze" || t == "Identity" || t == "Dropout" || t == "Reshape")
             asView(std::move(g));
         else if (t == "ReduceSum" || t == "ReduceMax" || t == "ReduceMin")
@@ -170,21 +176,22 @@ private:
         std::vector<int> axes;
         for (size_t d = axis; d < rank; ++d)
             axes.push_back(static_cast<int>(d));
-        for (size_t o = 1; o < g.outputs.size(); ++o)
-            if (g.outputs[o] >= 0 && !p_.tensors[g.outputs[o]].name.empty() && p_.tensors[g.outputs[o]].isOutput)
-                throw opError(p_, g, "only output 0 (Y) of LayerNormalization is supported, not Mean/InvStdDev");
+        const int meanOut = g.outputs.size() > 1 ? g.outputs[1] : -1;
+        const int invStdOut = g.outputs.size() > 2 ? g.outputs[2] : -1;
         int64_t n = 1;
         for (int d : axes)
             n *= shapeOf(x)[d];
         const Shape xs = shapeOf(x);
         const int sum = reduce("ReduceSum", g, "sum", x, axes);
-        const int mean = emit("Div", g, "mean", {sum, rw_.scalar(static_cast<double>(n))}, shapeOf(sum));
+        const int mean = emit("Div", g, "mean", {sum, rw_.scalar(static_cast<double>(n))}, shapeOf(sum), meanOut);
         const int d = emit("Sub", g, "centre", {x, mean}, xs);
         const int sq = emit("Mul", g, "square", {d, d}, xs);
         const int vsum = reduce("ReduceSum", g, "var_sum", sq, axes);
         const int var = emit("Div", g, "var", {vsum, rw_.scalar(static_cast<double>(n))}, shapeOf(vsum));
         const int ve = emit("Add", g, "eps", {var, rw_.scalar(g.floatAttr("epsilon", 1e-5))}, shapeOf(var));
         const int sd = emit("Sqrt", g, "std", {ve}, shapeOf(var));
+        if (invStdOut >= 0)
+            emit("Reciprocal", g, "inv_std", {sd}, shapeOf(var), invStdOut);
         const int y = g.outputs.at(0);
         const bool hasScale = g.inputs.size() > 1 && g.inputs[1] >= 0;
         const bool hasBias = g.inputs.size() > 2 && g.inputs[2] >= 0;
@@ -305,13 +312,36 @@ private:
         if (xs.size() < 2)
             throw opError(p_, g, "input X must have rank >= 2");
         const int64_t c = xs[1];
+        if (g.outputs.size() > 1)
+            for (size_t o = 1; o < g.outputs.size(); ++o)
+                if (g.outputs[o] >= 0 && p_.tensors[g.outputs[o]].isOutput)
+                    throw opError(p_, g, "training mode (running mean/variance outputs) is not supported");
         std::vector<const GraphTensor*> params;
+        bool folded = true;
         for (int k = 1; k <= 4; ++k) {
             const GraphTensor& t = p_.tensors[g.inputs[k]];
-            if (!t.isConstant || !t.f || static_cast<int64_t>(t.f->size()) != c)
-                throw opError(p_, g, "input " + std::to_string(k) + " ('" + t.name + "') must be a constant of " +
-                                         std::to_string(c) + " floats (inference mode)");
+            folded = folded && t.isConstant && t.f && static_cast<int64_t>(t.f->size()) == c;
             params.push_back(&t);
+        }
+        Shape cs(xs.size() - 1, 1);
+        cs[0] = c;
+        if (!folded) {
+            // Parameters known only at run time: (x - mean) / sqrt(var + eps) * scale + B, each [C] viewed as [C,1,..].
+            auto asChannel = [&](int k, const std::string& s) {
+                const int r = emit("Reshape", g, s, {g.inputs[k]}, cs);
+                return r;
+            };
+            const int mean = asChannel(3, "mean_view");
+            const int var = asChannel(4, "var_view");
+            const int scale = asChannel(1, "scale_view");
+            const int shift = asChannel(2, "shift_view");
+            const int centred = emit("Sub", g, "centre", {x, mean}, xs);
+            const int ve = emit("Add", g, "eps", {var, rw_.scalar(g.floatAttr("epsilon", 1e-5))}, cs);
+            const int sd = emit("Sqrt", g, "std", {ve}, cs);
+            const int norm = emit("Div", g, "normalise", {centred, sd}, xs);
+            const int scaled = emit("Mul", g, "scale", {norm, scale}, xs);
+            emit("Add", g, "shift", {scaled, shift}, xs, g.outputs.at(0));
+            return;
         }
         // y = x * a + b with a = scale / sqrt(var + eps), b = B - mean * a, folded here.
         const double eps = g.floatAttr("epsilon", 1e-5);
@@ -320,12 +350,160 @@ private:
             a[i] = static_cast<float>((*params[0]->f)[i] / std::sqrt((*params[3]->f)[i] + eps));
             b[i] = static_cast<float>((*params[1]->f)[i] - (*params[2]->f)[i] * a[i]);
         }
-        Shape cs(xs.size() - 1, 1);
-        cs[0] = c;
         const int ta = rw_.constantVector(g.name + "/folded_scale", cs, std::move(a));
         const int tb = rw_.constantVector(g.name + "/folded_shift", cs, std::move(b));
         const int m = emit("Mul", g, "scale", {x, ta}, xs);
         emit("Add", g, "shift", {m, tb}, xs, g.outputs.at(0));
+    }
+
+    // Strides, dilations and (begin..., end...) pads of a sliding window over the spatial dims of x.
+    struct Window {
+        std::vector<int64_t> kernel, strides, dilations, pads;
+    };
+    Window window(const GraphOp& g, const Shape& xs, const std::vector<int64_t>& kernel)
+    {
+        const size_t d = xs.size() - 2;
+        Window w;
+        w.kernel = kernel;
+        auto list = [&](const char* key, int64_t fallback, size_t n) {
+            std::vector<int64_t> v = g.ints.count(key) ? g.ints.at(key) : std::vector<int64_t>(n, fallback);
+            if (v.size() != n)
+                throw opError(p_, g, std::string("attribute '") + key + "' has " + std::to_string(v.size()) +
+                                         " entries, expected " + std::to_string(n));
+            return v;
+        };
+        w.strides = list("strides", 1, d);
+        w.dilations = list("dilations", 1, d);
+        w.pads = list("pads", 0, 2 * d);
+        const std::string autoPad = g.strings.count("auto_pad") ? g.strings.at("auto_pad") : "NOTSET";
+        if (autoPad == "VALID") {
+            w.pads.assign(2 * d, 0);
+        } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+            for (size_t i = 0; i < d; ++i) {
+                const int64_t in = xs[i + 2], out = (in + w.strides[i] - 1) / w.strides[i];
+                const int64_t total =
+                    std::max<int64_t>(0, (out - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 - in);
+                const int64_t small = total / 2;
+                w.pads[i] = autoPad == "SAME_UPPER" ? small : total - small;
+                w.pads[i + d] = total - w.pads[i];
+            }
+        } else if (autoPad != "NOTSET") {
+            throw opError(p_, g, "attribute 'auto_pad' value '" + autoPad + "' is not supported");
+        }
+        return w;
+    }
+    void setWindow(GraphOp& op, const Window& w)
+    {
+        op.ints["kernel"] = w.kernel;
+        op.ints["strides"] = w.strides;
+        op.ints["dilations"] = w.dilations;
+        op.ints["pads"] = w.pads;
+    }
+
+    // Conv -> Im2Col (the input windows as columns), MatMul with the weight viewed as [M, C*K...], bias add.
+    void conv(const GraphOp& g)
+    {
+        count(g);
+        const int x = g.inputs.at(0), w = g.inputs.at(1);
+        const Shape xs = shapeOf(x), ws = shapeOf(w), ys = shapeOf(g.outputs.at(0));
+        if (xs.size() < 3 || ws.size() != xs.size() || ys.size() != xs.size())
+            throw opError(p_, g, "expects N x C x spatial input and M x C x kernel weight");
+        if (g.intAttr("group", 1) != 1)
+            throw opError(p_, g, "attribute 'group' = " + std::to_string(g.intAttr("group", 1)) +
+                                     " (grouped convolution) is not supported");
+        const std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
+        const Window win = window(g, xs, kernel);
+        int64_t kk = xs[1], spatial = 1;
+        for (int64_t k : kernel)
+            kk *= k;
+        for (size_t i = 2; i < ys.size(); ++i)
+            spatial *= ys[i];
+        const int cols = emit("Im2Col", g, "im2col", {x}, {xs[0], kk, spatial});
+        setWindow(out.back(), win);
+        out.back().ints["out_spatial"] = std::vector<int64_t>(ys.begin() + 2, ys.end());
+        const int wv = emit("Reshape", g, "weight_view", {w}, {ws[0], kk});
+        const int mm = emit("MatMul", g, "mm", {wv, cols}, {xs[0], ws[0], spatial});
+        const bool hasBias = g.inputs.size() > 2 && g.inputs[2] >= 0;
+        const int y = emit("Reshape", g, "unflatten", {mm}, ys, hasBias ? -1 : g.outputs.at(0));
+        if (hasBias) {
+            Shape bs(ys.size() - 1, 1);
+            bs[0] = ws[0];
+            const int bv = emit("Reshape", g, "bias_view", {g.inputs[2]}, bs);
+            emit("Add", g, "bias", {y, bv}, ys, g.outputs.at(0));
+        }
+    }
+
+    void pool(const GraphOp& g, bool max)
+    {
+        count(g);
+        const int x = g.inputs.at(0);
+        const Shape xs = shapeOf(x), ys = shapeOf(g.outputs.at(0));
+        if (xs.size() < 3)
+            throw opError(p_, g, "expects N x C x spatial input");
+        if (g.outputs.size() > 1 && g.outputs[1] >= 0 && p_.tensors[g.outputs[1]].isOutput)
+            throw opError(p_, g, "the Indices output is not supported");
+        const std::vector<int64_t> kernel = g.ints.count("kernel_shape") ? g.ints.at("kernel_shape") : std::vector<int64_t>{};
+        if (kernel.size() != xs.size() - 2)
+            throw opError(p_, g, "attribute 'kernel_shape' must have one entry per spatial dim");
+        const Window win = window(g, xs, kernel);
+        const int y = g.outputs.at(0);
+        if (max) {
+            emit("WindowReduce", g, "max", {x}, ys, y);
+            setWindow(out.back(), win);
+            out.back().strings["mode"] = "max";
+            return;
+        }
+        const int sum = emit("WindowReduce", g, "sum", {x}, ys);
+        setWindow(out.back(), win);
+        out.back().strings["mode"] = "sum";
+        int64_t window = 1;
+        for (int64_t k : kernel)
+            window *= k;
+        bool padded = false;
+        for (int64_t pad : win.pads)
+            padded = padded || pad != 0;
+        const size_t d = kernel.size();
+        // ceil_mode windows may run past the end even without pads.
+        for (size_t i = 0; i < d; ++i)
+            padded = padded || (ys[i + 2] - 1) * win.strides[i] + (kernel[i] - 1) * win.dilations[i] >= xs[i + 2] + win.pads[i];
+        if (!padded || g.intAttr("count_include_pad", 0)) {
+            emit("Div", g, "mean", {sum, rw_.scalar(static_cast<double>(window))}, ys, y);
+            return;
+        }
+        // Divide by the number of in-bounds elements of each window, computed here once.
+        Shape os(ys.begin() + 2, ys.end());
+        std::vector<float> counts(shapeProduct(os));
+        for (int64_t flat = 0; flat < static_cast<int64_t>(counts.size()); ++flat) {
+            int64_t rest = flat, n = 1;
+            for (int i = static_cast<int>(d) - 1; i >= 0; --i) {
+                const int64_t o = rest % os[i];
+                rest /= os[i];
+                int64_t valid = 0;
+                for (int64_t k = 0; k < kernel[i]; ++k) {
+                    const int64_t pos = o * win.strides[i] + k * win.dilations[i] - win.pads[i];
+                    valid += pos >= 0 && pos < xs[i + 2];
+                }
+                n *= valid;
+            }
+            counts[flat] = static_cast<float>(std::max<int64_t>(n, 1));
+        }
+        const int c = rw_.constantVector(g.name + "/window_counts", os, std::move(counts));
+        emit("Div", g, "mean", {sum, c}, ys, y);
+    }
+
+    void globalAveragePool(const GraphOp& g)
+    {
+        count(g);
+        const int x = g.inputs.at(0);
+        const Shape xs = shapeOf(x);
+        std::vector<int> axes;
+        int64_t n = 1;
+        for (size_t d = 2; d < xs.size(); ++d) {
+            axes.push_back(static_cast<int>(d));
+            n *= xs[d];
+        }
+        const int sum = reduce("ReduceSum", g, "sum", x, axes);
+        emit("Div", g, "mean", {sum, rw_.scalar(static_cast<double>(n))}, shapeOf(sum), g.outputs.at(0));
     }
 
     void asView(GraphOp g)

@@ -86,7 +86,7 @@ private:
         Op& P = p_.ops[pi];
         const Buffer& out = p_.buffers[P.store.buffer];
         if (P.kind != OpKind::Pointwise || out.kind != BufferKind::Intermediate || pinned(out) ||
-            hasStmt(P, StmtKind::Select) || hasStmt(P, StmtKind::IndirectIndex))
+            hasStmt(P, StmtKind::Select) || hasStmt(P, StmtKind::Mask) || hasStmt(P, StmtKind::IndirectIndex))
             return false;
         const int ci = soleConsumer(P.store.buffer);
         if (ci < 0 || ci == pi)
@@ -160,7 +160,7 @@ private:
             return false;
         Op& C = p_.ops[ci];
         if (C.kind != OpKind::Pointwise || C.ranges != M.ranges || hasStmt(C, StmtKind::Select) ||
-            hasStmt(C, StmtKind::IndirectIndex))
+            hasStmt(C, StmtKind::Mask) || hasStmt(C, StmtKind::IndirectIndex))
             return false;
         for (const Access& a : C.loads)
             if (a.buffer == M.store.buffer && !(a.index == M.store.index))

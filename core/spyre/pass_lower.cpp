@@ -163,16 +163,6 @@ private:
         return out;
     }
 
-    std::optional<double> constScalar(const GraphOp& g, size_t input)
-    {
-        if (input >= g.inputs.size() || g.inputs[input] < 0)
-            return std::nullopt;
-        const GraphTensor& t = p_.tensors[g.inputs[input]];
-        if (!t.isConstant || !((t.f && t.f->size() == 1) || (t.i && t.i->size() == 1)))
-            throw error(g, "input " + std::to_string(input) + " ('" + t.name + "') must be a one-element constant");
-        return t.f ? static_cast<double>((*t.f)[0]) : static_cast<double>((*t.i)[0]);
-    }
-
     const GraphTensor& outTensor(const GraphOp& g, size_t k = 0) const { return p_.tensors[g.outputs.at(k)]; }
 
     // --- building ops ---------------------------------------------------------------------------------------
@@ -297,6 +287,8 @@ private:
             return concat(g);
         if (t == "Gather")
             return gather(g);
+        if (t == "Im2Col" || t == "WindowReduce")
+            return slidingWindow(g, t == "Im2Col");
         throw error(g, "op type '" + t + "' is not supported by the Spyre compiler");
     }
 
@@ -324,17 +316,21 @@ private:
 
     void clip(const GraphOp& g)
     {
-        double lo = g.floatAttr("min", -3.4028234663852886e38), hi = g.floatAttr("max", 3.4028234663852886e38);
-        if (auto v = constScalar(g, 1))
-            lo = *v;
-        if (auto v = constScalar(g, 2))
-            hi = *v;
         const GraphTensor& out = outTensor(g);
         Op op;
         op.kind = OpKind::Pointwise;
         op.ranges = out.shape;
-        const int x = loadBroadcast(op, viewOf(g, 0), out.shape);
-        finish(op, compute(op, "clamp", {x}, lo, hi), g, g.outputs.at(0));
+        int v = loadBroadcast(op, viewOf(g, 0), out.shape);
+        // Bounds are attributes (opset < 11) or optional inputs, constant or known only at run time.
+        auto bound = [&](size_t input, const char* attr, const char* fn) {
+            if (input < g.inputs.size() && g.inputs[input] >= 0)
+                v = compute(op, fn, {v, loadBroadcast(op, viewOf(g, input), out.shape)});
+            else if (g.floats.count(attr))
+                v = compute(op, fn, {v, constant(op, g.floats.at(attr))});
+        };
+        bound(1, "min", "maximum");
+        bound(2, "max", "minimum");
+        finish(op, v, g, g.outputs.at(0));
     }
 
     void matmul(const GraphOp& g)
@@ -660,9 +656,87 @@ private:
         finish(op, ld, g, g.outputs.at(0));
     }
 
+    // Im2Col (conv's input windows as matmul columns: a pointwise copy over [N, C, K..., O...]) and WindowReduce
+    // (pools: a max or sum reduction over the kernel window). Out-of-bounds positions are masked.
+    void slidingWindow(const GraphOp& g, bool im2col)
+    {
+        const View x = viewOf(g, 0);
+        if (x.scalar)
+            throw error(g, "sliding window over a one-element constant");
+        const auto& kernel = g.ints.at("kernel");
+        const auto& strides = g.ints.at("strides");
+        const auto& dil = g.ints.at("dilations");
+        const auto& pads = g.ints.at("pads");
+        const int d = static_cast<int>(kernel.size());
+        const Shape& out = outTensor(g).shape;
+        const std::vector<int64_t> os = im2col ? g.ints.at("out_spatial") : std::vector<int64_t>(out.begin() + 2, out.end());
+        Op op;
+        op.kind = im2col ? OpKind::Pointwise : OpKind::Reduction;
+        op.ranges = {x.shape[0], x.shape[1]};
+        int kVar0, oVar0;
+        if (im2col) {
+            op.ranges.insert(op.ranges.end(), kernel.begin(), kernel.end());
+            op.ranges.insert(op.ranges.end(), os.begin(), os.end());
+            kVar0 = 2;
+            oVar0 = 2 + d;
+        } else {
+            op.ranges.insert(op.ranges.end(), os.begin(), os.end());
+            op.reductionRanges = kernel;
+            oVar0 = 2;
+            kVar0 = 2 + d;
+        }
+        AffineExpr idx;
+        idx.constant = x.offset;
+        if (x.shape[0] > 1)
+            idx.add(0, x.coef[0]);
+        if (x.shape[1] > 1)
+            idx.add(1, x.coef[1]);
+        std::vector<AffineExpr> position(d);
+        for (int i = 0; i < d; ++i) {
+            if (os[i] > 1)
+                position[i].add(oVar0 + i, strides[i]);
+            if (kernel[i] > 1)
+                position[i].add(kVar0 + i, dil[i]);
+            for (const auto& [v, c] : position[i].terms)
+                idx.add(v, c * x.coef[i + 2]);
+            idx.constant -= pads[i] * x.coef[i + 2];
+        }
+        int value = load(op, x.buffer, std::move(idx));
+        const double fill = (!im2col && g.strings.at("mode") == "max") ? -3.4028234663852886e38 : 0.0;
+        for (int i = 0; i < d; ++i) {
+            const int64_t hi = (os[i] - 1) * strides[i] + (kernel[i] - 1) * dil[i];
+            if (pads[i] == 0 && hi < x.shape[i + 2])
+                continue;   // the window never leaves the input along this dim
+            Stmt m;
+            m.kind = StmtKind::Mask;
+            m.args = {value};
+            m.cond = position[i];
+            m.lower = pads[i];
+            m.bound = x.shape[i + 2] + pads[i];
+            m.value = fill;
+            value = stmt(op, m);
+        }
+        if (!im2col) {
+            Stmt red;
+            red.kind = StmtKind::Reduction;
+            red.fn = g.strings.at("mode");
+            red.args = {value};
+            value = stmt(op, red);
+        }
+        finish(op, value, g, g.outputs.at(0));
+    }
+
     void finishOutput(int t)
     {
         const GraphTensor& gt = p_.tensors[t];
+        if (!views_[t] && gt.isConstant) {
+            // The loader folded the whole output to a constant: a copy kernel writes it to the output buffer.
+            GraphOp g;
+            g.name = gt.name;
+            g.opType = "Constant";
+            g.inputs = {t};
+            viewOf(g, 0);
+        }
         if (!views_[t])
             throw InputError(SourceLocation{p_.sourcePath, 0, 0}, "graph output '" + gt.name + "' is never computed");
         View v = *views_[t];
@@ -693,7 +767,8 @@ private:
 bool lowerSupportsOp(const std::string& t)
 {
     static const std::vector<std::string> structural = {"Where", "Clip", "MatMul", "ReduceSum", "ReduceMax", "ReduceMin",
-                                                        "Transpose", "Reshape", "Expand", "Slice", "Concat", "Gather"};
+                                                        "Transpose", "Reshape", "Expand", "Slice", "Concat", "Gather",
+                                                        "Im2Col", "WindowReduce"};
     return unaryOps().count(t) || binaryOps().count(t) ||
            std::find(structural.begin(), structural.end(), t) != structural.end();
 }

@@ -1,0 +1,96 @@
+// Every ONNX backend node test (generated at test time from Debian's python3-onnx, see tests/model) that the
+// loader accepts must compile through every Spyre pass into a complete kernel bundle. Any error fails.
+#include "common/testutil.h"
+
+#include "core/common/diagnostics.h"
+#include "core/common/job_control.h"
+#include "core/model/model_loader.h"
+#include "core/model/op_support.h"
+#include "core/model/test_data.h"
+#include "core/spyre/kernel_bundle.h"
+#include "core/spyre/spyre_pipeline.h"
+
+#include <QDir>
+#include <QProcess>
+#include <QtTest>
+
+
+using namespace spyglass;
+
+namespace {
+
+// The suite has about 300 tests the loader accepts; far fewer compiling means something broke.
+constexpr int kMinimumCompiled = 290;
+
+QString nodeTestsDir()
+{
+    const QString out = QStringLiteral(SPYGLASS_BINARY_DIR "/tests/model/onnx-node-tests");
+    const QString node = out + QStringLiteral("/node");
+    if (!QFile::exists(node + QStringLiteral("/.complete"))) {
+        QProcess gen;
+        gen.setProcessChannelMode(QProcess::MergedChannels);
+        gen.start(QStringLiteral("/usr/bin/python3"),
+                  {test::sourcePath(QStringLiteral("tests/model/generate_node_tests.py")), out});
+        gen.waitForFinished(300000);
+        qInfo().noquote() << gen.readAll().trimmed();
+    }
+    return node;
+}
+
+}  // namespace
+
+class TestSpyreNodeTests : public QObject {
+    Q_OBJECT
+private slots:
+    void supportedNodeTestsCompile()
+    {
+        const QDir root(nodeTestsDir());
+        QVERIFY2(root.exists(), qPrintable(QStringLiteral("no generated node tests at ") + root.path()));
+        const QStringList tests = root.entryList({QStringLiteral("test_*")}, QDir::Dirs, QDir::Name);
+        QVERIFY2(tests.size() > 500, qPrintable(QStringLiteral("only %1 node tests generated").arg(tests.size())));
+        const spyre::SpyreTarget target =
+            spyre::SpyreTarget::load(test::sourcePath(QStringLiteral("resources/targets/spyre.json")).toStdString());
+        int compiled = 0, rejectedByLoader = 0;
+        QStringList failures;
+        for (const QString& name : tests) {
+            const QString dir = root.filePath(name);
+            model::ModelGraph graph;
+            try {
+                const model::TestDataSet data =
+                    model::readTestDataSet(QDir(dir).filePath(QStringLiteral("test_data_set_0")).toStdString());
+                graph = model::loadModel(QDir(dir).filePath(QStringLiteral("model.onnx")).toStdString(),
+                                         model::bindIntegerInputs(data));
+            } catch (const std::exception&) {
+                ++rejectedByLoader;   // unsupported op or form: the loader's own suite covers these
+                continue;
+            }
+            try {
+                JobControl job;
+                spyre::CompileOptions o;
+                o.keepIrText = false;
+                const auto snaps = spyre::SpyrePipeline::run(graph, target, o, job);
+                const spyre::Program& p = *snaps.back().program;
+                if (!p.bundle || p.bundle->kernels.size() != p.ops.size())
+                    failures << name + QStringLiteral(": no complete kernel bundle");
+                else
+                    ++compiled;
+            } catch (const std::exception& e) {
+                failures << name + QStringLiteral(": ") + QString::fromStdString(e.what());
+            }
+        }
+        for (const QString& f : failures)
+            qWarning().noquote() << "FAILED" << f;
+        qInfo().noquote() << QStringLiteral("Spyre compile of ONNX node tests: %1 loaded, %2 compiled, %3 failed; "
+                                            "%4 rejected by the loader (its own suite covers those)")
+                                 .arg(compiled + failures.size())
+                                 .arg(compiled)
+                                 .arg(failures.size())
+                                 .arg(rejectedByLoader);
+        QVERIFY2(failures.isEmpty(), qPrintable(QStringLiteral("%1 node test(s) failed to compile").arg(failures.size())));
+        QVERIFY2(compiled >= kMinimumCompiled,
+                 qPrintable(QStringLiteral("only %1 compiled, expected at least %2").arg(compiled).arg(kMinimumCompiled)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSpyreNodeTests)
+#include "tst_spyre_node_tests.moc"
