@@ -147,6 +147,7 @@ int runRun(Args& args)
     const auto testData = args.value("--test-data");
     const auto rtolOpt = args.number("--rtol");
     const auto atolOpt = args.number("--atol");
+    const std::vector<std::string> dims = args.values("--dim");
     BackendOptions options;
     options.plan = args.value("--plan");
     options.trace = args.value("--trace");
@@ -163,7 +164,19 @@ int runRun(Args& args)
     std::optional<TestDataSet> data;
     if (testData)
         data = readTestDataSet(*testData);
-    const ModelGraph graph = loadModel(file, data ? bindIntegerInputs(*data) : LoadOptions{});
+    LoadOptions loadOptions = data ? bindIntegerInputs(*data) : LoadOptions{};
+    for (const std::string& d : dims) {
+        const auto eq = d.find('=');
+        long long value = -1;
+        try {
+            value = eq == std::string::npos ? -1 : std::stoll(d.substr(eq + 1));
+        } catch (const std::exception&) {
+        }
+        if (eq == std::string::npos || eq == 0 || value < 0)
+            throw UsageError("--dim expects NAME=SIZE (a symbolic input dimension and a size >= 0), got '" + d + "'");
+        loadOptions.dimValues[d.substr(0, eq)] = value;
+    }
+    const ModelGraph graph = loadModel(file, loadOptions);
     std::vector<HostTensor> inputs = data ? graphInputsFromTestData(graph, *data) : generatedInputs(graph);
     if (data)
         checkExpectedOutputs(graph, *data);
@@ -263,11 +276,12 @@ int runRun(Args& args)
 }
 
 const RegisterCommand reg{{"run", "run an ONNX model on a backend and check its outputs against ONNX test data",
-                           "run MODEL [--test-data DIR] [--backend reference] [--rtol R] [--atol A] [--json]", runRun,
+                           "run MODEL [--test-data DIR] [--backend reference] [--dim NAME=SIZE]... [--rtol R] [--atol A] [--json]", runRun,
                            "--test-data DIR   an ONNX test_data_set_N folder (input_K.pb, output_K.pb); every output is checked\n"
                            "                  elementwise, |y - ref| <= atol + rtol * |ref|. Integer inputs (int64/int32: shapes,\n"
                            "                  axes, indices) are bound as constants when the model is loaded, so shapes are static.\n"
                            "--backend NAME    reference: the fp32 interpreter (default; rtol 1e-4, atol 1e-5).\n"
+                           "--dim NAME=SIZE   gives a symbolic input dimension (dynamic axis) a static size; repeatable.\n"
                            "Exit 0 when all outputs match, 1 when one does not (the worst element and its index are printed),\n"
                            "2 on bad input (including a wrong shape or dtype in the test data).\n"
                            "--json prints {ok, checked, backend, max_abs_err, max_rel_err, rtol, atol, kernel_time_ns, roofline_ns,\n"

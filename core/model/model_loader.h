@@ -13,6 +13,9 @@ struct LoadOptions {
     // Graph inputs (by position among the declared inputs) to treat as constants, e.g. the `shape`
     // input of a Reshape that a test feeds at run time. The tensor must match the declared type.
     std::map<size_t, HostTensor> bindInputs;
+    // Values for symbolic dimensions of graph inputs, by dim_param name (e.g. {"batch", 1}): exported
+    // models with dynamic axes become static. A symbolic dimension without a value is a load error.
+    std::map<std::string, int64_t> dimValues;
 };
 
 // Throws InputError (file:line:column for text, op type and node name for model errors) on anything

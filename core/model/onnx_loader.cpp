@@ -107,6 +107,29 @@ void bindInputs(onnx::ModelProto& m, const LoadOptions& options, ConstantMap& co
     g->mutable_input()->Swap(&kept);
 }
 
+void setDimValues(onnx::GraphProto& g, const LoadOptions& options, const std::string& file)
+{
+    std::set<std::string> used;
+    for (auto& in : *g.mutable_input()) {
+        if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
+            continue;
+        for (auto& d : *in.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+            if (!d.has_dim_param())
+                continue;
+            const auto it = options.dimValues.find(d.dim_param());
+            if (it == options.dimValues.end())
+                continue;
+            if (it->second < 0)
+                fail(file, "dimension '" + it->first + "' cannot be set to " + std::to_string(it->second));
+            used.insert(it->first);
+            d.set_dim_value(it->second);   // replaces dim_param (a oneof)
+        }
+    }
+    for (const auto& [name, value] : options.dimValues)
+        if (!used.count(name))
+            fail(file, "no graph input has a symbolic dimension named '" + name + "'");
+}
+
 void checkSupport(const onnx::GraphProto& g, int64_t opset)
 {
     for (const auto& np : g.node()) {
@@ -149,7 +172,7 @@ std::pair<DType, Shape> staticType(const onnx::TypeProto* tp, const std::string&
         const auto& d = tt.shape().dim(k);
         if (!d.has_dim_value())
             fail(file, "value '" + valueName + "' has no static shape after shape inference and constant folding (dimension " + std::to_string(k) + " is " +
-                           dimText(d) + ")",
+                           dimText(d) + (d.has_dim_param() ? "; give it a value, e.g. --dim " + d.dim_param() + "=1" : std::string()) + ")",
                  owner);
         shape.push_back(d.dim_value());
     }
@@ -287,6 +310,7 @@ ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::s
             fail(file, std::string("ONNX checker: ") + e.what());
         }
         bindInputs(m, options, constants, file);
+        setDimValues(*g, options, file);
         if (m.ir_version() < 4)
             m.set_ir_version(4);   // so that shape inference sees initializers that are not inputs
         for (const auto& t : g->initializer())

@@ -157,6 +157,23 @@ private slots:
         QVERIFY2(r.err.contains(expect.toUtf8()), r.err.constData());
     }
 
+    void dimGivesDynamicAxesASize()
+    {
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("dyn.onnxtxt"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("<\n  ir_version: 8,\n  opset_import: [\"\" : 13]\n>\ng (float[batch, 3] x) => (float[batch, 3] y)\n{\n  y = Relu(x)\n}\n");
+        f.close();
+        const CliResult dynamic = runCli({QStringLiteral("run"), path});
+        QCOMPARE(dynamic.exitCode, 2);
+        QVERIFY2(dynamic.err.contains("--dim batch=1"), dynamic.err.constData());
+        const CliResult r = runCli({QStringLiteral("run"), path, QStringLiteral("--dim"), QStringLiteral("batch=4"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(json(r).value(QStringLiteral("outputs")).toArray().at(0).toObject().value(QStringLiteral("shape")).toArray(), (QJsonArray{4, 3}));
+        QCOMPARE(runCli({QStringLiteral("run"), path, QStringLiteral("--dim"), QStringLiteral("batch")}).exitCode, 2);
+    }
+
     void missingModelIsBadInput()
     {
         const CliResult r = runCli({QStringLiteral("run"), QStringLiteral("/nonexistent/m.onnx")});

@@ -296,6 +296,15 @@ g (float[N, 3] x) => (float[N, 3] y)
         const std::string msg = errorOf([&] { loadModelFromText(text, "dyn.onnxtxt"); });
         QVERIFY2(msg.find("graph input 'x'") != std::string::npos, msg.c_str());
         QVERIFY2(msg.find("'N'") != std::string::npos, msg.c_str());
+        QVERIFY2(msg.find("--dim N=1") != std::string::npos, msg.c_str());
+        // Giving the symbolic dimension a value makes the graph static.
+        LoadOptions options;
+        options.dimValues["N"] = 5;
+        const ModelGraph g = loadModelFromText(text, "dyn.onnxtxt", {}, options);
+        QCOMPARE(g.values[g.outputs[0]].shape, (Shape{5, 3}));
+        options.dimValues["M"] = 2;
+        const std::string unknown = errorOf([&] { loadModelFromText(text, "dyn.onnxtxt", {}, options); });
+        QVERIFY2(unknown.find("no graph input has a symbolic dimension named 'M'") != std::string::npos, unknown.c_str());
     }
 
     void opSupportTableIsConsistent()
