@@ -2,6 +2,7 @@
 
 #include "core/quantum/gates.h"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -95,12 +96,14 @@ void applyGates(const Circuit& c, StateVector& sv, JobControl* job)
             throw InputError(SourceLocation{c.name, op.line, 0}, "measure/reset inside a unitary run");
         }
     }
-    for (size_t i = 0; i < prepared.size(); ++i) {
-        if (job && (i & 15) == 0) {
+    // In slices of 64 gates so a job can be cancelled and see progress.
+    for (size_t i = 0; i < prepared.size(); i += 64) {
+        if (job) {
             job->checkpoint();
             job->report(double(i) / prepared.size(), "simulating");
         }
-        sv.apply(prepared[i]);
+        const size_t end = std::min(prepared.size(), i + 64);
+        sv.applyAll(std::vector<kernels::PreparedGate>(prepared.begin() + static_cast<long>(i), prepared.begin() + static_cast<long>(end)));
     }
 }
 

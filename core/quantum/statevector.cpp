@@ -127,6 +127,62 @@ void StateVector::apply(const kernels::PreparedGate& g)
 }
 
 namespace {
+constexpr int kChunkQubits = 13;
+
+// Parity of the set bits without a popcount instruction (the portable build has none; a libcall per
+// amplitude would dominate the expectation value).
+inline int parity(uint64_t x)
+{
+    x ^= x >> 32;
+    x ^= x >> 16;
+    x ^= x >> 8;
+    x ^= x >> 4;
+    return (0x6996 >> (x & 0xf)) & 1;
+}   // 2^13 amplitudes: 128 KiB in complex128, fits in L2
+
+int highestQubit(const kernels::PreparedGate& g)
+{
+    int h = g.targets[g.k - 1];
+    for (int c : g.controls)
+        h = std::max(h, c);
+    return h;
+}
+}  // namespace
+
+void StateVector::applyChunked(const kernels::PreparedGate* gates, size_t count, int cq)
+{
+    const int64_t chunks = int64_t(1) << (n_ - cq);
+    const uint64_t chunkLen = uint64_t(2) << cq;
+#pragma omp parallel for schedule(static) if (chunks >= 4)
+    for (int64_t ch = 0; ch < chunks; ++ch)
+        for (size_t i = 0; i < count; ++i) {
+            if (prec_ == Precision::Double)
+                kernels::apply(dataDouble() + ch * chunkLen, cq, gates[i]);
+            else
+                kernels::apply(dataFloat() + ch * chunkLen, cq, gates[i]);
+        }
+}
+
+void StateVector::applyAll(const std::vector<kernels::PreparedGate>& gates)
+{
+    size_t i = 0;
+    while (i < gates.size()) {
+        if (n_ > kChunkQubits + 1 && highestQubit(gates[i]) < kChunkQubits) {
+            size_t j = i;
+            while (j < gates.size() && highestQubit(gates[j]) < kChunkQubits)
+                ++j;
+            if (j - i >= 2) {
+                applyChunked(&gates[i], j - i, kChunkQubits);
+                i = j;
+                continue;
+            }
+        }
+        apply(gates[i]);
+        ++i;
+    }
+}
+
+namespace {
 
 template <class T>
 double probOne(const T* a, int n, int q)
@@ -169,56 +225,83 @@ double norm2Impl(const T* a, int n)
     return s;
 }
 
+// <psi|P|psi> for one Pauli string restricted to amplitudes [begin, end): sum_i conj(psi[i^x]) s(i) psi[i]
+// with s(i) = (-1)^{|i & z|}, then multiplied by i^numY (only the real part is kept: P is Hermitian).
 template <class T>
-double expectationImpl(const T* a, int n, const PauliSum& h)
+double termRange(const T* a, const PauliTerm& t, uint64_t begin, uint64_t end)
 {
-    const int64_t len = int64_t(1) << n;
-    // All diagonal (Z-only) terms in one pass.
-    std::vector<PauliTerm> diag, offd;
-    for (const PauliTerm& t : h.terms)
-        (t.xMask ? offd : diag).push_back(t);
-    double total = 0;
-    if (!diag.empty()) {
-        const int nd = static_cast<int>(diag.size());
-        std::vector<uint64_t> zm(nd);
-        std::vector<double> co(nd);
-        for (int j = 0; j < nd; ++j) {
-            zm[j] = diag[j].zMask;
-            co[j] = diag[j].coeff;
+    double sr = 0, si = 0;
+    const uint64_t x = t.xMask, z = t.zMask;
+    if (z == 0) {
+        for (uint64_t i = begin; i < end; ++i) {
+            const uint64_t j = i ^ x;
+            const double ar = a[2 * j], ai = -double(a[2 * j + 1]), br = a[2 * i], bi = a[2 * i + 1];
+            sr += ar * br - ai * bi;
+            si += ar * bi + ai * br;
         }
-        double s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (len > (int64_t(1) << 17))
-        for (int64_t i = 0; i < len; ++i) {
-            const double p = double(a[2 * i]) * a[2 * i] + double(a[2 * i + 1]) * a[2 * i + 1];
-            double f = 0;
-            for (int j = 0; j < nd; ++j)
-                f += (std::popcount(uint64_t(i) & zm[j]) & 1) ? -co[j] : co[j];
-            s += p * f;
-        }
-        total += s;
-    }
-    for (const PauliTerm& t : offd) {
-        // <psi|P|psi> = sum_i conj(psi[i ^ x]) * i^nY * (-1)^{|i & z|} * psi[i]
-        const uint64_t x = t.xMask, z = t.zMask;
-        double sr = 0, si = 0;
-#pragma omp parallel for reduction(+ : sr, si) schedule(static) if (len > (int64_t(1) << 17))
-        for (int64_t i = 0; i < len; ++i) {
-            const uint64_t j = uint64_t(i) ^ x;
-            const double sign = (std::popcount(uint64_t(i) & z) & 1) ? -1.0 : 1.0;
-            const double ar = a[2 * j], ai = -double(a[2 * j + 1]);   // conj(psi[j])
-            const double br = a[2 * i], bi = a[2 * i + 1];
+    } else {
+        for (uint64_t i = begin; i < end; ++i) {
+            const uint64_t j = i ^ x;
+            const double sign = parity(i & z) ? -1.0 : 1.0;
+            const double ar = a[2 * j], ai = -double(a[2 * j + 1]), br = a[2 * i], bi = a[2 * i + 1];
             sr += sign * (ar * br - ai * bi);
             si += sign * (ar * bi + ai * br);
         }
-        // multiply by i^numY and keep the real part
-        double re = 0;
-        switch (t.numY & 3) {
-        case 0: re = sr; break;
-        case 1: re = -si; break;
-        case 2: re = -sr; break;
-        case 3: re = si; break;
+    }
+    switch (t.numY & 3) {
+    case 0: return t.coeff * sr;
+    case 1: return -t.coeff * si;
+    case 2: return -t.coeff * sr;
+    default: return t.coeff * si;
+    }
+}
+
+template <class T>
+double expectationImpl(const T* a, int n, const PauliSum& h)
+{
+    // Work in blocks of 2^b amplitudes that stay in cache: all diagonal terms and every term that only flips
+    // qubits inside the block are summed in one memory pass; terms flipping higher qubits get a pass each.
+    const int b = std::min(n, kChunkQubits);
+    const int64_t blocks = int64_t(1) << (n - b);
+    const int64_t blen = int64_t(1) << b;
+    std::vector<PauliTerm> diag, low, high;
+    for (const PauliTerm& t : h.terms)
+        (t.xMask == 0 ? diag : t.xMask < (uint64_t(1) << b) ? low : high).push_back(t);
+    double total = 0;
+#pragma omp parallel for reduction(+ : total) schedule(static) if (blocks >= 4)
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+        const uint64_t begin = uint64_t(blk * blen), end = begin + uint64_t(blen);
+        if (!diag.empty()) {
+            double fac[256];
+            for (uint64_t i0 = begin; i0 < end; i0 += 256) {
+                const int len = static_cast<int>(std::min<uint64_t>(256, end - i0));
+                for (int k = 0; k < len; ++k)
+                    fac[k] = 0;
+                for (const PauliTerm& t : diag) {
+                    const uint64_t z = t.zMask;
+                    const double c = t.coeff;
+                    for (int k = 0; k < len; ++k)
+                        fac[k] += parity((i0 + uint64_t(k)) & z) ? -c : c;
+                }
+                double s = 0;
+                for (int k = 0; k < len; ++k) {
+                    const uint64_t i = i0 + uint64_t(k);
+                    s += fac[k] * (double(a[2 * i]) * a[2 * i] + double(a[2 * i + 1]) * a[2 * i + 1]);
+                }
+                total += s;
+            }
         }
-        total += t.coeff * re;
+        for (const PauliTerm& t : low)
+            total += termRange(a, t, begin, end);
+    }
+    for (const PauliTerm& t : high) {
+        const int64_t len = int64_t(1) << n;
+        const int64_t parts = std::min<int64_t>(len / 4096 + 1, 64);
+        double s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static) if (len > (int64_t(1) << 17))
+        for (int64_t p = 0; p < parts; ++p)
+            s += termRange(a, t, uint64_t(len * p / parts), uint64_t(len * (p + 1) / parts));
+        total += s;
     }
     return total;
 }

@@ -37,6 +37,11 @@ public:
     cplx amplitude(uint64_t i) const;
 
     void apply(const kernels::PreparedGate& g);
+    // Applies a run of gates, all on qubits below `chunkQubits`, chunk by chunk: each 2^chunkQubits slice
+    // stays in cache while every gate of the run is applied to it (one memory pass for the whole run).
+    void applyChunked(const kernels::PreparedGate* gates, size_t count, int chunkQubits);
+    // Applies a gate list, grouping consecutive low-qubit gates into cache-blocked runs.
+    void applyAll(const std::vector<kernels::PreparedGate>& gates);
     double probabilityOfOne(int qubit) const;
     // Projects `qubit` onto `outcome` and renormalises (prob = probability of that outcome).
     void collapse(int qubit, int outcome, double prob);

@@ -1,0 +1,47 @@
+#pragma once
+// VQE for the transverse-field Ising chain (or any Pauli-sum Hamiltonian), defined exactly:
+//   ansatz: `layers` times [RY(theta) on every qubit, then CZ on (i, i+1 mod n) for every i (one CZ when
+//           n == 2)], followed by a final RY layer (as Qiskit's RealAmplitudes), n*(layers+1) parameters;
+//   start:  parameters drawn uniformly from [-pi, pi) with the seed;
+//   energy: exact expectation <psi|H|psi> from the state vector (no shot noise);
+//   optimisers: Nelder-Mead (initial simplex step 0.5; reflection 1, expansion 2, contraction 0.5,
+//           shrink 0.5; one iteration = one simplex update) and SPSA (a = 0.2, c = 0.1, A = 10,
+//           alpha = 0.602, gamma = 0.101, Rademacher perturbations from the seed; two evaluations per
+//           iteration). Both run exactly `iterations` iterations and report the best energy evaluated.
+
+#include "core/common/job_control.h"
+#include "core/quantum/circuit.h"
+#include "core/quantum/pauli.h"
+#include "core/quantum/statevector.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace spyglass::quantum {
+
+struct VqeOptions {
+    int qubits = 4;
+    int layers = 1;
+    std::string optimizer = "nelder-mead";   // or "spsa"
+    int iterations = 100;
+    uint64_t seed = 1;
+    std::optional<PauliSum> hamiltonian;     // default: tfimHamiltonian(qubits)
+    Precision precision = Precision::Double;
+};
+
+struct VqeResult {
+    double energy = 0;
+    std::vector<double> parameters;
+    int evaluations = 0;
+    double wallMs = 0;
+    std::vector<double> history;   // best energy after each iteration
+};
+
+Circuit vqeAnsatz(int qubits, int layers, const std::vector<double>& theta);
+VqeResult runVqe(const VqeOptions& options, JobControl* job = nullptr);
+
+// Ground-state energy by Lanczos (full reorthogonalisation), exact for small n; n <= 20.
+double exactGroundEnergy(const PauliSum& h, int qubits);
+
+}  // namespace spyglass::quantum
