@@ -49,6 +49,10 @@ public:
             buf.lx.bytes = ceilDiv(ceilDiv(p_.deviceBytes(buf), cores), align_) * align_;
             buf.lx.firstUse = it.first;
             buf.lx.lastUse = it.last;
+            // Items come in order of first use: a block dead before this one starts can never overlap a later
+            // item either, so retire it (keeps planning linear in the number of buffers).
+            blocks_.erase(std::remove_if(blocks_.begin(), blocks_.end(), [&](const Block& b) { return b.last < it.first; }),
+                          blocks_.end());
             place(it.buffer, it.writer);
         }
     }
