@@ -5,6 +5,7 @@
 // core/model; the Spyre backend (compile + simulate) is added as another row with its own run
 // function and default tolerances, and fills the timing fields the reference backend leaves null.
 #include "app/cli/cli.h"
+#include "app/cli/session_option.h"
 
 #include "core/common/diagnostics.h"
 #include "core/model/model_loader.h"
@@ -13,6 +14,7 @@
 #include "core/model/test_data.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonValue>
 
@@ -151,6 +153,7 @@ int runRun(Args& args)
     BackendOptions options;
     options.plan = args.value("--plan");
     options.trace = args.value("--trace");
+    std::unique_ptr<CliSession> session = openSessionForCli(args);   // --session NAME [--db FILE]
     args.finish();
     const Backend& backend = findBackend(backendName);
     if (rtolOpt && (*rtolOpt < 0 || !std::isfinite(*rtolOpt)))
@@ -181,8 +184,24 @@ int runRun(Args& args)
     if (data)
         checkExpectedOutputs(graph, *data);
 
+    if (session) {
+        QJsonObject opts;
+        opts[QStringLiteral("backend")] = QString::fromLatin1(backend.name);
+        opts[QStringLiteral("test_data")] = data ? QJsonValue(QString::fromStdString(data->dir)) : QJsonValue(QJsonValue::Null);
+        opts[QStringLiteral("rtol")] = optionalNumber(rtolOpt);
+        opts[QStringLiteral("atol")] = optionalNumber(atolOpt);
+        session->recorder().beginRun({.kind = "run", .artifactPath = file, .artifactKind = "onnx",
+                                      .optionsJson = QJsonDocument(opts).toJson(QJsonDocument::Compact).toStdString()});
+    }
     const auto t0 = std::chrono::steady_clock::now();
-    const BackendResult result = backend.run(graph, inputs, options);
+    BackendResult result;
+    try {
+        result = backend.run(graph, inputs, options);
+    } catch (const std::exception& e) {
+        if (session)
+            session->recorder().finishRun(session::RunStatus::Error, e.what());
+        throw;
+    }
     const double wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
     const double rtol = rtolOpt ? *rtolOpt : backend.defaultRtol;
@@ -241,8 +260,8 @@ int runRun(Args& args)
     if (data)
         text << (ok ? "result: all outputs match" : "result: MISMATCH") << " (rtol " << rtol << ", atol " << atol << ")\n";
 
-    if (args.json()) {
-        QJsonObject j;
+    QJsonObject j;
+    {
         j[QStringLiteral("ok")] = ok;
         j[QStringLiteral("checked")] = data.has_value();
         j[QStringLiteral("backend")] = QString::fromLatin1(backend.name);
@@ -268,20 +287,29 @@ int runRun(Args& args)
         }
         j[QStringLiteral("wall_ms")] = wallMs;
         j[QStringLiteral("outputs")] = outputsJson;
-        printJson(j);
-    } else {
-        std::cout << text.str();
     }
+    if (session) {
+        auto& rec = session->recorder();
+        rec.setSimulationWallMs(wallMs);
+        rec.setResultJson(QJsonDocument(j).toJson(QJsonDocument::Compact).toStdString());
+        rec.finishRun(ok ? session::RunStatus::Ok : session::RunStatus::Failed, ok ? std::string() : "outputs do not match the test data");
+    }
+    if (args.json())
+        printJson(j);
+    else
+        std::cout << text.str();
     return ok ? ExitOk : ExitJobFailed;
 }
 
 const RegisterCommand reg{{"run", "run an ONNX model on a backend and check its outputs against ONNX test data",
-                           "run MODEL [--test-data DIR] [--backend reference] [--dim NAME=SIZE]... [--rtol R] [--atol A] [--json]", runRun,
+                           "run MODEL [--test-data DIR] [--backend reference] [--dim NAME=SIZE]... [--rtol R] [--atol A] [--session NAME [--db FILE]] [--json]",
+                           runRun,
                            "--test-data DIR   an ONNX test_data_set_N folder (input_K.pb, output_K.pb); every output is checked\n"
                            "                  elementwise, |y - ref| <= atol + rtol * |ref|. Integer inputs (int64/int32: shapes,\n"
                            "                  axes, indices) are bound as constants when the model is loaded, so shapes are static.\n"
                            "--backend NAME    reference: the fp32 interpreter (default; rtol 1e-4, atol 1e-5).\n"
                            "--dim NAME=SIZE   gives a symbolic input dimension (dynamic axis) a static size; repeatable.\n"
+                           "--session NAME    records the run (options, wall time, the --json object) in the session store.\n"
                            "Exit 0 when all outputs match, 1 when one does not (the worst element and its index are printed),\n"
                            "2 on bad input (including a wrong shape or dtype in the test data).\n"
                            "--json prints {ok, checked, backend, max_abs_err, max_rel_err, rtol, atol, kernel_time_ns, roofline_ns,\n"

@@ -174,6 +174,29 @@ private slots:
         QCOMPARE(runCli({QStringLiteral("run"), path, QStringLiteral("--dim"), QStringLiteral("batch")}).exitCode, 2);
     }
 
+    void sessionRecordsTheRun()
+    {
+        QTemporaryDir tmp;
+        const QString db = tmp.filePath(QStringLiteral("s.db"));
+        const QString dir = onnxNodeTest(QStringLiteral("test_matmul_2d"));
+        const QStringList run{QStringLiteral("run"), dir + QStringLiteral("/model.onnx"), QStringLiteral("--test-data"), dir + QStringLiteral("/test_data_set_0"),
+                              QStringLiteral("--session"), QStringLiteral("checks"), QStringLiteral("--db"), db};
+        QCOMPARE(runCli(run).exitCode, 0);
+        QCOMPARE(runCli(run + QStringList{QStringLiteral("--rtol"), QStringLiteral("0"), QStringLiteral("--atol"), QStringLiteral("0")}).exitCode, 1);
+        const CliResult show = runCli({QStringLiteral("sessions"), QStringLiteral("show"), QStringLiteral("checks"), QStringLiteral("--db"), db, QStringLiteral("--json")});
+        QCOMPARE(show.exitCode, 0);
+        const QJsonArray runs = json(show).value(QStringLiteral("runs")).toArray();
+        QCOMPARE(runs.size(), 2);
+        QStringList statuses;
+        for (const QJsonValue& r : runs) {
+            QCOMPARE(r.toObject().value(QStringLiteral("kind")).toString(), QStringLiteral("run"));
+            QCOMPARE(r.toObject().value(QStringLiteral("result")).toObject().value(QStringLiteral("backend")).toString(), QStringLiteral("reference"));
+            statuses << r.toObject().value(QStringLiteral("status")).toString();
+        }
+        statuses.sort();
+        QCOMPARE(statuses, (QStringList{QStringLiteral("failed"), QStringLiteral("ok")}));
+    }
+
     void missingModelIsBadInput()
     {
         const CliResult r = runCli({QStringLiteral("run"), QStringLiteral("/nonexistent/m.onnx")});
