@@ -1,6 +1,5 @@
 // `spyglass-cli sessions list|show|export|rename|delete`: read and tidy the recorded history of runs.
 #include "app/cli/cli.h"
-#include "app/cli/session_option.h"
 
 #include "core/common/diagnostics.h"
 #include "core/session/session_charts.h"
@@ -11,6 +10,7 @@
 #include <QJsonDocument>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -131,20 +131,42 @@ int show(SessionStore& store, RowId id, bool json)
 
 int runSessions(Args& args)
 {
-    auto store = openStoreForCli(args);   // reads --db before any positional (it takes a value)
+    // Options that take a value are read before any positional, or their value would be taken for one.
+    const auto db = args.value("--db");
+    if (db && db->empty())
+        throw UsageError("--db needs a file name");
+    const std::string path = db ? *db : SessionStore::defaultPath();
     const auto output = args.value("--output");
     const bool csv = args.flag("--csv");
     const std::string action = args.positional("ACTION (list, show, export, rename or delete)");
+    if (action != "list" && action != "show" && action != "export" && action != "delete" && action != "rename")
+        throw UsageError("unknown action '" + action + "' (list, show, export, rename or delete)");
     if (action != "export" && (csv || output))
         throw UsageError(std::string(csv ? "--csv" : "--output") + " only applies to 'sessions export'");
 
+    // Reading history never creates a database: nothing recorded yet is an empty list.
+    std::error_code ec;
+    const bool exists = std::filesystem::exists(path, ec);
     if (action == "list") {
         args.finish();
-        return list(*store, args.json());
+        if (!exists) {
+            if (args.json())
+                printJsonArray({});
+            else
+                std::cout << "no sessions: " << path << " does not exist yet (record runs with --session NAME)\n";
+            return ExitOk;
+        }
+        SessionStore store(path);
+        return list(store, args.json());
     }
-    if (action != "show" && action != "export" && action != "delete" && action != "rename")
-        throw UsageError("unknown action '" + action + "' (list, show, export, rename or delete)");
     const std::string ref = args.positional("session ID");
+    if (!exists) {
+        if (action == "rename")
+            args.positional("new NAME");
+        args.finish();
+        throw InputError(SourceLocation{path, 0, 0}, "no session '" + ref + "': the session database does not exist yet");
+    }
+    auto store = std::make_unique<SessionStore>(path);
     if (action == "rename") {
         const std::string name = args.positional("new NAME");
         args.finish();

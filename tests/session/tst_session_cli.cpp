@@ -165,7 +165,30 @@ private slots:
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 0);
         QCOMPARE(p.readAllStandardOutput().trimmed(), QByteArray("[]"));
-        QVERIFY(QFile::exists(xdg.filePath(QStringLiteral("spyglass/spyglass.db"))));
+        // Reading history does not create a database.
+        QVERIFY(!QFile::exists(xdg.filePath(QStringLiteral("spyglass/spyglass.db"))));
+        // Once the default database exists, list reads it.
+        {
+            const QByteArray saved = qgetenv("XDG_DATA_HOME");
+            qputenv("XDG_DATA_HOME", xdg.path().toUtf8());
+            SessionStore store(SessionStore::defaultPath());
+            if (saved.isEmpty())
+                qunsetenv("XDG_DATA_HOME");
+            else
+                qputenv("XDG_DATA_HOME", saved);
+            QVERIFY(QFile::exists(xdg.filePath(QStringLiteral("spyglass/spyglass.db"))));   // its folder was created
+            store.createSession("from the default path");
+        }
+        p.start(QStringLiteral(SPYGLASS_CLI_PATH), {QStringLiteral("sessions"), QStringLiteral("list"), QStringLiteral("--json")});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY(p.readAllStandardOutput().contains("from the default path"));
+        p.start(QStringLiteral(SPYGLASS_CLI_PATH), {QStringLiteral("sessions"), QStringLiteral("show"), QStringLiteral("3"),
+                                                    QStringLiteral("--db"), xdg.filePath(QStringLiteral("missing.db"))});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY(p.readAllStandardError().contains("does not exist yet"));
+        QVERIFY(!QFile::exists(xdg.filePath(QStringLiteral("missing.db"))));
     }
 };
 
