@@ -2,9 +2,11 @@
 // `--session NAME` and `--db FILE` for the commands that record runs (compile, run, qsim, vqe), and the store
 // for the `sessions` command. Nothing is recorded on the CLI without --session.
 //
-// In a recording command, before args.finish():
+// In a recording command, FIRST (before args.positional(), which would otherwise take the NAME after
+// --session for a positional argument):
 //
 //   auto session = spyglass::cli::openSessionForCli(args);      // nullptr without --session
+//   const std::string file = args.positional("FILE");
 //   ...
 //   if (session) {
 //       auto& rec = session->recorder();
