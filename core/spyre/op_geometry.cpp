@@ -49,6 +49,8 @@ int64_t largestDivisorAtMost(int64_t n, int64_t limit)
 
 std::vector<int64_t> divisorsAtMost(int64_t n, int64_t limit)
 {
+    if (n <= 0)
+        return {1};   // an empty dim: nothing to split
     std::vector<int64_t> out;
     for (int64_t d = 1; d <= std::min(n, limit); ++d)
         if (n % d == 0)

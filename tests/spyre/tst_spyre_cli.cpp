@@ -72,6 +72,22 @@ private slots:
         QCOMPARE(o.value(QStringLiteral("layout_optimal")).toBool(), true);
     }
 
+    void baselineAndScratchpadOptions()
+    {
+        const QString f = model("attention.onnxtxt");
+        const QJsonObject base = compileJson({f, QStringLiteral("--baseline")});
+        QCOMPARE(base.value(QStringLiteral("passes")).toArray()[7].toObject().value(QStringLiteral("summary")).toString().contains(
+                     QStringLiteral("baseline")),
+                 true);
+        for (const char* policy : {"greedy", "first-fit", "best-fit"}) {
+            const QJsonObject o = compileJson({f, QStringLiteral("--scratchpad"), QString::fromLatin1(policy)});
+            QVERIFY(o.value(QStringLiteral("passes")).toArray()[8].toObject().value(QStringLiteral("summary")).toString().startsWith(
+                QString::fromLatin1(policy)));
+        }
+        const auto bad = test::runCli({QStringLiteral("compile"), f, QStringLiteral("--scratchpad"), QStringLiteral("worst-fit")});
+        QCOMPARE(bad.exitCode, 2);
+    }
+
     void dumpDirHasOneFilePerPass()
     {
         QTemporaryDir dir;
