@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 namespace spyglass::cli {
@@ -97,6 +98,29 @@ int list(SessionStore& store, bool json)
     return ExitOk;
 }
 
+// "REGRESSION: simulated time +16.0% over the best earlier run of this artifact" when the run is flagged
+// (more than 5% slower than the best earlier run of the same artifact, across all sessions).
+std::string regressionNote(SessionStore& store, const session::RunDetail& d,
+                           std::map<std::pair<RowId, int>, std::vector<session::HistoryPoint>>& histories)
+{
+    if (!d.run.artifact.id || d.run.status != session::RunStatus::Ok)
+        return {};
+    for (auto metric : {session::RunMetric::SimulatedTime, session::RunMetric::SimulationWallTime, session::RunMetric::CompileWallTime}) {
+        if (!session::runMetricValue(d, metric))
+            continue;
+        auto key = std::make_pair(d.run.artifact.id, static_cast<int>(metric));
+        auto it = histories.find(key);
+        if (it == histories.end())
+            it = histories.emplace(key, session::artifactHistory(store, d.run.artifact.id, metric)).first;
+        for (const auto& p : it->second)
+            if (p.runId == d.run.id && p.regression && p.bestEarlier && *p.bestEarlier > 0)
+                return std::string("REGRESSION: ") + session::runMetricName(metric) + " +" +
+                       fixed(100.0 * (p.value / *p.bestEarlier - 1.0), 1) + "% over the best earlier run of this artifact";
+        return {};   // judged by the first metric the run has
+    }
+    return {};
+}
+
 int show(SessionStore& store, RowId id, bool json)
 {
     if (json) {
@@ -112,6 +136,7 @@ int show(SessionStore& store, RowId id, bool json)
     std::cout << '\n'
               << padded("RUN", 6) << padded("KIND", 9) << padded("STATUS", 12) << padded("STARTED", 25) << padded("COMPILE ms", 11)
               << padded("SIM TIME us", 12) << padded("SIM WALL ms", 12) << "ARTIFACT\n";
+    std::map<std::pair<RowId, int>, std::vector<session::HistoryPoint>> histories;
     for (RowId runId : store.runIds(id)) {
         const auto d = store.runDetail(runId);
         if (!d)
@@ -125,6 +150,8 @@ int show(SessionStore& store, RowId id, bool json)
                   << (d->run.artifact.path.empty() ? "-" : d->run.artifact.path) << '\n';
         if (!d->run.errorText.empty())
             std::cout << "      " << d->run.errorText << '\n';
+        if (const std::string flag = regressionNote(store, *d, histories); !flag.empty())
+            std::cout << "      " << flag << '\n';
     }
     return ExitOk;
 }

@@ -83,6 +83,10 @@ private slots:
         QVERIFY(r.out.contains("3 runs"));
         QVERIFY(r.out.contains("models/mlp.onnx"));
         QVERIFY(r.out.contains("3.000"));   // 3000 ns of the third run shown as 3.000 us
+        // 1000, 2000, 3000 ns: the second and third runs are flagged against the first.
+        QCOMPARE(r.out.count("REGRESSION"), 2);
+        QVERIFY(r.out.contains("simulated time +100.0% over the best earlier run"));
+        QVERIFY(r.out.contains("simulated time +200.0% over the best earlier run"));
         r = cli({QStringLiteral("sessions"), QStringLiteral("show"), QStringLiteral("tuesday, late")});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("fidelity check failed"));
