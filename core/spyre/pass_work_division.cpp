@@ -71,38 +71,70 @@ double matmulSplitCostUs(const Program& p, const Op& op, const std::vector<int>&
     return std::max(computeUs, memoryUs) + partialUs;
 }
 
+namespace {
+
+// The span check of one op, prepared once: per tensor it touches, its device bytes, the vars whose split cuts its
+// outermost device dim, and how much its tile loops cut it. Evaluating a split is then a few multiplications,
+// which matters because the matmul search evaluates every split.
+class SpanModel {
+public:
+    SpanModel(const Program& p, const Op& op, const SpyreTarget& t) : limit_(t.spanBytes)
+    {
+        for (int b : touchedBuffers(op)) {
+            const Buffer& buf = p.buffers[b];
+            const SpyreTensorLayout l = p.layoutOf(buf);
+            Item item;
+            item.bytes = l.deviceElements() * p.deviceDtypeBytes;
+            const Access* a = op.store.buffer == b ? &op.store : nullptr;
+            for (const Access& ld : op.loads)
+                if (!a && ld.buffer == b)
+                    a = &ld;
+            for (size_t d = 0; d < l.deviceSize.size(); ++d) {
+                if (l.deviceSize[d] <= 1)
+                    continue;
+                for (int v = 0; v < op.numVars(); ++v)
+                    if (variesWith(op, b, v) &&
+                        walkedDim(buf, a->index.coeffOf(v), op.varRange(v), p.stickElements).dim == l.dimMap[d])
+                        item.cutVars.push_back(v);
+                break;
+            }
+            for (const TileLoop& tl : op.tiles)
+                if (variesWith(op, b, tl.var))
+                    item.tileCounts.push_back(tl.count);
+            items_.push_back(std::move(item));
+        }
+    }
+
+    bool exceeds(const std::vector<int>& ways) const
+    {
+        for (const Item& item : items_) {
+            int64_t cut = 1;
+            for (int v : item.cutVars)
+                cut *= ways[v];
+            int64_t span = ceilDiv(item.bytes, cut);
+            for (int64_t count : item.tileCounts)
+                span = ceilDiv(span, count);
+            if (span > limit_)
+                return true;
+        }
+        return false;
+    }
+
+private:
+    struct Item {
+        int64_t bytes = 0;
+        std::vector<int> cutVars;
+        std::vector<int64_t> tileCounts;
+    };
+    std::vector<Item> items_;
+    int64_t limit_;
+};
+
+}  // namespace
+
 bool splitExceedsSpan(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t)
 {
-    for (int b : touchedBuffers(op)) {
-        const Buffer& buf = p.buffers[b];
-        const SpyreTensorLayout l = p.layoutOf(buf);
-        // The outermost device dim with more than one element, and whether a split var walks it.
-        int64_t span = l.deviceElements() * p.deviceDtypeBytes;
-        for (size_t d = 0; d < l.deviceSize.size(); ++d) {
-            if (l.deviceSize[d] <= 1)
-                continue;
-            const int hostDim = l.dimMap[d];
-            int64_t cut = 1;
-            for (int v = 0; v < op.numVars(); ++v)
-                if (ways[v] > 1 && variesWith(op, b, v)) {
-                    const Access* a = op.store.buffer == b ? &op.store : nullptr;
-                    for (const Access& ld : op.loads)
-                        if (!a && ld.buffer == b)
-                            a = &ld;
-                    const WalkedDim w = walkedDim(buf, a->index.coeffOf(v), op.varRange(v), p.stickElements);
-                    if (w.dim == hostDim)
-                        cut *= ways[v];
-                }
-            span = ceilDiv(span, cut);
-            break;
-        }
-        for (const TileLoop& tl : op.tiles)
-            if (variesWith(op, b, tl.var))
-                span = ceilDiv(span, tl.count);
-        if (span > t.spanBytes)
-            return true;
-    }
-    return false;
+    return SpanModel(p, op, t).exceeds(ways);
 }
 
 namespace {
@@ -119,6 +151,7 @@ CoreSplit bestMatmulSplit(const Program& p, const Op& op, const SpyreTarget& t, 
 {
     const int nv = op.numVars();
     std::vector<int> ways(nv, 1);
+    const SpanModel span(p, op, t);
     CoreSplit best;
     double bestCost = 1e300;
     bool bestWithinSpan = false;
@@ -126,7 +159,7 @@ CoreSplit bestMatmulSplit(const Program& p, const Op& op, const SpyreTarget& t, 
         if (v == nv) {
             ++evaluated;
             const double c = matmulSplitCostUs(p, op, ways, t);
-            const bool ok = !splitExceedsSpan(p, op, ways, t);
+            const bool ok = !span.exceeds(ways);
             // Splits within the span come first; then the cheapest; then the fewest cores.
             const int cores = std::accumulate(ways.begin(), ways.end(), 1, std::multiplies<int>());
             if ((ok && !bestWithinSpan) || (ok == bestWithinSpan && (c < bestCost - 1e-12 ||
