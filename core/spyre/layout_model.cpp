@@ -134,7 +134,9 @@ LayoutProblem buildLayoutProblem(const Program& p, const std::map<std::string, i
     for (size_t i = 0; i < pinNames.size(); ++i)
         if (!pinUsed[i])
             throw InputError(SourceLocation{p.sourcePath, 0, 0},
-                             "--pin " + pinNames[i] + ": no tensor of that name in the compiled program");
+                             "--pin " + pinNames[i] +
+                                 ": no tensor of that name in the compiled program (views such as Reshape outputs "
+                                 "have no buffer of their own; name the tensor they view)");
     return lp;
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/common/diagnostics.h"
 #include "core/common/job_control.h"
+#include "core/model/model_loader.h"
 #include "core/spyre/ir_printer.h"
 #include "core/spyre/json_schema.h"
 #include "core/spyre/kernel_bundle.h"
@@ -604,12 +605,19 @@ private slots:
         QTest::addColumn<QString>("model");
         for (const char* m : {"matmul", "mlp", "softmax", "layernorm", "transpose_chain"})
             QTest::newRow(m) << m;
+        // Through the ONNX loader, from tests/data/spyre/models.
+        for (const char* m : {"attention.onnxtxt", "convnet.onnxtxt"})
+            QTest::newRow(m) << m;
     }
 
     void goldenDumps()
     {
         QFETCH(QString, model);
-        const auto snaps = compile(modelByName(model), defaultTarget());
+        const model::ModelGraph graph =
+            model.endsWith(QLatin1String(".onnxtxt"))
+                ? model::loadModel(test::dataPath(QStringLiteral("spyre/models/") + model).toStdString())
+                : modelByName(model);
+        const auto snaps = compile(graph, defaultTarget());
         std::string text;
         for (const auto& s : snaps)
             if (s.record.name == "import" || s.record.name == "lower" || s.record.name == "codegen")
