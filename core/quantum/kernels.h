@@ -19,6 +19,10 @@ struct PreparedGate {
     std::vector<double> matrix;       // 2^k x 2^k complex, row-major, interleaved re/im (dense gates)
     std::vector<int> diagIndex;       // diagonal gates: local indices whose factor is not 1 ...
     std::vector<double> diagValue;    // ... and those factors (re, im)
+    bool sparse = false;              // dense matrix with at most half its entries non-zero (fused H + phases):
+    std::vector<int> rowStart;        // CSR rows (2^k + 1 entries) ...
+    std::vector<int> sparseCol;       // ... column of each non-zero ...
+    std::vector<double> sparseValue;  // ... and its value (re, im)
 };
 
 // Builds a prepared gate from a little-endian matrix on `qubits` (controls first, then targets).

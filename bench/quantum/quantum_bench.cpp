@@ -1,0 +1,253 @@
+// quantum_bench: how close the state-vector simulator runs to this machine's memory bandwidth.
+//
+//   quantum_bench [--min-qubits 22] [--max-qubits 26] [--qft-min 20] [--qft-max 26] [--fuse-max 4]
+//                 [--vqe-qubits 20] [--no-vqe] [--no-table] [--single]
+//
+// 1. Bandwidth: STREAM triad a = b + s*c over arrays the size of the state (best of 3), and an in-place
+//    read-modify-write pass (what an unfused gate does).
+// 2. Single unfused gates at each size: time (median of 3) and ratio to the bound 2*bytes(state)/triad.
+// 3. QFT(n) with and without fusion, against the sum of unfused bounds (gates x bound).
+// 4. The circuits of docs/quantum.md's qsim/qulacs table (20 H on 26 qubits; 20 layers random rx/ry/rz + CZ
+//    on 24 qubits; QFT 20/24).
+// 5. VQE-TFIM: n qubits, 2 layers, Nelder-Mead 100 iterations, seed 1.
+#include "core/quantum/generators.h"
+#include "core/quantum/kernels.h"
+#include "core/quantum/pipeline.h"
+#include "core/quantum/simulator.h"
+#include "core/quantum/vqe.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace spyglass::quantum;
+
+namespace {
+
+double now()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median3(double a, double b, double c) { return std::max(std::min(a, b), std::min(std::max(a, b), c)); }
+
+struct Bandwidth {
+    double triad = 0;   // GB/s, STREAM convention (3 arrays counted)
+    double rmw = 0;     // GB/s, in-place read + write
+};
+
+Bandwidth measureBandwidth(size_t bytes)
+{
+    const size_t n = bytes / sizeof(double);
+    double* a = static_cast<double*>(std::aligned_alloc(64, n * sizeof(double)));
+    double* b = static_cast<double*>(std::aligned_alloc(64, n * sizeof(double)));
+    double* c = static_cast<double*>(std::aligned_alloc(64, n * sizeof(double)));
+    const int64_t len = static_cast<int64_t>(n);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < len; ++i) {
+        a[i] = 0;
+        b[i] = 1;
+        c[i] = 2;
+    }
+    Bandwidth bw;
+    for (int rep = 0; rep < 3; ++rep) {
+        const double t0 = now();
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < len; ++i)
+            a[i] = b[i] + 0.5 * c[i];
+        const double t = now() - t0;
+        bw.triad = std::max(bw.triad, 3.0 * bytes / t / 1e9);
+        const double t1 = now();
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < len; ++i)
+            a[i] = a[i] * 0.999 + 0.001;
+        const double u = now() - t1;
+        bw.rmw = std::max(bw.rmw, 2.0 * bytes / u / 1e9);
+    }
+    std::printf("  (checksum %g)\n", a[len / 2]);
+    std::free(a);
+    std::free(b);
+    std::free(c);
+    return bw;
+}
+
+double timeGates(StateVector& sv, const Circuit& c)
+{
+    std::vector<kernels::PreparedGate> g;
+    for (const Op& op : c.ops)
+        if (op.kind == OpKind::Gate)
+            g.push_back(prepareOp(c, op));
+    const double t0 = now();
+    sv.applyAll(g);
+    return now() - t0;
+}
+
+Circuit single(int n, const char* name, std::vector<int> qubits, std::vector<double> params = {})
+{
+    Circuit c;
+    c.numQubits = n;
+    Op op;
+    op.name = name;
+    op.qubits = std::move(qubits);
+    op.params = std::move(params);
+    c.ops.push_back(op);
+    return c;
+}
+
+Circuit randomLayers(int n, int layers, uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> ang(0, 6.283185307179586);
+    Circuit c;
+    c.numQubits = n;
+    const char* rot[] = {"rx", "ry", "rz"};
+    for (int l = 0; l < layers; ++l) {
+        for (int q = 0; q < n; ++q) {
+            Op op;
+            op.name = rot[rng() % 3];
+            op.qubits = {q};
+            op.params = {ang(rng)};
+            c.ops.push_back(op);
+        }
+        for (int q = l % 2; q + 1 < n; q += 2) {
+            Op cz;
+            cz.name = "cz";
+            cz.qubits = {q, q + 1};
+            c.ops.push_back(cz);
+        }
+    }
+    return c;
+}
+
+int intArg(int argc, char** argv, const char* name, int fallback)
+{
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::strcmp(argv[i], name) == 0)
+            return std::atoi(argv[i + 1]);
+    return fallback;
+}
+bool flagArg(int argc, char** argv, const char* name)
+{
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], name) == 0)
+            return true;
+    return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    const int minQ = intArg(argc, argv, "--min-qubits", 22), maxQ = intArg(argc, argv, "--max-qubits", 26);
+    const int qftMin = intArg(argc, argv, "--qft-min", 20), qftMax = intArg(argc, argv, "--qft-max", 26);
+    const int fuseMax = intArg(argc, argv, "--fuse-max", 4);
+    const int vqeQubits = intArg(argc, argv, "--vqe-qubits", 20);
+    const Precision prec = flagArg(argc, argv, "--single") ? Precision::Single : Precision::Double;
+    const int amp = prec == Precision::Double ? 16 : 8;
+    std::printf("quantum_bench: %d OpenMP threads, AVX2 kernels %s, %s\n", omp_get_max_threads(), kernels::usingAvx2() ? "on" : "off",
+                prec == Precision::Double ? "complex128" : "complex64");
+
+    // 1 + 2: bandwidth and single gates
+    std::printf("\n## single unfused gates (median of 3) vs bound = 2 * state bytes / triad bandwidth\n");
+    std::printf("| qubits | state MiB | triad GB/s | rmw GB/s | gate | time ms | bound ms | ratio |\n|---|---|---|---|---|---|---|---|\n");
+    for (int n = minQ; n <= maxQ; n += 2) {
+        const size_t bytes = (size_t(1) << n) * amp;
+        const Bandwidth bw = measureBandwidth(bytes);
+        const double bound = 2.0 * bytes / (bw.triad * 1e9);
+        StateVector sv(n, prec);
+        struct G {
+            const char* label;
+            Circuit c;
+        };
+        const std::vector<G> gates = {
+            {"h q0", single(n, "h", {0})},
+            {"h q[n/2]", single(n, "h", {n / 2})},
+            {"h q[n-1]", single(n, "h", {n - 1})},
+            {"x q[n-1]", single(n, "x", {n - 1})},
+            {"rz q[n/2] (diagonal)", single(n, "rz", {n / 2}, {0.3})},
+            {"cx q0,q[n-1]", single(n, "cx", {0, n - 1})},
+            {"cp q1,q[n-2] (diag, 1/4 touched)", single(n, "cp", {1, n - 2}, {0.3})},
+        };
+        bool first = true;
+        for (const G& g : gates) {
+            const double t = median3(timeGates(sv, g.c), timeGates(sv, g.c), timeGates(sv, g.c));
+            if (first)
+                std::printf("| %d | %zu | %.1f | %.1f | %s | %.2f | %.2f | %.2f |\n", n, bytes >> 20, bw.triad, bw.rmw, g.label, t * 1e3, bound * 1e3,
+                            t / bound);
+            else
+                std::printf("| | | | | %s | %.2f | %.2f | %.2f |\n", g.label, t * 1e3, bound * 1e3, t / bound);
+            first = false;
+        }
+        std::fflush(stdout);
+    }
+
+    // 3: QFT with and without fusion
+    std::printf("\n## QFT(n) on |0...0>, gates only: unfused vs fused (<= %d qubits per block)\n", fuseMax);
+    std::printf("| qubits | gates | unfused s | fused s | blocks | sum of unfused bounds s | speedup vs unfused | bounds / fused |\n|---|---|---|---|---|---|---|---|\n");
+    for (int n = qftMin; n <= qftMax; n += 2) {
+        const size_t bytes = (size_t(1) << n) * amp;
+        const Bandwidth bw = measureBandwidth(bytes);
+        const double bound = 2.0 * bytes / (bw.triad * 1e9);
+        const Circuit q = makeQft(n, 0, false);
+        const Circuit fused = prepareForSimulation(q, fuseMax);
+        StateVector sv(n, prec);
+        const double tu = timeGates(sv, q);
+        sv.setZero();
+        const double tf = timeGates(sv, fused);
+        std::printf("| %d | %d | %.3f | %.3f | %d | %.3f | %.1fx | %.1fx |\n", n, q.gateCount(), tu, tf, fused.gateCount(), q.gateCount() * bound,
+                    tu / tf, q.gateCount() * bound / tf);
+        std::fflush(stdout);
+    }
+
+    // 4: the comparison circuits of docs/quantum.md
+    if (!flagArg(argc, argv, "--no-table")) {
+        std::printf("\n## docs/quantum.md comparison circuits (fused <= %d unless noted)\n| circuit | s |\n|---|---|\n", fuseMax);
+        if (maxQ >= 26) {
+            Circuit h;
+            h.numQubits = 26;
+            for (int i = 0; i < 20; ++i) {
+                Op op;
+                op.name = "h";
+                op.qubits = {(7 * i) % 26};
+                h.ops.push_back(op);
+            }
+            StateVector sv(26, prec);
+            std::printf("| 20 H gates on 26 qubits, targets (7i) mod 26, unfused | %.3f |\n", timeGates(sv, h));
+        }
+        for (int n : {20, 24}) {
+            if (n > maxQ)
+                continue;
+            StateVector sv(n, prec);
+            const Circuit q = prepareForSimulation(makeQft(n, 0, false), fuseMax);
+            std::printf("| QFT %d qubits | %.3f |\n", n, timeGates(sv, q));
+            sv.setZero();
+            const Circuit r = randomLayers(n, 20, 5);
+            const Circuit rf = prepareForSimulation(r, fuseMax);
+            std::printf("| %d qubits, 20 layers random rx/ry/rz + CZ alternating pairs (%d gates, %d ops fused) | %.3f |\n", n, r.gateCount(),
+                        rf.gateCount(), timeGates(sv, rf));
+            std::fflush(stdout);
+        }
+    }
+
+    // 5: VQE
+    if (!flagArg(argc, argv, "--no-vqe")) {
+        VqeOptions o;
+        o.qubits = vqeQubits;
+        o.layers = 2;
+        o.optimizer = "nelder-mead";
+        o.iterations = 100;
+        o.seed = 1;
+        o.precision = prec;
+        const VqeResult r = runVqe(o);
+        std::printf("\n## VQE-TFIM %d qubits, 2 layers, Nelder-Mead 100 iterations, seed 1\n| energy | evaluations | wall s | ms per evaluation |\n|---|---|---|---|\n| %.6f | %d | %.2f | %.1f |\n",
+                    o.qubits, r.energy, r.evaluations, r.wallMs / 1e3, r.wallMs / r.evaluations);
+    }
+    return 0;
+}
