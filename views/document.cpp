@@ -27,6 +27,13 @@ std::shared_ptr<const quantum::Circuit> Document::selectedCircuit() const
     return doc_.circuits[static_cast<size_t>(selected_)];
 }
 
+std::shared_ptr<const spyre::Program> Document::selectedProgram() const
+{
+    if (selected_ < 0 || selected_ >= static_cast<int>(doc_.programs.size()))
+        return nullptr;
+    return doc_.programs[static_cast<size_t>(selected_)];
+}
+
 void Document::setCompiled(CompiledDocument doc)
 {
     doc_ = std::move(doc);

@@ -20,6 +20,10 @@
 namespace spyglass::quantum {
 struct Circuit;
 }
+namespace spyglass::spyre {
+struct Program;
+struct SpyreTarget;
+}
 
 namespace spyglass {
 
@@ -50,6 +54,9 @@ struct CompiledDocument {
     // Circuit documents: the circuit after each pass (parallel to `passes`) and the simulation.
     std::vector<std::shared_ptr<const quantum::Circuit>> circuits;
     std::shared_ptr<const QuantumRunResult> quantumRun;
+    // Model documents: the Spyre program after each pass (parallel to `passes`) and the target used.
+    std::vector<std::shared_ptr<const spyre::Program>> programs;
+    std::shared_ptr<const spyre::SpyreTarget> target;
 };
 
 class Document : public QObject {
@@ -66,6 +73,8 @@ public:
     const CompiledDocument& compiled() const { return doc_; }
     // The circuit of the selected pass (circuit documents), or null.
     std::shared_ptr<const quantum::Circuit> selectedCircuit() const;
+    // The Spyre program of the selected pass (model documents), or null.
+    std::shared_ptr<const spyre::Program> selectedProgram() const;
 
     int selectedPass() const { return selected_; }
     const PassRecord* selectedRecord() const;

@@ -1,11 +1,15 @@
 #include "views/documentcompiler.h"
 
 #include "core/common/diagnostics.h"
+#include "core/model/model_loader.h"
+#include "core/spyre/spyre_pipeline.h"
+#include "core/spyre/spyre_target.h"
 #include "core/quantum/pipeline.h"
 #include "core/quantum/qasm_parser.h"
 #include "core/quantum/simulator.h"
 #include "core/quantum/state_analysis.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
@@ -83,15 +87,33 @@ void compileCircuit(CompiledDocument& doc, JobControl& control)
         doc.quantumRun = simulateForExplorer(*doc.circuits.back(), control);
 }
 
-// Models: until the Spyre compiler is wired in, the document holds the text as read.
+void compileModel(CompiledDocument& doc, JobControl& control)
+{
+    control.report(0.05, "loading model");
+    const model::ModelGraph graph = model::loadModel(doc.path.toStdString());
+    control.checkpoint();
+    const std::string targetPath = spyre::SpyreTarget::defaultPath();
+    if (targetPath.empty())
+        throw InputError(SourceLocation{"spyre.json", 0, 0}, "no Spyre target description found (resources/targets/spyre.json)");
+    doc.target = std::make_shared<const spyre::SpyreTarget>(spyre::SpyreTarget::load(targetPath));
+    control.report(0.2, "compiling for Spyre");
+    const auto snapshots = spyre::SpyrePipeline::run(graph, *doc.target, spyre::CompileOptions{}, control);
+    for (const auto& s : snapshots) {
+        doc.passes.push_back(s.record);
+        doc.programs.push_back(s.program);
+    }
+}
+
+// Kernel bundles: until the simulator reads them here, the document holds the manifest as read.
 void recordSource(CompiledDocument& doc, const QFileInfo& info, bool binary, double ms)
 {
     PassRecord source;
     source.name = "source";
     source.description = "the document as read from disk";
     source.changed = true;
-    source.summary = binary ? "binary model, " + std::to_string(info.size()) + " bytes"
-                            : std::to_string(doc.sourceText.count(QLatin1Char('\n'))) + " lines";
+    source.summary = info.isDir() ? std::string("kernel bundle manifest")
+                     : binary     ? "binary model, " + std::to_string(info.size()) + " bytes"
+                                  : std::to_string(doc.sourceText.count(QLatin1Char('\n'))) + " lines";
     source.wallMs = ms;
     source.irText = doc.sourceText.toStdString();
     doc.passes.push_back(std::move(source));
@@ -116,12 +138,15 @@ CompiledDocument compileDocument(const QString& path, JobControl& control)
     QElapsedTimer timer;
     timer.start();
     const bool binary = path.endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive) || info.isDir();
-    if (!binary)
+    if (info.isDir())
+        doc.sourceText = readText(QDir(path).filePath(QStringLiteral("manifest.json")));
+    else if (!binary)
         doc.sourceText = readText(path);
     control.checkpoint();
 
     switch (doc.kind) {
     case DocumentKind::Circuit: compileCircuit(doc, control); break;
+    case DocumentKind::Model: compileModel(doc, control); break;
     default: recordSource(doc, info, binary, static_cast<double>(timer.nsecsElapsed()) / 1e6); break;
     }
     control.report(1.0, "done");

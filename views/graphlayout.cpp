@@ -118,7 +118,7 @@ GraphLayoutResult layoutGraph(const GraphSpec& spec, int maxLabelledNodes)
         Agedge_t* ae = agedge(g, nodes[static_cast<size_t>(e.from)], nodes[static_cast<size_t>(e.to)], nullptr, 1);
         if (labelEdges && !e.label.isEmpty()) {
             set(ae, "label", e.label.toStdString());
-            set(ae, "fontsize", "9");
+            set(ae, "fontsize", "12");   // reserve room: Graphviz estimates text narrower than Qt draws it
         }
         edges.push_back(ae);
     }

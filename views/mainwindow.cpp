@@ -13,9 +13,12 @@
 #include "views/jobrunner.h"
 #include "views/pipelineview.h"
 #include "views/problemsview.h"
+#include "views/spyregraph.h"
+#include "views/spyreinspect.h"
 
 #include "core/common/resource_paths.h"
 #include "core/quantum/circuit.h"
+#include "core/spyre/loop_ir.h"
 #include "core/common/versions.h"
 
 #include <QAction>
@@ -87,9 +90,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
         // Bring forward the picture that fits the document.
         if (document_->kind() == DocumentKind::Circuit)
             centralTabs_->setCurrentWidget(circuitView_);
+        else if (document_->kind() == DocumentKind::Model)
+            centralTabs_->setCurrentWidget(graphView_);
         inspector_->clear();
     });
     connect(circuitView_, &CircuitView::opSelected, this, &MainWindow::inspectCircuitOp);
+    connect(graphView_, &GraphView::nodeSelected, this, &MainWindow::inspectGraphNode);
     updateActions();
     updateTitle();
 }
@@ -125,11 +131,11 @@ void MainWindow::createActions()
     connect(stepForwardAction_, &QAction::triggered, document_, &Document::stepForward);
 
     firstAction_ = new QAction(style()->standardIcon(QStyle::SP_MediaSkipBackward), tr("&Reset to Input"), this);
-    firstAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Home));
+    firstAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F10));   // editors take Ctrl+Home
     connect(firstAction_, &QAction::triggered, document_, &Document::selectFirst);
 
     lastAction_ = new QAction(style()->standardIcon(QStyle::SP_MediaSkipForward), tr("Run to &End"), this);
-    lastAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_End));
+    lastAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F10));
     connect(lastAction_, &QAction::triggered, document_, &Document::selectLast);
 
     resetLayoutAction_ = new QAction(tr("Reset &Layout"), this);
@@ -261,6 +267,28 @@ void MainWindow::createStatusBar()
 void MainWindow::showSelectedPass()
 {
     circuitView_->setCircuit(document_->selectedCircuit());
+    const auto program = document_->selectedProgram();
+    if (program != shownProgram_) {
+        shownProgram_ = program;
+        if (program)
+            graphView_->setGraph(graphSpecFor(*program));
+        else
+            graphView_->clearGraph();
+    }
+}
+
+void MainWindow::inspectGraphNode(const QString& id)
+{
+    const auto program = document_->selectedProgram();
+    if (!program)
+        return;
+    const InspectorContent c = inspectSpyreNode(*program, document_->compiled().target.get(), id.toStdString());
+    if (!c.found)
+        return;
+    inspector_->show(c.heading, c.sections);
+    // Show the selected op's or buffer's text in the IR view too.
+    irView_->revealText(c.heading.section(QLatin1Char(' '), 0, 0) + QLatin1Char(':'))
+        || irView_->revealText(c.heading.section(QLatin1Char(' '), 0, 0));
 }
 
 void MainWindow::inspectCircuitOp(int index)

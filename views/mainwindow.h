@@ -5,6 +5,8 @@
 #include <QMainWindow>
 #include <QStringList>
 
+#include <memory>
+
 class QAction;
 class QDockWidget;
 class QLabel;
@@ -12,6 +14,10 @@ class QMenu;
 class QProgressBar;
 class QTabWidget;
 class QToolButton;
+
+namespace spyglass::spyre {
+struct Program;
+}
 
 namespace spyglass {
 
@@ -81,6 +87,7 @@ private:
     JobRunner* jobs_;
     void showSelectedPass();
     void inspectCircuitOp(int index);
+    void inspectGraphNode(const QString& id);
 
     QTabWidget* centralTabs_ = nullptr;
     IrView* irView_ = nullptr;
@@ -89,6 +96,7 @@ private:
     StateView* stateView_ = nullptr;
     InspectorView* inspector_ = nullptr;
     TimelinePanel* timeline_ = nullptr;
+    std::shared_ptr<const spyre::Program> shownProgram_;   // what the Graph view shows
     PipelineView* pipeline_ = nullptr;
     ProblemsView* problems_ = nullptr;
     QList<QDockWidget*> docks_;

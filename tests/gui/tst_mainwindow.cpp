@@ -3,7 +3,14 @@
 // a screenshot of the main window.
 #include "common/testutil.h"
 
+#include "views/circuitview.h"
 #include "views/document.h"
+#include "views/graphview.h"
+#include "views/inspectorview.h"
+#include "views/irview.h"
+#include "views/stateview.h"
+
+#include "core/quantum/circuit.h"
 #include "views/imguihost.h"
 #include "views/jobrunner.h"
 #include "views/mainwindow.h"
@@ -17,6 +24,8 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QSettings>
+#include <QTabWidget>
+#include <QTableWidget>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -92,6 +101,63 @@ private slots:
         QCOMPARE(w.recentFiles().value(0), QFileInfo(sourcePath(QStringLiteral("resources/examples/qft4.qasm"))).absoluteFilePath());
     }
 
+    void modelShowsGraphAndInspectorForEveryPass()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt"))));
+        QCOMPARE(w.document()->kind(), DocumentKind::Model);
+        QVERIFY(w.document()->passes().size() >= 10);
+        QCOMPARE(w.document()->compiled().programs.size(), w.document()->passes().size());
+        QCOMPARE(w.centralTabs()->currentWidget(), static_cast<QWidget*>(w.graphView()));
+        // Every pass: the graph shows that pass's program, and the IR view its text.
+        for (int i = 0; i < static_cast<int>(w.document()->passes().size()); ++i) {
+            w.document()->selectPass(i);
+            QSignalSpy ready(w.graphView(), &GraphView::layoutReady);
+            QVERIFY(!w.graphView()->isLayingOut() || ready.wait(20000));
+            QVERIFY(w.graphView()->graph().nodes.size() >= 3);   // two inputs and at least one op
+            QCOMPARE(w.irView()->editor()->toPlainText().toStdString(), w.document()->selectedRecord()->irText);
+        }
+        // Clicking the output buffer fills the Inspector with its device layout.
+        const auto& spec = w.graphView()->graph();
+        const auto it = std::find_if(spec.nodes.begin(), spec.nodes.end(), [](const GraphSpec::Node& n) { return n.kind == GraphSpec::NodeKind::Output; });
+        QVERIFY(it != spec.nodes.end());
+        QVERIFY(w.graphView()->selectNode(it->id));
+        QVERIFY(w.inspector()->value(QStringLiteral("layout")).startsWith(QStringLiteral("SpyreTensorLayout(")));
+        QCOMPARE(w.inspector()->value(QStringLiteral("shape")), QStringLiteral("[256, 128]"));
+    }
+
+    void circuitViewFollowsPassesAndInspectsGates()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/qft4.qasm"))));
+        QCOMPARE(w.centralTabs()->currentWidget(), static_cast<QWidget*>(w.circuitView()));
+        for (int i = 0; i < static_cast<int>(w.document()->passes().size()); ++i) {
+            w.document()->selectPass(i);
+            QVERIFY(w.circuitView()->circuit());
+            QCOMPARE(w.circuitView()->circuit(), w.document()->compiled().circuits[static_cast<size_t>(i)].get());
+            QCOMPARE(w.circuitView()->opColumns().size(), w.circuitView()->circuit()->ops.size());
+        }
+        QVERIFY(w.circuitView()->selectOp(0));
+        QVERIFY(!w.inspector()->value(QStringLiteral("qubits")).isEmpty());
+        // The State view shows the simulation of the final circuit: QFT of a basis state is uniform.
+        const auto run = w.document()->compiled().quantumRun;
+        QVERIFY(run && run->hasState);
+        QCOMPARE(run->qubits, 4);
+        for (const auto& a : run->topAmplitudes)
+            QVERIFY(std::abs(a.probability - 1.0 / 16) < 1e-9);
+        QCOMPARE(w.stateView()->amplitudeTable()->rowCount(), 16);
+        int shots = 0;
+        for (const auto& [k, v] : run->counts)
+            shots += v;
+        QCOMPARE(shots, run->shots);
+        QCOMPARE(w.stateView()->countsTable()->rowCount(), static_cast<int>(run->counts.size()));
+    }
+
     void stepsThroughPassesWithKeys()
     {
         MainWindow w;
@@ -100,8 +166,10 @@ private slots:
         QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt"))));
         const int last = static_cast<int>(w.document()->passes().size()) - 1;
         QCOMPARE(w.document()->selectedPass(), last);
+        QVERIFY(last >= 5);
         w.activateWindow();
-        QTest::keyClick(&w, Qt::Key_Home, Qt::ControlModifier);
+        QVERIFY(QTest::qWaitForWindowActive(&w));   // window shortcuts need the active window
+        QTest::keyClick(&w, Qt::Key_F10, Qt::ControlModifier | Qt::ShiftModifier);
         QCOMPARE(w.document()->selectedPass(), 0);
         for (int i = 1; i <= last; ++i) {
             QTest::keyClick(&w, Qt::Key_F10);
@@ -110,10 +178,10 @@ private slots:
         }
         QTest::keyClick(&w, Qt::Key_F10);   // past the end stays at the end
         QCOMPARE(w.document()->selectedPass(), last);
-        if (last > 0) {
-            QTest::keyClick(&w, Qt::Key_F10, Qt::ShiftModifier);
-            QCOMPARE(w.document()->selectedPass(), last - 1);
-        }
+        QTest::keyClick(&w, Qt::Key_F10, Qt::ShiftModifier);
+        QCOMPARE(w.document()->selectedPass(), last - 1);
+        QTest::keyClick(&w, Qt::Key_F10, Qt::ControlModifier);
+        QCOMPARE(w.document()->selectedPass(), last);
     }
 
     void badFileGoesToProblemsDockWithLocation()

@@ -1,0 +1,18 @@
+#pragma once
+// The Graph view's picture of a Spyre program: at graph level, ONNX/core ops and their tensors (ops that
+// `decompose` made from one ONNX node share a cluster); at loop level, ComputedBuffer ops and buffers, edges
+// labelled with shape and stick dimension, restickify ops as red hexagons with the elements they move,
+// fused ops in a cluster with what they absorbed. Node ids are "op:<index>" and "buf:<index>" (or
+// "gop:"/"tensor:" at graph level) so the Inspector can find what was clicked.
+
+#include "views/graphlayout.h"
+
+namespace spyglass::spyre {
+struct Program;
+}
+
+namespace spyglass {
+
+GraphSpec graphSpecFor(const spyre::Program& program);
+
+}  // namespace spyglass
