@@ -49,24 +49,34 @@ std::optional<double> runMetricValue(const RunDetail& run, RunMetric m)
 
 std::vector<HistoryPoint> artifactHistory(SessionStore& store, RowId artifactId, RunMetric metric, double threshold)
 {
+    // One query with per-run sums (weeks of history are thousands of runs); the sums follow runMetricValue():
+    // SUM over no rows is NULL, which is "no measurement". Failed runs' timings say nothing about speed.
+    const char* value = "";
+    switch (metric) {
+    case RunMetric::SimulatedTime: value = "(SELECT SUM(k.sim_ns) FROM kernel_timings k WHERE k.run_id = r.id)"; break;
+    case RunMetric::CompileWallTime: value = "(SELECT SUM(p.wall_ms) FROM pass_timings p WHERE p.run_id = r.id)"; break;
+    case RunMetric::SimulationWallTime:
+        value = "coalesce(r.sim_wall_ms, (SELECT SUM(c.sim_ms) FROM circuit_timings c WHERE c.run_id = r.id))";
+        break;
+    }
+    SqliteStatement st(store.connection().handle(),
+                       std::string("SELECT r.id, r.session_id, r.started_at, ") + value +
+                           " FROM runs r WHERE r.artifact_id = ? AND r.status = 'ok' ORDER BY r.started_at, r.id");
+    st.bind(1, artifactId);
     std::vector<HistoryPoint> out;
     std::optional<double> best;
-    for (const RunInfo& r : store.runsOfArtifact(artifactId)) {
-        if (r.status != RunStatus::Ok)
-            continue;   // a failed run's timings say nothing about speed
-        const auto d = store.runDetail(r.id);
-        const auto v = d ? runMetricValue(*d, metric) : std::nullopt;
-        if (!v)
+    while (st.step()) {
+        if (st.isNull(3))
             continue;
         HistoryPoint p;
-        p.runId = r.id;
-        p.sessionId = r.sessionId;
-        p.startedAt = r.startedAt;
-        p.value = *v;
+        p.runId = st.int64(0);
+        p.sessionId = st.int64(1);
+        p.startedAt = st.text(2);
+        p.value = st.real(3);
         p.bestEarlier = best;
-        p.regression = best && *v > *best * (1.0 + threshold);
+        p.regression = best && p.value > *best * (1.0 + threshold);
         out.push_back(p);
-        best = best ? std::min(*best, *v) : *v;
+        best = best ? std::min(*best, p.value) : p.value;
     }
     return out;
 }

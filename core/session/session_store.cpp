@@ -180,9 +180,15 @@ void SessionStore::openAndUpgrade(bool fileIsNew)
 
     // The header check above read the main file; these read through the WAL, which may hold a newer page 1.
     auto checkIdentity = [&] {
-        const auto appId = static_cast<std::uint32_t>(db_->queryInt("PRAGMA application_id"));
-        const int version = static_cast<int>(db_->queryInt("PRAGMA user_version"));
-        const bool empty = db_->queryInt("SELECT COUNT(*) FROM sqlite_schema") == 0;
+        // One statement, so one snapshot: read separately, another process creating the schema in between
+        // would make a new file look like a foreign database.
+        SqliteStatement st(db_->handle(),
+                           "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version),"
+                           " (SELECT COUNT(*) FROM sqlite_schema)");
+        st.step();
+        const auto appId = static_cast<std::uint32_t>(st.int64(0));
+        const int version = static_cast<int>(st.int64(1));
+        const bool empty = st.int64(2) == 0;
         if (!(appId == kSpyglassApplicationId || (appId == 0 && version == 0 && empty)))
             inputError(path_, "not a Spyglass session database (application_id " + std::to_string(appId) + ")");
         if (version > currentSchemaVersion())
