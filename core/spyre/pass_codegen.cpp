@@ -65,6 +65,8 @@ std::vector<KernelSlice> coreSlices(const Program& p, const Op& op)
 
 }  // namespace
 
+std::vector<KernelSlice> coreSlicesOf(const Program& program, const Op& op) { return coreSlices(program, op); }
+
 PassResult CodegenPass::run(Program& program, PassContext& ctx)
 {
     if (program.stage != Stage::Loop)

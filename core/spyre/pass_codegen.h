@@ -1,4 +1,5 @@
 #pragma once
+#include "core/spyre/kernel_bundle.h"
 #include "core/spyre/pass.h"
 
 namespace spyglass::spyre {
@@ -6,6 +7,10 @@ namespace spyglass::spyre {
 // Builds the kernel bundle in memory (torch-spyre's op spec, minus the proprietary backend): one kernel per op
 // with its iteration space, per-core work slices, tile loops, tensor arguments with device layouts and LX
 // allocations, DMA transfers in sticks, and restickify moves. Export writes it to disk (kernel_bundle.h).
+// Every core's slice of an op's (tile) iteration space under its split, as codegen writes it into the bundle;
+// the Work division view draws the same slices.
+std::vector<KernelSlice> coreSlicesOf(const Program& program, const Op& op);
+
 class CodegenPass : public Pass {
 public:
     const char* name() const override { return "codegen"; }
