@@ -4,13 +4,13 @@
 
 namespace spyglass::spyre {
 
-// Builds the kernel bundle in memory (torch-spyre's op spec, minus the proprietary backend): one kernel per op
-// with its iteration space, per-core work slices, tile loops, tensor arguments with device layouts and LX
-// allocations, DMA transfers in sticks, and restickify moves. Export writes it to disk (kernel_bundle.h).
 // Every core's slice of an op's (tile) iteration space under its split, as codegen writes it into the bundle;
 // the Work division view draws the same slices.
 std::vector<KernelSlice> coreSlicesOf(const Program& program, const Op& op);
 
+// Builds the kernel bundle in memory (torch-spyre's op spec, minus the proprietary backend): one kernel per op
+// with its iteration space, per-core work slices, tile loops, tensor arguments with device layouts and LX
+// allocations, DMA transfers in sticks, and restickify moves. Export writes it to disk (kernel_bundle.h).
 class CodegenPass : public Pass {
 public:
     const char* name() const override { return "codegen"; }

@@ -310,7 +310,11 @@ private:
             value = g.floatAttr("alpha", 0.01);
         if (g.opType == "Cast" && g.ints.count("saturate") == 0 && g.strings.count("round_mode"))
             throw error(g, "attribute 'round_mode' is not supported");
-        const int r = compute(op, fn, args, value);
+        // ONNX Div on integers truncates; on floats it is a true division.
+        const std::string f = (fn == "truediv" && out.dtype != "float32" && out.dtype != "float16" && out.dtype != "float64")
+                                  ? std::string("truncdiv")
+                                  : fn;
+        const int r = compute(op, f, args, value);
         finish(op, r, g, g.outputs.at(0));
     }
 
@@ -763,15 +767,6 @@ private:
 };
 
 }  // namespace
-
-bool lowerSupportsOp(const std::string& t)
-{
-    static const std::vector<std::string> structural = {"Where", "Clip", "MatMul", "ReduceSum", "ReduceMax", "ReduceMin",
-                                                        "Transpose", "Reshape", "Expand", "Slice", "Concat", "Gather",
-                                                        "Im2Col", "WindowReduce"};
-    return unaryOps().count(t) || binaryOps().count(t) ||
-           std::find(structural.begin(), structural.end(), t) != structural.end();
-}
 
 PassResult LowerPass::run(Program& program, PassContext& ctx)
 {

@@ -17,7 +17,4 @@ public:
     PassResult run(Program& program, PassContext& ctx) override;
 };
 
-// The ops `lower` accepts after `decompose` (the input side of the op table), for error messages and tests.
-bool lowerSupportsOp(const std::string& opType);
-
 }  // namespace spyglass::spyre

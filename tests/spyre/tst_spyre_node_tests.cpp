@@ -1,5 +1,6 @@
 // Every ONNX backend node test (generated at test time from Debian's python3-onnx, see tests/model) that the
-// loader accepts must compile through every Spyre pass into a complete kernel bundle. Any error fails.
+// loader accepts must compile through every Spyre pass into a complete kernel bundle, and the final IR, evaluated
+// on the test's inputs (ir_evaluator.h), must give the test's expected outputs. Any error or mismatch fails.
 #include "common/testutil.h"
 
 #include "core/common/diagnostics.h"
@@ -7,6 +8,7 @@
 #include "core/model/model_loader.h"
 #include "core/model/op_support.h"
 #include "core/model/test_data.h"
+#include "core/spyre/ir_evaluator.h"
 #include "core/spyre/kernel_bundle.h"
 #include "core/spyre/spyre_pipeline.h"
 
@@ -21,6 +23,9 @@ namespace {
 
 // The suite has about 300 tests the loader accepts; far fewer compiling means something broke.
 constexpr int kMinimumCompiled = 290;
+// The IR is evaluated in double precision; the expected outputs are float32 (ONNX's own numpy results).
+constexpr double kRtol = 1e-3;
+constexpr double kAtol = 1e-4;
 
 QString nodeTestsDir()
 {
@@ -50,14 +55,14 @@ private slots:
         QVERIFY2(tests.size() > 500, qPrintable(QStringLiteral("only %1 node tests generated").arg(tests.size())));
         const spyre::SpyreTarget target =
             spyre::SpyreTarget::load(test::sourcePath(QStringLiteral("resources/targets/spyre.json")).toStdString());
-        int compiled = 0, rejectedByLoader = 0;
+        int compiled = 0, matched = 0, rejectedByLoader = 0;
         QStringList failures;
         for (const QString& name : tests) {
             const QString dir = root.filePath(name);
             model::ModelGraph graph;
+            model::TestDataSet data;
             try {
-                const model::TestDataSet data =
-                    model::readTestDataSet(QDir(dir).filePath(QStringLiteral("test_data_set_0")).toStdString());
+                data = model::readTestDataSet(QDir(dir).filePath(QStringLiteral("test_data_set_0")).toStdString());
                 graph = model::loadModel(QDir(dir).filePath(QStringLiteral("model.onnx")).toStdString(),
                                          model::bindIntegerInputs(data));
             } catch (const std::exception&) {
@@ -70,20 +75,43 @@ private slots:
                 o.keepIrText = false;
                 const auto snaps = spyre::SpyrePipeline::run(graph, target, o, job);
                 const spyre::Program& p = *snaps.back().program;
-                if (!p.bundle || p.bundle->kernels.size() != p.ops.size())
+                if (!p.bundle || p.bundle->kernels.size() != p.ops.size()) {
                     failures << name + QStringLiteral(": no complete kernel bundle");
+                    continue;
+                }
+                ++compiled;
+                // Numerics: the compiled IR computes what the model computes.
+                const std::vector<model::HostTensor> given = model::graphInputsFromTestData(graph, data);
+                std::map<std::string, model::HostTensor> inputs;
+                for (size_t k = 0; k < graph.inputs.size(); ++k)
+                    inputs[graph.values[graph.inputs[k]].name] = given[k];
+                const auto outputs = spyre::evaluateProgram(p, inputs);
+                std::string problems;
+                for (size_t k = 0; k < graph.outputs.size() && k < data.outputs.size(); ++k) {
+                    const std::string& out = graph.values[graph.outputs[k]].name;
+                    const auto it = outputs.find(out);
+                    if (it == outputs.end()) {
+                        problems += "output '" + out + "' missing; ";
+                        continue;
+                    }
+                    const model::TensorComparison c = model::compareTensors(it->second, data.outputs[k], kRtol, kAtol);
+                    if (!c.ok)
+                        problems += c.summary(out) + "; ";
+                }
+                if (problems.empty())
+                    ++matched;
                 else
-                    ++compiled;
+                    failures << name + QStringLiteral(": wrong result: ") + QString::fromStdString(problems);
             } catch (const std::exception& e) {
                 failures << name + QStringLiteral(": ") + QString::fromStdString(e.what());
             }
         }
         for (const QString& f : failures)
             qWarning().noquote() << "FAILED" << f;
-        qInfo().noquote() << QStringLiteral("Spyre compile of ONNX node tests: %1 loaded, %2 compiled, %3 failed; "
-                                            "%4 rejected by the loader (its own suite covers those)")
-                                 .arg(compiled + failures.size())
+        qInfo().noquote() << QStringLiteral("Spyre compile of ONNX node tests: %1 compiled, %2 of them with the expected "
+                                            "outputs, %3 failures; %4 rejected by the loader (its own suite covers those)")
                                  .arg(compiled)
+                                 .arg(matched)
                                  .arg(failures.size())
                                  .arg(rejectedByLoader);
         QVERIFY2(failures.isEmpty(), qPrintable(QStringLiteral("%1 node test(s) failed to compile").arg(failures.size())));

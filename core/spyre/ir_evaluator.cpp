@@ -1,0 +1,251 @@
+#include "core/spyre/ir_evaluator.h"
+
+#include "core/common/diagnostics.h"
+
+#include <cmath>
+#include <limits>
+
+namespace spyglass::spyre {
+
+namespace {
+
+bool isIntegerDtype(const std::string& d) { return d != "float32" && d != "float16" && d != "float64"; }
+
+model::DType dtypeOf(const std::string& d)
+{
+    if (d == "float16") return model::DType::Float16;
+    if (d == "float64") return model::DType::Float64;
+    if (d == "int64") return model::DType::Int64;
+    if (d == "int32") return model::DType::Int32;
+    if (d == "int8") return model::DType::Int8;
+    if (d == "uint8") return model::DType::UInt8;
+    if (d == "bool") return model::DType::Bool;
+    return model::DType::Float32;
+}
+
+double apply(const std::string& fn, const std::vector<double>& a, const Stmt& s)
+{
+    const double x = a.empty() ? 0.0 : a[0];
+    const double y = a.size() > 1 ? a[1] : 0.0;
+    if (fn == "add") return x + y;
+    if (fn == "sub") return x - y;
+    if (fn == "mul") return x * y;
+    if (fn == "truediv") return x / y;
+    if (fn == "truncdiv") return y == 0 ? 0.0 : std::trunc(x / y);
+    if (fn == "pow") return std::pow(x, y);
+    if (fn == "maximum") return std::isnan(x) || std::isnan(y) ? std::nan("") : std::max(x, y);
+    if (fn == "minimum") return std::isnan(x) || std::isnan(y) ? std::nan("") : std::min(x, y);
+    if (fn == "eq") return x == y;
+    if (fn == "lt") return x < y;
+    if (fn == "gt") return x > y;
+    if (fn == "le") return x <= y;
+    if (fn == "ge") return x >= y;
+    if (fn == "logical_and") return (x != 0) && (y != 0);
+    if (fn == "logical_or") return (x != 0) || (y != 0);
+    if (fn == "logical_not") return x == 0;
+    if (fn == "where") return x != 0 ? y : a.at(2);
+    if (fn == "sqrt") return std::sqrt(x);
+    if (fn == "reciprocal") return 1.0 / x;
+    if (fn == "neg") return -x;
+    if (fn == "abs") return std::fabs(x);
+    if (fn == "exp") return std::exp(x);
+    if (fn == "log") return std::log(x);
+    if (fn == "erf") return std::erf(x);
+    if (fn == "relu") return x > 0 ? x : 0.0;
+    if (fn == "sigmoid") return 1.0 / (1.0 + std::exp(-x));
+    if (fn == "tanh") return std::tanh(x);
+    if (fn == "floor") return std::floor(x);
+    if (fn == "ceil") return std::ceil(x);
+    if (fn == "sin") return std::sin(x);
+    if (fn == "cos") return std::cos(x);
+    if (fn == "sign") return (x > 0) - (x < 0);
+    if (fn == "to_dtype") return x;   // rounding happens at the store, from the output's dtype
+    if (fn == "leaky_relu") return x >= 0 ? x : x * s.value;
+    throw std::logic_error("ir_evaluator: no semantics for ops." + fn);
+}
+
+class Evaluator {
+public:
+    Evaluator(const Program& p, std::vector<std::vector<double>>& data) : p_(p), data_(data) {}
+
+    void run(const Op& op)
+    {
+        const int nIter = static_cast<int>(op.ranges.size());
+        const int nVars = op.numVars();
+        int redStmt = -1;
+        for (size_t s = 0; s < op.body.size(); ++s)
+            if (op.body[s].kind == StmtKind::Reduction)
+                redStmt = static_cast<int>(s);
+        std::vector<int64_t> vars(nVars, 0);
+        std::vector<double> vals(op.body.size(), 0.0);
+        std::vector<int64_t> indirect(8, 0);
+        const int64_t points = shapeProduct(op.ranges);
+        const int64_t redPoints = shapeProduct(op.reductionRanges);
+        for (int64_t pt = 0; pt < points; ++pt) {
+            int64_t rest = pt;
+            for (int v = nIter - 1; v >= 0; --v) {
+                vars[v] = rest % op.ranges[v];
+                rest /= op.ranges[v];
+            }
+            size_t from = 0;
+            if (redStmt >= 0) {
+                const std::string& kind = op.body[redStmt].fn;
+                double acc = kind == "max" ? -std::numeric_limits<double>::infinity()
+                             : kind == "min" ? std::numeric_limits<double>::infinity()
+                                             : 0.0;
+                for (int64_t rp = 0; rp < redPoints; ++rp) {
+                    int64_t r = rp;
+                    for (int v = nVars - 1; v >= nIter; --v) {
+                        vars[v] = r % op.reductionRanges[v - nIter];
+                        r /= op.reductionRanges[v - nIter];
+                    }
+                    evalRange(op, 0, redStmt, vars, vals, indirect);
+                    const double x = vals[op.body[redStmt].args[0]];
+                    if (kind == "sum") acc += x;
+                    else if (kind == "max") acc = std::isnan(x) || std::isnan(acc) ? std::nan("") : std::max(acc, x);
+                    else if (kind == "min") acc = std::isnan(x) || std::isnan(acc) ? std::nan("") : std::min(acc, x);
+                }
+                vals[redStmt] = acc;
+                from = redStmt + 1;
+            }
+            evalRange(op, from, op.body.size(), vars, vals, indirect);
+        }
+    }
+
+private:
+    const Program& p_;
+    std::vector<std::vector<double>>& data_;
+
+    int64_t index(const AffineExpr& e, const std::vector<int64_t>& vars, const std::vector<int64_t>& indirect) const
+    {
+        int64_t i = e.constant;
+        for (const auto& [v, c] : e.terms)
+            i += c * (v >= kIndirectVar ? indirect.at(v - kIndirectVar) : vars.at(v));
+        return i;
+    }
+
+    void evalRange(const Op& op, size_t from, size_t to, const std::vector<int64_t>& vars, std::vector<double>& vals,
+                   std::vector<int64_t>& indirect)
+    {
+        std::vector<double> args;
+        for (size_t s = from; s < to; ++s) {
+            const Stmt& st = op.body[s];
+            switch (st.kind) {
+            case StmtKind::Load: {
+                const Access& a = op.loads[st.load];
+                const auto& buf = data_[a.buffer];
+                const int64_t i = index(a.index, vars, indirect);
+                // Out of range only under a mask (padding) or a select (concat): the value is never used.
+                vals[s] = i >= 0 && i < static_cast<int64_t>(buf.size()) ? buf[i] : std::nan("");
+                break;
+            }
+            case StmtKind::IndirectIndex: {
+                int64_t i = static_cast<int64_t>(vals[st.args[0]]);
+                if (i < 0)
+                    i += st.bound;
+                indirect.at(st.load) = i;
+                vals[s] = static_cast<double>(i);
+                break;
+            }
+            case StmtKind::Constant:
+                vals[s] = st.value;
+                break;
+            case StmtKind::Compute:
+                args.clear();
+                for (int a : st.args)
+                    args.push_back(vals[a]);
+                vals[s] = apply(st.fn, args, st);
+                break;
+            case StmtKind::Select:
+                vals[s] = vars.at(st.var) < st.bound ? vals[st.args[0]] : vals[st.args[1]];
+                break;
+            case StmtKind::Mask: {
+                const int64_t c = index(st.cond, vars, indirect);
+                vals[s] = c >= st.lower && c < st.bound ? vals[st.args[0]] : st.value;
+                break;
+            }
+            case StmtKind::Reduction:
+                break;   // handled by run()
+            case StmtKind::Store: {
+                auto& buf = data_[op.store.buffer];
+                const int64_t i = index(op.store.index, vars, indirect);
+                if (i < 0 || i >= static_cast<int64_t>(buf.size()))
+                    throw std::logic_error("ir_evaluator: " + op.name + " stores out of bounds");
+                buf[i] = vals[st.args[0]];
+                vals[s] = buf[i];
+                break;
+            }
+            }
+        }
+    }
+};
+
+double roundTo(const std::string& dtype, double x)
+{
+    if (dtype == "bool")
+        return x != 0 ? 1.0 : 0.0;
+    if (isIntegerDtype(dtype))
+        return std::trunc(x);
+    return x;
+}
+
+}  // namespace
+
+std::map<std::string, model::HostTensor> evaluateProgram(const Program& p,
+                                                         const std::map<std::string, model::HostTensor>& inputs)
+{
+    if (p.stage != Stage::Loop)
+        throw InputError(SourceLocation{p.sourcePath, 0, 0}, "the program is not lowered yet: nothing to evaluate");
+    std::vector<std::vector<double>> data(p.buffers.size());
+    for (size_t b = 0; b < p.buffers.size(); ++b) {
+        const Buffer& buf = p.buffers[b];
+        const int64_t n = shapeProduct(buf.shape);
+        if (buf.kind == BufferKind::Input) {
+            const auto it = inputs.find(buf.origin);
+            if (it == inputs.end())
+                throw InputError(SourceLocation{p.sourcePath, 0, 0}, "no value given for input '" + buf.origin + "'");
+            const model::HostTensor& t = it->second;
+            if (t.size() != n)
+                throw InputError(SourceLocation{p.sourcePath, 0, 0}, "input '" + buf.origin + "' has " +
+                                                                        std::to_string(t.size()) + " elements, expected " +
+                                                                        std::to_string(n));
+            data[b].resize(n);
+            for (int64_t i = 0; i < n; ++i)
+                data[b][i] = t.isFloating() ? t.f[i] : static_cast<double>(t.i[i]);
+        } else if (buf.kind == BufferKind::Constant) {
+            const size_t have = buf.f ? buf.f->size() : buf.i ? buf.i->size() : 0;
+            if (static_cast<int64_t>(have) != n)
+                throw InputError(SourceLocation{p.sourcePath, 0, 0}, "constant '" + buf.origin + "' carries no data");
+            data[b].resize(n);
+            for (int64_t i = 0; i < n; ++i)
+                data[b][i] = buf.f ? (*buf.f)[i] : static_cast<double>((*buf.i)[i]);
+        } else {
+            data[b].assign(n, std::nan(""));
+        }
+    }
+    Evaluator ev(p, data);
+    for (const Op& op : p.ops)
+        ev.run(op);
+    std::map<std::string, model::HostTensor> out;
+    for (size_t b = 0; b < p.buffers.size(); ++b) {
+        const Buffer& buf = p.buffers[b];
+        if (buf.kind != BufferKind::Output)
+            continue;
+        model::HostTensor t;
+        t.dtype = dtypeOf(buf.dtype);
+        t.shape = buf.shape;
+        if (t.isFloating()) {
+            t.f.reserve(data[b].size());
+            for (double x : data[b])
+                t.f.push_back(static_cast<float>(x));
+        } else {
+            t.i.reserve(data[b].size());
+            for (double x : data[b])
+                t.i.push_back(static_cast<int64_t>(roundTo(buf.dtype, x)));
+        }
+        out[buf.origin] = std::move(t);
+    }
+    return out;
+}
+
+}  // namespace spyglass::spyre
