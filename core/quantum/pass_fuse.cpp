@@ -70,6 +70,21 @@ public:
                         if (std::find(uni.begin(), uni.end(), q) == uni.end())
                             uni.push_back(q);
                 }
+            if (hit.empty()) {
+                // A gate on fresh qubits joins the fullest open block it fits in (open blocks are disjoint, so
+                // it commutes with all of them); a layer of one-qubit gates then fuses too.
+                size_t bestBlock = open.size();
+                for (size_t b = 0; b < open.size(); ++b)
+                    if (static_cast<int>(open[b].qubits.size() + op.qubits.size()) <= k_ &&
+                        (bestBlock == open.size() || open[b].qubits.size() > open[bestBlock].qubits.size()))
+                        bestBlock = b;
+                if (bestBlock != open.size()) {
+                    for (int q : op.qubits)
+                        open[bestBlock].qubits.push_back(q);
+                    open[bestBlock].gates.push_back(std::move(op));
+                    continue;
+                }
+            }
             if (static_cast<int>(uni.size()) <= k_) {
                 Block merged;
                 merged.qubits = uni;

@@ -39,6 +39,8 @@ struct VqeResult {
 };
 
 Circuit vqeAnsatz(int qubits, int layers, const std::vector<double>& theta);
+// The ansatz state written into `sv` the fast way (first layer in closed form, cache-blocked fused rest).
+void prepareAnsatzState(StateVector& sv, int layers, const std::vector<double>& theta);
 VqeResult runVqe(const VqeOptions& options, JobControl* job = nullptr);
 
 // Ground-state energy by Lanczos (full reorthogonalisation), exact for small n; n <= 20.

@@ -214,6 +214,27 @@ private slots:
         QVERIFY(std::fabs(sv.expectation(tfimHamiltonian(4)) - r.energy) < 1e-12);
     }
 
+    void fastAnsatzStateMatchesTheCircuit()
+    {
+        for (int n : {2, 3, 5, 15, 16})
+            for (int layers : {0, 1, 3}) {
+                std::vector<double> theta(static_cast<size_t>(n * (layers + 1)));
+                std::mt19937_64 rng(n * 10 + layers);
+                std::uniform_real_distribution<double> u(-3, 3);
+                for (double& t : theta)
+                    t = u(rng);
+                StateVector ref(n, Precision::Double), fast(n, Precision::Double);
+                applyGates(vqeAnsatz(n, layers, theta), ref);
+                prepareAnsatzState(fast, layers, theta);
+                QVERIFY2(qt::fidelity(ref.amplitudes(), fast.amplitudes()) > 1 - 1e-10, qPrintable(QStringLiteral("n=%1 L=%2").arg(n).arg(layers)));
+                // same global phase too: the amplitudes are equal
+                double diff = 0;
+                for (uint64_t i = 0; i < ref.size(); ++i)
+                    diff = std::max(diff, std::abs(ref.amplitude(i) - fast.amplitude(i)));
+                QVERIFY(diff < 1e-10);
+            }
+    }
+
     void vqeCli()
     {
         const CliResult r = runCli({QStringLiteral("vqe"), QStringLiteral("--qubits"), QStringLiteral("6"), QStringLiteral("--layers"), QStringLiteral("1"),
