@@ -19,6 +19,7 @@
 #include <QLineEdit>
 #include <QLabel>
 #include <QLineSeries>
+#include <QLogValueAxis>
 #include <QMessageBox>
 #include <QPainter>
 #include <QPushButton>
@@ -585,7 +586,21 @@ void ChartsView::drawQuantum()
     x->setTickType(QValueAxis::TicksDynamic);
     x->setTickAnchor(0);
     x->setTickInterval(std::max(1, (maxQ - minQ + 2) / 10));
-    auto* y = valueAxis(tr("simulation wall time (ms)"), maxValue);
+    // State-vector time grows as 2^qubits: across a wide range a log axis keeps the small circuits visible.
+    double minValue = maxValue;
+    for (const auto& p : quantum_)
+        minValue = std::min(minValue, p.simMs);
+    QAbstractAxis* y = nullptr;
+    if (minValue > 0 && maxValue / minValue > 50) {
+        auto* log = new QLogValueAxis;
+        log->setBase(10);
+        log->setTitleText(tr("simulation wall time (ms, log scale)"));
+        log->setLabelFormat(QStringLiteral("%.3g"));
+        log->setRange(minValue / 2, maxValue * 2);
+        y = log;
+    } else {
+        y = valueAxis(tr("simulation wall time (ms)"), maxValue);
+    }
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     for (QAbstractSeries* s : {static_cast<QAbstractSeries*>(best), static_cast<QAbstractSeries*>(points)}) {

@@ -15,6 +15,8 @@
 #include <QComboBox>
 #include <QImage>
 #include <QLineSeries>
+#include <QLogValueAxis>
+#include <QValueAxis>
 #include <QScatterSeries>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -183,6 +185,23 @@ private slots:
         QLineSeries* best = seriesNamed<QLineSeries>(view.chart(ChartsView::Chart::Quantum), QStringLiteral("fastest"));
         QVERIFY(best);
         QCOMPARE(best->count(), 3);   // 4, 8, 12 qubits
+        QVERIFY(qobject_cast<QValueAxis*>(view.chart(ChartsView::Chart::Quantum)->axes(Qt::Vertical).value(0)));
+
+        // Times spanning orders of magnitude get a log axis.
+        SessionStore other(store_->path());
+        const RowId wide = other.createSession("wide");
+        for (double ms : {0.01, 0.5, 40.0}) {
+            SessionRecorder rec(other, wide);
+            rec.beginRun({.kind = "qsim", .artifactHash = "w"});
+            rec.addCircuitTiming(static_cast<int>(ms * 10) + 2, 1, ms);
+            rec.finishRun(RunStatus::Ok);
+        }
+        view.reload();
+        view.selectSession(wide);
+        QVERIFY(qobject_cast<QLogValueAxis*>(view.chart(ChartsView::Chart::Quantum)->axes(Qt::Vertical).value(0)));
+        points = seriesNamed<QScatterSeries>(view.chart(ChartsView::Chart::Quantum), QStringLiteral("circuit runs"));
+        QCOMPARE(points->count(), 3);
+        QCOMPARE(points->at(2).y(), 40.0);
     }
 
     void exportsPngAndCsv_data()
@@ -201,6 +220,7 @@ private slots:
         view.resize(1000, 650);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.selectSession(session_);
         view.showChart(static_cast<ChartsView::Chart>(chart));
         QTest::qWait(50);
         const QString png = test::outputDir() + QStringLiteral("/chartsview_%1.png").arg(chart);
