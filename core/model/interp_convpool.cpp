@@ -29,9 +29,17 @@ Window window(const OpContext& c, const Shape& inSpatial, const std::vector<int6
     std::vector<int64_t> pads = attrInts(c.node, "pads", std::vector<int64_t>(2 * n, 0));
     if (w.strides.size() != n || w.dilations.size() != n || pads.size() != 2 * n)
         c.fail("strides, dilations or pads do not match the number of spatial dimensions");
-    for (size_t d = 0; d < n; ++d)
+    // Bounds keep every size computation below far from overflow; real models are many orders smaller.
+    constexpr int64_t kLimit = int64_t{1} << 24;
+    for (size_t d = 0; d < n; ++d) {
         if (w.strides[d] < 1 || w.dilations[d] < 1 || w.kernel[d] < 1)
             c.fail("kernel, strides and dilations must be positive");
+        if (w.strides[d] > kLimit || w.dilations[d] > kLimit || w.kernel[d] > kLimit || inSpatial[d] > kLimit)
+            c.fail("kernel, strides, dilations or input size beyond 2^24");
+    }
+    for (int64_t p : pads)
+        if (p < 0 || p > kLimit)
+            c.fail("pads must be between 0 and 2^24");
     const std::string autoPad = attrString(c.node, "auto_pad", "NOTSET");
     w.padBegin.assign(n, 0);
     w.padEnd.assign(n, 0);
@@ -192,7 +200,7 @@ std::vector<HostTensor> pool(const OpContext& c, bool isMax)
             if (y.isFloating())
                 y.f[nc * outSize + o] = static_cast<float>(acc);
             else
-                y.i[nc * outSize + o] = static_cast<int64_t>(acc);
+                y.i[nc * outSize + o] = toInt64(acc);
         }
     }
     return {y};

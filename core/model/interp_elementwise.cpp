@@ -55,11 +55,11 @@ std::vector<HostTensor> opLeakyRelu(const OpContext& c)
 }
 std::vector<HostTensor> opNeg(const OpContext& c)
 {
-    return unaryAny(c, [](double x) { return -x; }, [](int64_t x) { return -x; });
+    return unaryAny(c, [](double x) { return -x; }, [](int64_t x) { return wrapSub(0, x); });
 }
 std::vector<HostTensor> opAbs(const OpContext& c)
 {
-    return unaryAny(c, [](double x) { return std::fabs(x); }, [](int64_t x) { return x < 0 ? -x : x; });
+    return unaryAny(c, [](double x) { return std::fabs(x); }, [](int64_t x) { return x < 0 ? wrapSub(0, x) : x; });
 }
 std::vector<HostTensor> opRelu(const OpContext& c)
 {
@@ -82,7 +82,7 @@ std::vector<HostTensor> binary(const OpContext& c, F fFloat, G fInt, std::option
             if (y.isFloating())
                 y.f[k] = static_cast<float>(r);
             else
-                y.i[k] = static_cast<int64_t>(r);
+                y.i[k] = toInt64(r);
         } else {
             y.i[k] = fInt(a.i[off[0]], b.i[off[1]]);
         }
@@ -99,17 +99,17 @@ void requireSameType(const OpContext& c)
 std::vector<HostTensor> opAdd(const OpContext& c)
 {
     requireSameType(c);
-    return binary(c, [](double x, double y) { return x + y; }, [](int64_t x, int64_t y) { return x + y; });
+    return binary(c, [](double x, double y) { return x + y; }, [](int64_t x, int64_t y) { return wrapAdd(x, y); });
 }
 std::vector<HostTensor> opSub(const OpContext& c)
 {
     requireSameType(c);
-    return binary(c, [](double x, double y) { return x - y; }, [](int64_t x, int64_t y) { return x - y; });
+    return binary(c, [](double x, double y) { return x - y; }, [](int64_t x, int64_t y) { return wrapSub(x, y); });
 }
 std::vector<HostTensor> opMul(const OpContext& c)
 {
     requireSameType(c);
-    return binary(c, [](double x, double y) { return x * y; }, [](int64_t x, int64_t y) { return x * y; });
+    return binary(c, [](double x, double y) { return x * y; }, [](int64_t x, int64_t y) { return wrapMul(x, y); });
 }
 std::vector<HostTensor> opDiv(const OpContext& c)
 {
@@ -117,13 +117,15 @@ std::vector<HostTensor> opDiv(const OpContext& c)
     return binary(c, [](double x, double y) { return x / y; }, [&c](int64_t x, int64_t y) {
         if (y == 0)
             c.fail("integer division by zero");
+        if (x == std::numeric_limits<int64_t>::min() && y == -1)
+            return x;   // wraps; the C++ division would be undefined
         return x / y;   // truncation, as C and ONNX Runtime do
     });
 }
 std::vector<HostTensor> opPow(const OpContext& c)
 {
     return binary(c, [](double x, double y) { return std::pow(x, y); }, [](int64_t x, int64_t y) {
-        return static_cast<int64_t>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+        return toInt64(std::pow(static_cast<double>(x), static_cast<double>(y)));
     });
 }
 std::vector<HostTensor> opEqual(const OpContext& c)
@@ -173,7 +175,7 @@ std::vector<HostTensor> opClip(const OpContext& c)
     }
     // ONNX: min > max gives max everywhere (numpy.clip semantics).
     return unaryAny(c, [lo, hi](double v) { return std::min(std::max(v, lo), hi); },
-                    [lo, hi](int64_t v) { return static_cast<int64_t>(std::min(std::max(static_cast<double>(v), lo), hi)); });
+                    [lo, hi](int64_t v) { return toInt64(std::min(std::max(static_cast<double>(v), lo), hi)); });
 }
 
 std::vector<HostTensor> opCast(const OpContext& c)
@@ -190,7 +192,7 @@ std::vector<HostTensor> opCast(const OpContext& c)
             y.i[k] = valueAt(x, k) != 0.0;
         } else if (x.isFloating()) {
             const float v = x.f[k];
-            y.i[k] = std::isfinite(v) ? static_cast<int64_t>(v) : 0;   // truncation toward zero, as numpy's astype
+            y.i[k] = toInt64(v);   // truncation toward zero, as numpy's astype
         } else {
             y.i[k] = x.i[k];
         }

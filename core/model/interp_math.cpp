@@ -271,7 +271,7 @@ std::vector<HostTensor> reduce(const OpContext& c, Reduce kind)
         if (y.isFloating())
             y.f[k] = static_cast<float>(v);
         else
-            y.i[k] = static_cast<int64_t>(v);
+            y.i[k] = toInt64(v);
     }
     return {y};
 }

@@ -38,15 +38,25 @@ Shape broadcastShapes(const OpContext& c, const std::vector<Shape>& shapes);
 std::vector<int64_t> broadcastStrides(const Shape& in, const Shape& out);
 int64_t normalizeAxis(const OpContext& c, int64_t axis, int64_t rank, const char* what = "axis");
 
+// double -> int64 truncating toward zero, saturating out of range and mapping NaN to 0 (a plain cast is undefined there).
+int64_t toInt64(double v);
 inline double valueAt(const HostTensor& t, int64_t k) { return t.isFloating() ? t.f[k] : static_cast<double>(t.i[k]); }
 inline void copyElement(HostTensor& dst, int64_t j, const HostTensor& src, int64_t k)
 {
     if (dst.isFloating())
         dst.f[j] = src.isFloating() ? src.f[k] : static_cast<float>(src.i[k]);
     else
-        dst.i[j] = src.isFloating() ? static_cast<int64_t>(src.f[k]) : src.i[k];
+        dst.i[j] = src.isFloating() ? toInt64(src.f[k]) : src.i[k];
 }
 std::vector<int64_t> intValues(const OpContext& c, const HostTensor& t, const char* what);
+
+// Integer arithmetic wraps around (two's complement, as numpy's int64 does) instead of being undefined.
+inline int64_t wrapAdd(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
+inline int64_t wrapSub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
+inline int64_t wrapMul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
+// A shape computed from tensor data (Expand, ConstantOfShape, Range): refuses negative dimensions and
+// more than 2^31 elements, which is an error in the model, not something to allocate.
+void checkDataShape(const OpContext& c, const Shape& shape, const char* what);
 
 // Calls f(outputFlatIndex, offsets) for every element of `out`, where offsets[s] is the flat offset
 // into operand s given its per-dimension strides (see broadcastStrides).

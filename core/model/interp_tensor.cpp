@@ -43,8 +43,9 @@ std::vector<HostTensor> opReshape(const OpContext& c)
         if (v < 0)
             c.fail("invalid dimension " + std::to_string(v) + " in the requested shape");
         shape.push_back(v);
-        known *= v;
     }
+    checkDataShape(c, shape, "requested shape");
+    known = elementCount(shape);   // the -1 slot counts as 1 here
     if (inferred >= 0) {
         if (known == 0 || x.size() % known != 0)
             c.fail("cannot reshape " + shapeString(x.shape) + " to " + shapeString(req));
@@ -238,7 +239,9 @@ std::vector<HostTensor> opSlice(const OpContext& c)
             s = std::clamp<int64_t>(s, 0, dim - 1);
             e = std::clamp<int64_t>(e, -1, dim - 1);
         }
-        const int64_t count = st > 0 ? (e > s ? (e - s + st - 1) / st : 0) : (s > e ? (s - e + (-st) - 1) / (-st) : 0);
+        // Written so that no intermediate overflows, whatever the step.
+        const int64_t absStep = st > 0 ? st : (st == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -st);
+        const int64_t count = st > 0 ? (e > s ? 1 + (e - s - 1) / absStep : 0) : (s > e ? 1 + (s - e - 1) / absStep : 0);
         begin[d] = s;
         step[d] = st;
         shape[d] = count;
@@ -247,7 +250,7 @@ std::vector<HostTensor> opSlice(const OpContext& c)
     std::vector<int64_t> strides(rank);
     int64_t base = 0;
     for (int64_t d = 0; d < rank; ++d) {
-        strides[d] = inStrides[d] * step[d];
+        strides[d] = shape[d] > 1 ? inStrides[d] * step[d] : 0;   // a step only matters with 2+ elements (then it is < dim)
         if (shape[d] > 0)
             base += begin[d] * inStrides[d];
     }
@@ -290,6 +293,7 @@ std::vector<HostTensor> opExpand(const OpContext& c)
 {
     const HostTensor& x = c.input(0);
     const Shape requested = intValues(c, c.input(1), "shape");
+    checkDataShape(c, requested, "shape");
     const Shape shape = broadcastShapes(c, {x.shape, requested});
     HostTensor y = makeLike(x.dtype, shape);
     forEachIndex(shape, {broadcastStrides(x.shape, shape)}, [&](int64_t k, const std::vector<int64_t>& off) { copyElement(y, k, x, off[0]); });
@@ -346,9 +350,7 @@ std::vector<HostTensor> opSize(const OpContext& c)
 std::vector<HostTensor> opConstantOfShape(const OpContext& c)
 {
     const Shape shape = intValues(c, c.input(0), "shape");
-    for (int64_t d : shape)
-        if (d < 0)
-            c.fail("negative dimension in shape " + shapeString(shape));
+    checkDataShape(c, shape, "shape");
     const HostTensor* value = attrTensor(c.node, "value");
     if (value && value->size() != 1)
         c.fail("value must have exactly one element");
@@ -369,13 +371,14 @@ std::vector<HostTensor> opRange(const OpContext& c)
     const double s = valueAt(start, 0), l = valueAt(limit, 0), d = valueAt(delta, 0);
     if (d == 0)
         c.fail("delta is 0");
-    const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((l - s) / d)));
+    const int64_t n = std::max<int64_t>(0, toInt64(std::ceil((l - s) / d)));
+    checkDataShape(c, {n}, "output");
     HostTensor y = makeLike(start.dtype, {n});
     for (int64_t k = 0; k < n; ++k) {
         if (y.isFloating())
             y.f[k] = static_cast<float>(s + static_cast<double>(k) * d);
         else
-            y.i[k] = start.i[0] + k * delta.i[0];
+            y.i[k] = wrapAdd(start.i[0], wrapMul(k, delta.i[0]));
     }
     return {y};
 }

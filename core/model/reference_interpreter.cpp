@@ -6,6 +6,9 @@
 #include "core/model/op_support.h"
 #include "core/model/tensor_file.h"
 
+#include <cmath>
+#include <limits>
+
 namespace spyglass::model {
 
 namespace interp {
@@ -66,6 +69,30 @@ int64_t normalizeAxis(const OpContext& c, int64_t axis, int64_t rank, const char
     if (a < 0 || a >= rank)
         c.fail(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
     return a;
+}
+
+int64_t toInt64(double v)
+{
+    if (std::isnan(v))
+        return 0;
+    if (v >= 9223372036854775807.0)
+        return std::numeric_limits<int64_t>::max();
+    if (v <= -9223372036854775808.0)
+        return std::numeric_limits<int64_t>::min();
+    return static_cast<int64_t>(v);
+}
+
+void checkDataShape(const OpContext& c, const Shape& shape, const char* what)
+{
+    constexpr int64_t kMaxElements = int64_t{1} << 31;
+    int64_t n = 1;
+    for (int64_t d : shape) {
+        if (d < 0)
+            c.fail(std::string(what) + " " + shapeString(shape) + " has a negative dimension");
+        if (d > 0 && n > kMaxElements / d)
+            c.fail(std::string(what) + " " + shapeString(shape) + " has more than 2^31 elements");
+        n *= d;
+    }
 }
 
 std::vector<int64_t> intValues(const OpContext& c, const HostTensor& t, const char* what)
