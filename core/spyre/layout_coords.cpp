@@ -26,6 +26,21 @@ HostCoordinate hostCoordinateOf(const SpyreTensorLayout& layout, const Shape& ho
     return out;
 }
 
+std::vector<int64_t> deviceIndexOf(const SpyreTensorLayout& layout, const Shape& hostStrides, const std::vector<int64_t>& coord)
+{
+    std::vector<int64_t> index(layout.deviceSize.size(), 0);
+    for (size_t i = 0; i < layout.deviceSize.size(); ++i) {
+        const int h = layout.dimMap[i];
+        if (h < 0 || h >= static_cast<int>(coord.size()) || layout.strideMap[i] < 0)
+            continue;
+        const int64_t hostStride = hostStrides[static_cast<size_t>(h)];
+        const int64_t steps = hostStride != 0 ? layout.strideMap[i] / hostStride : 0;
+        if (steps > 0)
+            index[i] = (coord[static_cast<size_t>(h)] / steps) % layout.deviceSize[i];
+    }
+    return index;
+}
+
 int64_t paddingInStick(const SpyreTensorLayout& layout, const Shape& hostShape, const Shape& hostStrides,
                        const std::vector<int64_t>& stickIndex)
 {

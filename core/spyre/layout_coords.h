@@ -17,6 +17,9 @@ struct HostCoordinate {
 HostCoordinate hostCoordinateOf(const SpyreTensorLayout& layout, const Shape& hostShape, const Shape& hostStrides,
                                 const std::vector<int64_t>& deviceIndex);
 
+// The device index holding host element `coord` (the inverse of hostCoordinateOf for non-padding elements).
+std::vector<int64_t> deviceIndexOf(const SpyreTensorLayout& layout, const Shape& hostStrides, const std::vector<int64_t>& coord);
+
 // How many of a stick's elements are padding, for the stick whose outer device index is `stickIndex`
 // (all device dims but the last).
 int64_t paddingInStick(const SpyreTensorLayout& layout, const Shape& hostShape, const Shape& hostStrides,

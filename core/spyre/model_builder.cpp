@@ -78,7 +78,7 @@ void ModelGraphBuilder::output(int v)
     g_.outputs.push_back(v);
 }
 
-model::ModelGraph transformerEncoder(int layers, int seq, int width, int heads, int ffn)
+model::ModelGraph transformerEncoder(int layers, int seq, int width, int heads, int ffn, bool weights)
 {
     if (ffn <= 0)
         ffn = 4 * width;
@@ -90,15 +90,29 @@ model::ModelGraph transformerEncoder(int layers, int seq, int width, int heads, 
     const int sqrt2 = b.scalar("sqrt2", std::sqrt(2.0f));
     const int one = b.scalar("one", 1.0f);
     const int half = b.scalar("half", 0.5f);
+    // A linear congruential sequence: the same data on every machine.
+    uint32_t state = 12345;
+    auto data = [&](int64_t n, float scale, float offset) {
+        std::vector<float> v;
+        if (!weights)
+            return v;
+        v.reserve(n);
+        for (int64_t i = 0; i < n; ++i) {
+            state = state * 1664525u + 1013904223u;
+            v.push_back(offset + scale * (static_cast<float>(state >> 8) / 16777216.0f - 0.5f));
+        }
+        return v;
+    };
     auto linear = [&](const std::string& name, int in, int64_t k, int64_t n) {
-        const int w = b.constant(name + ".weight", {k, n});
-        const int bias = b.constant(name + ".bias", {n});
+        const float scale = 2.0f / std::sqrt(static_cast<float>(k));
+        const int w = b.constant(name + ".weight", {k, n}, data(k * n, scale, 0.0f));
+        const int bias = b.constant(name + ".bias", {n}, data(n, 0.2f, 0.0f));
         const int mm = b.node("MatMul", name + "/MatMul", {in, w}, {1, S, n});
         return b.node("Add", name + "/Add", {mm, bias}, {1, S, n});
     };
     auto layerNorm = [&](const std::string& name, int in) {
-        const int g = b.constant(name + ".weight", {D});
-        const int be = b.constant(name + ".bias", {D});
+        const int g = b.constant(name + ".weight", {D}, data(D, 0.5f, 1.0f));
+        const int be = b.constant(name + ".bias", {D}, data(D, 0.2f, 0.0f));
         return b.node("LayerNormalization", name, {in, g, be}, {1, S, D},
                       {{"axis", int64_t{-1}}, {"epsilon", 1e-5f}});
     };
@@ -108,7 +122,8 @@ model::ModelGraph transformerEncoder(int layers, int seq, int width, int heads, 
         const int k = linear(p + ".self_attn.k_proj", x, D, D);
         const int v = linear(p + ".self_attn.v_proj", x, D, D);
         auto heads4 = [&](int t, const std::string& n, std::vector<int64_t> perm, model::Shape outShape) {
-            const int r = b.node("Reshape", p + "/" + n + "/Reshape", {t}, {1, S, H, Dh});
+            const int shape = b.constantInts(p + "/" + n + "/shape", {4}, {1, S, H, Dh});
+            const int r = b.node("Reshape", p + "/" + n + "/Reshape", {t, shape}, {1, S, H, Dh});
             return b.node("Transpose", p + "/" + n + "/Transpose", {r}, outShape, {{"perm", perm}});
         };
         const int qh = heads4(q, "q", {0, 2, 1, 3}, {1, H, S, Dh});
@@ -120,7 +135,8 @@ model::ModelGraph transformerEncoder(int layers, int seq, int width, int heads, 
         const int ctx = b.node("MatMul", p + "/attn/PV", {probs, vh}, {1, H, S, Dh});
         const int ctxT = b.node("Transpose", p + "/attn/merge/Transpose", {ctx}, {1, S, H, Dh},
                                 {{"perm", std::vector<int64_t>{0, 2, 1, 3}}});
-        const int merged = b.node("Reshape", p + "/attn/merge/Reshape", {ctxT}, {1, S, D});
+        const int mergedShape = b.constantInts(p + "/attn/merge/shape", {3}, {1, S, D});
+        const int merged = b.node("Reshape", p + "/attn/merge/Reshape", {ctxT, mergedShape}, {1, S, D});
         const int attn = linear(p + ".self_attn.out_proj", merged, D, D);
         const int res1 = b.node("Add", p + "/residual1", {x, attn}, {1, S, D});
         const int n1 = layerNorm(p + ".norm1", res1);

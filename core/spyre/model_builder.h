@@ -32,6 +32,8 @@ private:
 // A post-LN transformer encoder like torch.nn.TransformerEncoderLayer exported to ONNX: per layer Q/K/V
 // projections, multi-head attention (reshape, transpose, scaled QK^T, softmax, PV), output projection, residual,
 // LayerNorm, GELU feed-forward (Erf form), residual, LayerNorm. Input [1, seq, width].
-model::ModelGraph transformerEncoder(int layers, int seq, int width, int heads, int ffn = 0);
+// With `weights`, every constant gets deterministic pseudo-random data (small models for numerical checks);
+// without, constants are shape-only (what compile-time work needs).
+model::ModelGraph transformerEncoder(int layers, int seq, int width, int heads, int ffn = 0, bool weights = false);
 
 }  // namespace spyglass::spyre

@@ -29,6 +29,7 @@ void checkBijection(const Shape& shape, int stickDim, DeviceOrder order)
             continue;
         }
         QVERIFY2(seen.insert(h.coord).second, "a host element appears twice on the device");
+        QCOMPARE(deviceIndexOf(l, strides, h.coord), idx);
     }
     QCOMPARE(static_cast<int64_t>(seen.size()), shapeProduct(shape));
     QCOMPARE(padding, total - shapeProduct(shape));

@@ -5,6 +5,8 @@
 #include "core/common/diagnostics.h"
 #include "core/common/job_control.h"
 #include "core/model/model_loader.h"
+#include "core/model/reference_interpreter.h"
+#include "core/model/test_data.h"
 #include "core/spyre/ir_evaluator.h"
 #include "core/spyre/ir_printer.h"
 #include "core/spyre/json_schema.h"
@@ -126,8 +128,9 @@ model::ModelGraph attentionModel()
     const int wk = b.constant("wk", {D, D});
     const int q = b.node("MatMul", "q", {x, wq}, {1, S, D});
     const int k = b.node("MatMul", "k", {x, wk}, {1, S, D});
-    const int qr = b.node("Reshape", "qr", {q}, {1, S, H, Dh});
-    const int kr = b.node("Reshape", "kr", {k}, {1, S, H, Dh});
+    const int shape = b.constantInts("heads_shape", {4}, {1, S, H, Dh});
+    const int qr = b.node("Reshape", "qr", {q, shape}, {1, S, H, Dh});
+    const int kr = b.node("Reshape", "kr", {k, shape}, {1, S, H, Dh});
     const int qt = b.node("Transpose", "qt", {qr}, {1, H, S, Dh}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}});
     const int kt = b.node("Transpose", "kt", {kr}, {1, H, Dh, S}, {{"perm", std::vector<int64_t>{0, 2, 3, 1}}});
     const int sc = b.node("MatMul", "qk", {qt, kt}, {1, H, S, S});
@@ -681,6 +684,44 @@ private slots:
                     st.fn = "neg";
         const auto bad = evaluateProgram(broken, {{"x", in}});
         QVERIFY(std::abs(bad.at("softmax_out").f[0] - expected[0]) > 1e-3);
+    }
+
+    void encoderMatchesTheReferenceInterpreter_data()
+    {
+        QTest::addColumn<bool>("baseline");
+        QTest::addColumn<int>("cores");
+        QTest::newRow("optimised, 32 cores") << false << 32;
+        QTest::newRow("baseline, 32 cores") << true << 32;
+        QTest::newRow("optimised, 8 cores, 256 KiB LX") << false << 8;
+    }
+
+    void encoderMatchesTheReferenceInterpreter()
+    {
+        // Attention (reshape views, transposes, softmax), LayerNorm, GELU, residuals, fused epilogues, a
+        // restickify: the compiled IR must compute what the ONNX graph computes.
+        QFETCH(bool, baseline);
+        QFETCH(int, cores);
+        const model::ModelGraph g = transformerEncoder(2, 32, 128, 2, 256, true);
+        model::HostTensor x;
+        x.shape = {1, 32, 128};
+        for (int i = 0; i < 32 * 128; ++i)
+            x.f.push_back(std::sin(0.37f * static_cast<float>(i)) * 1.5f);
+        const model::ReferenceResult ref = model::runReference(g, {x});
+        QTemporaryDir dir;
+        const SpyreTarget t = cores == 32 ? defaultTarget()
+                                          : modifiedTarget(dir.path(), {{QStringLiteral("cores"), cores},
+                                                                        {QStringLiteral("lx_bytes"), 262144}});
+        CompileOptions o;
+        o.baseline = baseline;
+        const auto snaps = compile(g, t, o);
+        const Program& p = *snaps.back().program;
+        int restick = 0;
+        for (const Op& op : p.ops)
+            restick += op.kind == OpKind::Restickify;
+        QVERIFY(restick > 0);
+        const auto out = evaluateProgram(p, {{"input", x}});
+        const model::TensorComparison c = model::compareTensors(out.at(g.values[g.outputs[0]].name), ref.outputs[0], 1e-3, 1e-4);
+        QVERIFY2(c.ok, c.summary("encoder output").c_str());
     }
 
     void cancelStopsTheJob()
