@@ -158,6 +158,32 @@ private slots:
         QCOMPARE(store.connection().queryInt("SELECT COUNT(*) FROM circuit_timings"), 0);
     }
 
+    void runRecordsWithSessionAndOnlyThen()
+    {
+        // End to end through a recording command: `run` (another subsystem's command) with --session.
+        const QString model = dataPath(QStringLiteral("spyre/models/mlp.onnxtxt"));
+        if (!QFile::exists(model) || !runCli({QStringLiteral("--help")}).out.contains("\n  run "))
+            QSKIP("the run command or its example model is not in this build");
+        const QString db = tmp_.filePath(QStringLiteral("e2e.db"));
+        CliResult r = runCli({QStringLiteral("run"), model});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(!QFile::exists(db));
+        for (int i = 0; i < 2; ++i) {
+            r = runCli({QStringLiteral("run"), model, QStringLiteral("--session"), QStringLiteral("e2e"), QStringLiteral("--db"), db});
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+        }
+        SessionStore store(db.toStdString());
+        const auto sessions = store.listSessions();
+        QCOMPARE(sessions.size(), size_t(1));
+        QCOMPARE(sessions[0].name, std::string("e2e"));
+        QCOMPARE(sessions[0].runCount, 2);
+        const auto runs = store.runs(sessions[0].id);
+        QCOMPARE(runs[0].kind, std::string("run"));
+        QCOMPARE(runs[0].status, RunStatus::Ok);
+        QCOMPARE(runs[0].artifact.id, runs[1].artifact.id);   // same file, same artifact
+        QVERIFY(runs[0].simWallMs.value_or(0) > 0);
+    }
+
     void defaultDatabaseFollowsXdgDataHome()
     {
         QTemporaryDir xdg;
