@@ -233,7 +233,8 @@ const RegisterCommand reg{{"sessions", "list, show, export or delete recorded se
                            "--db FILE   the session database (default: $XDG_DATA_HOME/spyglass/spyglass.db,\n"
                            "            else ~/.local/share/spyglass/spyglass.db)\n"
                            "list --json prints [{\"id\",\"name\",\"runs\",\"started\"}...].\n"
-                           "Runs are recorded by compile, run, qsim and vqe when given --session NAME."}};
+                           "Commands that take --session NAME [--db FILE] (see their --help) record their runs; nothing is\n"
+                           "recorded without it."}};
 
 }  // namespace
 }  // namespace spyglass::cli
