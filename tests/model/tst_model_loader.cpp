@@ -205,6 +205,49 @@ g (float[2] x) => (string[2] y)
         }
     }
 
+    void unknownAttributeOnSupportedOpIsNamed()
+    {
+        const std::string text = R"(<
+  ir_version: 8,
+  opset_import: ["" : 13]
+>
+g (float[1, 1, 4, 4] x, float[1, 1, 3, 3] w) => (float[1, 1, 2, 2] y)
+{
+  y = Conv<kernel_shape = [3, 3], frobnicate = 1>(x, w)
+}
+)";
+        try {
+            loadModelFromText(text, "conv.onnxtxt");
+            QFAIL("expected UnsupportedError");
+        } catch (const UnsupportedError& e) {
+            QCOMPARE(e.attribute(), std::string("frobnicate"));
+            QCOMPARE(e.nodeName(), std::string("Conv_0"));
+            QVERIFY2(std::string(e.what()).find("conv.onnxtxt: error: Conv 'Conv_0': attribute 'frobnicate' is not supported") == 0, e.what());
+        }
+    }
+
+    void trainingModeDropoutIsRefused()
+    {
+        const std::string text = R"(<
+  ir_version: 8,
+  opset_import: ["" : 13]
+>
+g (float[2, 3] x) => (float[2, 3] y)
+{
+  r = Constant<value = float {0.5}>()
+  t = Constant<value = bool {1}>()
+  y = Dropout(x, r, t)
+}
+)";
+        try {
+            loadModelFromText(text, "train.onnxtxt");
+            QFAIL("expected UnsupportedError");
+        } catch (const UnsupportedError& e) {
+            QCOMPARE(e.opType(), std::string("Dropout"));
+            QCOMPARE(e.attribute(), std::string("training_mode"));
+        }
+    }
+
     void syntaxErrorHasLineAndColumn()
     {
         const std::string text = "<\n  ir_version: 8,\n  opset_import: [\"\" : 13]\n>\ng (float[2] x) => (float[2] y)\n{\n  y = Relu(x\n}\n";
