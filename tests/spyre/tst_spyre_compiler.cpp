@@ -512,6 +512,58 @@ private slots:
         QVERIFY(tilesTiny > tilesDefault);
     }
 
+    void tilingInvariants_data()
+    {
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("cores");
+        QTest::addColumn<double>("lxBytes");
+        QTest::newRow("4096^3, 8 cores, 1 MiB") << 4096 << 8 << 1048576.0;
+        QTest::newRow("4096^3, 32 cores, 2 MiB") << 4096 << 32 << 2097152.0;
+        QTest::newRow("2048^3, 2 cores, 256 KiB") << 2048 << 2 << 262144.0;
+    }
+
+    void tilingInvariants()
+    {
+        QFETCH(int, m);
+        QFETCH(int, cores);
+        QFETCH(double, lxBytes);
+        ModelGraphBuilder b("big");
+        const int a = b.input("A", {m, m});
+        const int w = b.constant("W", {m, m});
+        const int mm = b.node("MatMul", "mm", {a, w}, {m, m});
+        b.output(b.node("Relu", "relu", {mm}, {m, m}));
+        QTemporaryDir dir;
+        const SpyreTarget t = modifiedTarget(dir.path(), {{QStringLiteral("cores"), cores}, {QStringLiteral("lx_bytes"), lxBytes}});
+        const auto owner = finalProgram(compile(b.take(), t));
+        const Program& p = *owner;
+        bool anyTiled = false;
+        for (const Op& op : p.ops) {
+            anyTiled = anyTiled || !op.tiles.empty();
+            for (const TileLoop& l : op.tiles) {
+                QVERIFY(!op.isReductionVar(l.var));
+                QCOMPARE(l.count * l.extent, op.varRange(l.var));   // even tiles cover the var
+                if (l.var == op.stickVar())
+                    QCOMPARE(l.extent % p.stickElements, int64_t{0});
+            }
+            // Each core's share of one tile fits usable LX and no tile region exceeds the span.
+            int64_t perTile = 0;
+            for (int buf : touchedBuffers(op)) {
+                int64_t share = p.deviceBytes(p.buffers[buf]);
+                for (const TileLoop& l : op.tiles)
+                    if (variesWith(op, buf, l.var))
+                        share = ceilDiv(share, l.count);
+                QVERIFY(share <= t.spanBytes);
+                perTile += share;
+            }
+            int64_t parallel = 1;
+            for (int v = 0; v < static_cast<int>(op.ranges.size()); ++v)
+                parallel *= v == op.stickVar() ? ceilDiv(op.ranges[v], p.stickElements) : op.ranges[v];
+            const int64_t assumed = std::min<int64_t>(t.cores, parallel);
+            QVERIFY2(ceilDiv(perTile, assumed) <= t.usableLxBytes(), op.name.c_str());
+        }
+        QVERIFY(anyTiled);
+    }
+
     void pinChangesTheCost()
     {
         const model::ModelGraph g = transposeChainModel();
