@@ -150,6 +150,7 @@ int runRun(Args& args)
     const auto rtolOpt = args.number("--rtol");
     const auto atolOpt = args.number("--atol");
     const std::vector<std::string> dims = args.values("--dim");
+    const auto writeTestData = args.value("--write-test-data");
     BackendOptions options;
     options.plan = args.value("--plan");
     options.trace = args.value("--trace");
@@ -288,6 +289,28 @@ int runRun(Args& args)
         j[QStringLiteral("wall_ms")] = wallMs;
         j[QStringLiteral("outputs")] = outputsJson;
     }
+    if (writeTestData) {
+        // A complete test_data_set: every declared input (bound ones included) and this backend's outputs,
+        // so a reference run makes the yardstick for another backend.
+        std::error_code ec;
+        std::filesystem::create_directories(*writeTestData, ec);
+        if (ec)
+            throw InputError(SourceLocation{*writeTestData, 0, 0}, "cannot create the folder: " + ec.message());
+        for (size_t k = 0; k < graph.declaredInputs.size(); ++k) {
+            const std::string& name = graph.declaredInputs[k];
+            const std::string path = (std::filesystem::path(*writeTestData) / ("input_" + std::to_string(k) + ".pb")).string();
+            if (data) {
+                writeTensorFile(path, data->inputs[k], name);
+                continue;
+            }
+            const auto it = std::find_if(graph.inputs.begin(), graph.inputs.end(), [&](int v) { return graph.values[v].name == name; });
+            writeTensorFile(path, inputs.at(static_cast<size_t>(it - graph.inputs.begin())), name);
+        }
+        for (size_t k = 0; k < graph.outputs.size(); ++k)
+            writeTensorFile((std::filesystem::path(*writeTestData) / ("output_" + std::to_string(k) + ".pb")).string(), result.outputs[k],
+                            graph.values[graph.outputs[k]].name);
+        text << "wrote " << graph.declaredInputs.size() << " input(s) and " << graph.outputs.size() << " output(s) to " << *writeTestData << '\n';
+    }
     if (session) {
         auto& rec = session->recorder();
         rec.setSimulationWallMs(wallMs);
@@ -302,13 +325,16 @@ int runRun(Args& args)
 }
 
 const RegisterCommand reg{{"run", "run an ONNX model on a backend and check its outputs against ONNX test data",
-                           "run MODEL [--test-data DIR] [--backend reference] [--dim NAME=SIZE]... [--rtol R] [--atol A] [--session NAME [--db FILE]] [--json]",
+                           "run MODEL [--test-data DIR] [--backend reference] [--dim NAME=SIZE]... [--rtol R] [--atol A] [--write-test-data DIR]\n"
+                           "    [--session NAME [--db FILE]] [--json]",
                            runRun,
                            "--test-data DIR   an ONNX test_data_set_N folder (input_K.pb, output_K.pb); every output is checked\n"
                            "                  elementwise, |y - ref| <= atol + rtol * |ref|. Integer inputs (int64/int32: shapes,\n"
                            "                  axes, indices) are bound as constants when the model is loaded, so shapes are static.\n"
                            "--backend NAME    reference: the fp32 interpreter (default; rtol 1e-4, atol 1e-5).\n"
                            "--dim NAME=SIZE   gives a symbolic input dimension (dynamic axis) a static size; repeatable.\n"
+                           "--write-test-data DIR  writes the inputs used and this backend's outputs as input_K.pb/output_K.pb,\n"
+                           "                  a test_data_set for checking another backend against this one.\n"
                            "--session NAME    records the run (options, wall time, the --json object) in the session store.\n"
                            "Exit 0 when all outputs match, 1 when one does not (the worst element and its index are printed),\n"
                            "2 on bad input (including a wrong shape or dtype in the test data).\n"

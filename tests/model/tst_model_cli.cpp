@@ -174,6 +174,30 @@ private slots:
         QCOMPARE(runCli({QStringLiteral("run"), path, QStringLiteral("--dim"), QStringLiteral("batch")}).exitCode, 2);
     }
 
+    void writtenTestDataChecksExactly()
+    {
+        // Generated inputs + reference outputs written as a test_data_set, then checked at zero tolerance.
+        QTemporaryDir tmp;
+        const QString model = dataPath(QStringLiteral("model/pytorch/encoder_layer_opset17.onnx"));
+        const QString set = tmp.filePath(QStringLiteral("set"));
+        QCOMPARE(runCli({QStringLiteral("run"), model, QStringLiteral("--write-test-data"), set}).exitCode, 0);
+        QVERIFY(QFile::exists(set + QStringLiteral("/input_0.pb")));
+        QVERIFY(QFile::exists(set + QStringLiteral("/output_0.pb")));
+        const CliResult r = runCli({QStringLiteral("run"), model, QStringLiteral("--test-data"), set, QStringLiteral("--rtol"), QStringLiteral("0"),
+                                    QStringLiteral("--atol"), QStringLiteral("0"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(json(r).value(QStringLiteral("max_abs_err")).toDouble(), 0.0);
+        // With test data whose integer input was bound as a constant, that input is written too.
+        const QString node = onnxNodeTest(QStringLiteral("test_reshape_negative_dim"));
+        const QString set2 = tmp.filePath(QStringLiteral("set2"));
+        QCOMPARE(runCli({QStringLiteral("run"), node + QStringLiteral("/model.onnx"), QStringLiteral("--test-data"), node + QStringLiteral("/test_data_set_0"),
+                         QStringLiteral("--write-test-data"), set2})
+                     .exitCode,
+                 0);
+        const HostTensor shape = readTensorFile(QString(set2 + QStringLiteral("/input_1.pb")).toStdString());
+        QCOMPARE(shape.dtype, DType::Int64);
+    }
+
     void sessionRecordsTheRun()
     {
         QTemporaryDir tmp;
