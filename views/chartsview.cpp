@@ -8,6 +8,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDateTimeAxis>
@@ -198,6 +199,10 @@ void ChartsView::buildUi()
     metricCombo_ = addCombo(selectors[1], tr("Metric:"), "metricCombo");
     for (auto m : {session::RunMetric::SimulatedTime, session::RunMetric::CompileWallTime, session::RunMetric::SimulationWallTime})
         metricCombo_->addItem(QString::fromLatin1(session::runMetricName(m)), static_cast<int>(m));
+    followPath_ = new QCheckBox(tr("All versions of this file"), this);
+    followPath_->setObjectName(QStringLiteral("followPathCheck"));
+    followPath_->setToolTip(tr("Include runs of earlier and later contents of the same path, not only these exact bytes"));
+    selectors[1]->addWidget(followPath_);
     compareFirstCombo_ = addCombo(selectors[2], tr("Run A:"), "compareFirstCombo");
     compareSecondCombo_ = addCombo(selectors[2], tr("Run B:"), "compareSecondCombo");
     selectors[3]->addWidget(new QLabel(tr("Simulation wall time of every circuit run in the session, by qubit count"), this));
@@ -224,6 +229,7 @@ void ChartsView::buildUi()
         drawHistory();
     });
     connect(metricCombo_, &QComboBox::currentIndexChanged, this, [this] { if (!reloading_) drawHistory(); });
+    connect(followPath_, &QCheckBox::toggled, this, [this] { if (!reloading_) drawHistory(); });
     connect(compareFirstCombo_, &QComboBox::currentIndexChanged, this, [this] { if (!reloading_) drawCompare(); });
     connect(compareSecondCombo_, &QComboBox::currentIndexChanged, this, [this] { if (!reloading_) drawCompare(); });
     connect(renameButton_, &QPushButton::clicked, this, &ChartsView::renameDialog);
@@ -402,6 +408,8 @@ void ChartsView::setHistoryMetric(session::RunMetric metric)
     metricCombo_->setCurrentIndex(metricCombo_->findData(static_cast<int>(metric)));
 }
 
+void ChartsView::setHistoryFollowsPath(bool followPath) { followPath_->setChecked(followPath); }
+
 void ChartsView::selectComparison(RowId firstRun, RowId secondRun)
 {
     selectComboId(compareFirstCombo_, firstRun);
@@ -458,7 +466,8 @@ void ChartsView::drawHistory()
         chart->setTitle(tr("No artifact in this session"));
         return;
     }
-    history_ = session::artifactHistory(*store_, artifactId, metric);
+    history_ = session::artifactHistory(*store_, artifactId, metric, session::kRegressionThreshold,
+                                        followPath_->isChecked() ? session::ArtifactMatch::SamePath : session::ArtifactMatch::SameContent);
     const auto a = store_->artifact(artifactId);
     const QString unit = QString::fromLatin1(session::runMetricUnit(metric));
     chart->setTitle(tr("%1 of %2 across sessions").arg(QString::fromLatin1(session::runMetricName(metric)), a ? qs(a->path) : QString()));

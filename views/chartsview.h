@@ -33,6 +33,7 @@
 
 class QChart;
 class QChartView;
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPushButton;
@@ -88,6 +89,8 @@ public:
     void selectKernelRun(session::RowId runId);
     void selectArtifact(session::RowId artifactId);
     void setHistoryMetric(session::RunMetric metric);
+    // Off: runs of these exact bytes. On: every version of the file at this path (edits included).
+    void setHistoryFollowsPath(bool followPath);
     void selectComparison(session::RowId firstRun, session::RowId secondRun);
 
     void showChart(Chart c);
@@ -133,6 +136,7 @@ private:
     QComboBox* kernelRunCombo_ = nullptr;
     QComboBox* artifactCombo_ = nullptr;
     QComboBox* metricCombo_ = nullptr;
+    QCheckBox* followPath_ = nullptr;
     QComboBox* compareFirstCombo_ = nullptr;
     QComboBox* compareSecondCombo_ = nullptr;
     QLabel* status_ = nullptr;

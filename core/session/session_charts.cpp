@@ -47,7 +47,8 @@ std::optional<double> runMetricValue(const RunDetail& run, RunMetric m)
     return std::nullopt;
 }
 
-std::vector<HistoryPoint> artifactHistory(SessionStore& store, RowId artifactId, RunMetric metric, double threshold)
+std::vector<HistoryPoint> artifactHistory(SessionStore& store, RowId artifactId, RunMetric metric, double threshold,
+                                          ArtifactMatch match)
 {
     // One query with per-run sums (weeks of history are thousands of runs); the sums follow runMetricValue():
     // SUM over no rows is NULL, which is "no measurement". Failed runs' timings say nothing about speed.
@@ -61,7 +62,12 @@ std::vector<HistoryPoint> artifactHistory(SessionStore& store, RowId artifactId,
     }
     SqliteStatement st(store.connection().handle(),
                        std::string("SELECT r.id, r.session_id, r.started_at, ") + value +
-                           " FROM runs r WHERE r.artifact_id = ? AND r.status = 'ok' ORDER BY r.started_at, r.id");
+                           " FROM runs r WHERE " +
+                           (match == ArtifactMatch::SameContent
+                                ? std::string("r.artifact_id = ?")
+                                : std::string("r.artifact_id IN (SELECT b.id FROM artifacts a JOIN artifacts b ON b.path = a.path"
+                                              " AND b.kind = a.kind WHERE a.id = ?)")) +
+                           " AND r.status = 'ok' ORDER BY r.started_at, r.id");
     st.bind(1, artifactId);
     std::vector<HistoryPoint> out;
     std::optional<double> best;

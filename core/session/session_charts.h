@@ -38,9 +38,14 @@ struct HistoryPoint {
     bool regression = false;             // value > bestEarlier * (1 + threshold)
 };
 
+// Which runs count as "the same artifact": the same bytes (compiler or option changes on one model), or every
+// version of the file at that path (edits to the model show up in its history too).
+enum class ArtifactMatch { SameContent, SamePath };
+
 // Every successful run of the artifact that has the metric, across all sessions, oldest first.
 std::vector<HistoryPoint> artifactHistory(SessionStore& store, RowId artifactId, RunMetric metric,
-                                          double threshold = kRegressionThreshold);
+                                          double threshold = kRegressionThreshold,
+                                          ArtifactMatch match = ArtifactMatch::SameContent);
 
 // The artifacts the session's runs used, most recently used first.
 std::vector<ArtifactInfo> sessionArtifacts(SessionStore& store, RowId sessionId);

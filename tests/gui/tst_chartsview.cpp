@@ -141,6 +141,23 @@ private slots:
         QCOMPARE(flagged->at(0).y(), 1160.0);
         QCOMPARE(view.flaggedRuns(), std::vector<RowId>{runSlow_});
 
+        // The same path with other contents: only counted when the history follows the path.
+        {
+            SessionStore other(store_->path());
+            SessionRecorder rec(other, earlier_);
+            rec.beginRun({.kind = "run", .artifactPath = "models/mlp.onnx", .artifactKind = "onnx", .artifactHash = "mlp-edited"});
+            rec.addKernelTiming("matmul_0", 5000, 1, 1);
+            rec.finishRun(RunStatus::Ok);
+        }
+        view.reload();
+        QCOMPARE(view.history().size(), size_t(4));
+        view.setHistoryFollowsPath(true);
+        QCOMPARE(view.history().size(), size_t(5));
+        QCOMPARE(view.history().back().value, 5000.0);
+        QVERIFY(view.history().back().regression);
+        view.setHistoryFollowsPath(false);
+        QCOMPARE(view.history().size(), size_t(4));
+
         // Compile wall time: every run has one pass of 1.5 ms, nothing is flagged.
         view.setHistoryMetric(RunMetric::CompileWallTime);
         line = seriesNamed<QLineSeries>(view.chart(ChartsView::Chart::History), QStringLiteral("runs"));

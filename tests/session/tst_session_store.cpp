@@ -352,6 +352,30 @@ private slots:
         QVERIFY(artifactHistory(store, artifact, RunMetric::CompileWallTime).empty());   // these runs have no passes
     }
 
+    void historyByPathFollowsEditsOfTheFile()
+    {
+        SessionStore store(freshPath());
+        const RowId s = store.createSession("edits");
+        auto record = [&](const std::string& hash, const std::string& path, double ns) {
+            SessionRecorder rec(store, s);
+            rec.beginRun({.kind = "run", .artifactPath = path, .artifactKind = "onnx", .artifactHash = hash});
+            rec.addKernelTiming("k", ns, 0, 0);
+            return rec.finishRun(RunStatus::Ok);
+        };
+        const RowId v1 = record("v1", "model.onnx", 100);
+        record("v1", "model.onnx", 101);
+        const RowId v2 = record("v2", "model.onnx", 130);   // the edit made it slower
+        record("v1", "elsewhere/model.onnx", 90);          // another file with the same bytes
+        const RowId a1 = store.runDetail(v1)->run.artifact.id;
+        const RowId a2 = store.runDetail(v2)->run.artifact.id;
+        QCOMPARE(artifactHistory(store, a1, RunMetric::SimulatedTime).size(), size_t(2));
+        const auto byPath = artifactHistory(store, a2, RunMetric::SimulatedTime, kRegressionThreshold, ArtifactMatch::SamePath);
+        QCOMPARE(byPath.size(), size_t(3));
+        QCOMPARE(byPath[2].runId, v2);
+        QVERIFY(byPath[2].regression);
+        QCOMPARE(byPath[2].bestEarlier.value_or(0), 100.0);
+    }
+
     void comparesTwoRunsByKernelOrPass()
     {
         RunDetail a, b;
