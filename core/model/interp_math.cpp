@@ -223,15 +223,13 @@ std::vector<HostTensor> reduce(const OpContext& c, Reduce kind)
 {
     const HostTensor& x = c.input(0);
     const int64_t rank = static_cast<int64_t>(x.shape.size());
-    // Axes moved from attribute to input: ReduceSum at opset 13, the others at opset 18.
-    const bool axesAsInput = kind == Reduce::Sum ? c.opset >= 13 : c.opset >= 18;
+    // Axes moved from attribute to input: ReduceSum at opset 13, the others at opset 18. A node carries
+    // one form or the other (the checker enforces its opset's schema), so take whichever is present.
     std::vector<int64_t> axes;
-    if (axesAsInput) {
-        if (const HostTensor* a = c.optionalInput(1))
-            axes = intValues(c, *a, "axes");
-    } else {
+    if (hasAttribute(c.node, "axes"))
         axes = attrInts(c.node, "axes");
-    }
+    else if (const HostTensor* a = c.optionalInput(1))
+        axes = intValues(c, *a, "axes");
     const bool keepDims = attrInt(c.node, "keepdims", 1) != 0;
     if (axes.empty() && attrInt(c.node, "noop_with_empty_axes", 0) != 0)
         return {x};

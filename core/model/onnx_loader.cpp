@@ -288,6 +288,15 @@ ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::s
     if (!m.has_graph())
         fail(file, "the model has no graph");
     const int64_t opset = defaultOpset(m, file);
+    {
+        // Op semantics change between opsets (e.g. ReduceMean's axes became an input in 18): a model newer
+        // than the ONNX library we build with cannot be checked or inferred correctly, so refuse it.
+        const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+        const auto it = ranges.find("");
+        if (it != ranges.end() && opset > it->second.second)
+            fail(file, "opset " + std::to_string(opset) + " is newer than this build's ONNX library supports (up to opset " +
+                           std::to_string(it->second.second) + ")");
+    }
     import::resolveExternalData(m, baseDir, file);
     auto* g = m.mutable_graph();
     nameNodes(*g);

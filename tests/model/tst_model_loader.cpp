@@ -391,6 +391,13 @@ g (float[N, 3] x) => (float[N, 3] y)
         QVERIFY2(unknown.find("no graph input has a symbolic dimension named 'M'") != std::string::npos, unknown.c_str());
     }
 
+    void opsetNewerThanOnnxLibraryIsRefused()
+    {
+        const std::string text = "<\n  ir_version: 8,\n  opset_import: [\"\" : 99]\n>\ng (float[2] x) => (float[2] y)\n{\n  y = Relu(x)\n}\n";
+        const std::string msg = errorOf([&] { loadModelFromText(text, "new.onnxtxt"); });
+        QVERIFY2(msg.find("opset 99 is newer") != std::string::npos, msg.c_str());
+    }
+
     void opSupportTableIsConsistent()
     {
         for (const OpSupport& op : supportedOps()) {
