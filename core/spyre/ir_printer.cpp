@@ -323,7 +323,7 @@ std::string printOp(const Program& p, int index)
     return out.str();
 }
 
-std::string printProgram(const Program& p)
+std::string printProgram(const Program& p, std::vector<std::string>* opTexts)
 {
     std::ostringstream out;
     out << "# spyglass spyre IR: model '" << p.modelName << "', stick = " << p.stickElements << " x " << p.deviceDtype
@@ -399,7 +399,10 @@ std::string printProgram(const Program& p)
             out << "    " << l << "\n";
     }
     for (size_t i = 0; i < p.ops.size(); ++i) {
-        out << "\n" << printOp(p, static_cast<int>(i));
+        std::string text = printOp(p, static_cast<int>(i));
+        out << "\n" << text;
+        if (opTexts)
+            opTexts->push_back(std::move(text));
         const Buffer& ob = p.buffers[p.ops[i].store.buffer];
         if (const std::string l = layoutLine(p, ob); !l.empty())
             out << ob.name << "." << l << "\n";

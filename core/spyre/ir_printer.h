@@ -6,10 +6,12 @@
 #include "core/spyre/loop_ir.h"
 
 #include <string>
+#include <vector>
 
 namespace spyglass::spyre {
 
-std::string printProgram(const Program& program);
+// `opTexts`, when given, receives printOp's text of every op (codegen keeps them per kernel without printing twice).
+std::string printProgram(const Program& program, std::vector<std::string>* opTexts = nullptr);
 std::string printOp(const Program& program, int opIndex);
 std::string affineText(const Op& op, const AffineExpr& e);   // "768*p0 + r0"
 

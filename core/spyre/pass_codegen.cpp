@@ -158,10 +158,12 @@ PassResult CodegenPass::run(Program& program, PassContext& ctx)
             ++b.restickifyCount;
             b.restickifyElements += k.restickify.elements;
         }
-        k.body = printOp(program, static_cast<int>(o));
         b.kernels.push_back(std::move(k));
     }
-    b.listing = printProgram(program);
+    std::vector<std::string> bodies;
+    b.listing = printProgram(program, &bodies);
+    for (size_t o = 0; o < b.kernels.size(); ++o)
+        b.kernels[o].body = std::move(bodies[o]);
     program.bundle = bundle;
     PassResult r;
     r.changed = true;
