@@ -73,6 +73,13 @@ void checkBatchNorm(const Node& n, int64_t)
     checkOutputs(n, 1, "running mean/var (training outputs of BatchNormalization)");
 }
 
+void checkDropout(const Node& n, int64_t opset)
+{
+    // Up to opset 6, is_test = 0 (the default) means training mode.
+    if (opset < 7 && attrInt(n, "is_test", 0) == 0)
+        unsupportedAttr(n, "is_test", "= 0 (training mode) is not supported; Spyglass runs inference only");
+}
+
 void checkConstant(const Node& n, int64_t)
 {
     for (const char* a : {"sparse_value", "value_string", "value_strings"})
@@ -127,7 +134,7 @@ const std::vector<OpSupport>& table()
         {"Gather", Role::Compute, {"axis"}, "negative indices allowed", nullptr},
         {"Expand", Role::Compute, {}, "shape input must fold to a constant", nullptr},
         {"Identity", Role::Compute, {}, "", nullptr},
-        {"Dropout", Role::Compute, {"ratio", "seed", "is_test"}, "inference only: rewritten to Identity by the loader (training_mode must be constant false)", nullptr},
+        {"Dropout", Role::Compute, {"ratio", "seed", "is_test"}, "inference only: rewritten to Identity by the loader (training_mode must be constant false)", checkDropout},
         // Convolution and pooling
         {"Conv", Role::Compute, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}, "N-d, groups, dilations", checkConv},
         {"MaxPool", Role::Compute, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}, "no Indices output", checkMaxPool},
