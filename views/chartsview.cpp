@@ -250,8 +250,9 @@ void ChartsView::reload()
     if (store_) {
         try {
             lastDataVersion_ = store_->dataVersion();
+            lastLocalChanges_ = store_->localChanges();
         } catch (const std::exception&) {
-            lastDataVersion_ = -1;
+            lastDataVersion_ = lastLocalChanges_ = -1;
         }
     }
     reloadSessionChoices();
@@ -263,7 +264,7 @@ void ChartsView::pollForChanges()
     if (!store_ || !isVisible())
         return;
     try {
-        if (store_->dataVersion() != lastDataVersion_)
+        if (store_->dataVersion() != lastDataVersion_ || store_->localChanges() != lastLocalChanges_)
             reload();
     } catch (const std::exception& e) {
         status_->setText(tr("Cannot read the session database: %1").arg(QString::fromLocal8Bit(e.what())));

@@ -18,7 +18,8 @@
 // A compile/simulate job on a worker records with its own store on the same file:
 //   session::SessionStore store(windowSession_->store().path());
 //   session::SessionRecorder rec(store, windowSession_->id());   // beginRun ... finishRun
-// The charts pick the new run up by themselves (they poll PRAGMA data_version every 2 s).
+// The charts pick new runs up by themselves (they poll PRAGMA data_version and this connection's change
+// count every 2 s), whichever connection wrote them.
 // The database path is a setting: sessionDatabasePath() / setSessionDatabasePath().
 
 #include "core/session/session_charts.h"
@@ -129,6 +130,7 @@ private:
 
     session::SessionStore* store_ = nullptr;
     qint64 lastDataVersion_ = -1;
+    qint64 lastLocalChanges_ = -1;
 
     QComboBox* sessionCombo_ = nullptr;
     QPushButton* renameButton_ = nullptr;

@@ -217,6 +217,7 @@ void SessionStore::openAndUpgrade(bool fileIsNew)
 
 int SessionStore::schemaVersion() { return static_cast<int>(db_->queryInt("PRAGMA user_version")); }
 std::int64_t SessionStore::dataVersion() { return db_->queryInt("PRAGMA data_version"); }
+std::int64_t SessionStore::localChanges() { return sqlite3_total_changes64(db_->handle()); }
 std::string SessionStore::integrityCheck() { return db_->queryText("PRAGMA integrity_check"); }
 std::string SessionStore::journalMode() { return db_->queryText("PRAGMA journal_mode"); }
 

@@ -37,6 +37,8 @@ public:
     int schemaVersion();
     // Changes whenever another connection commits: cheap to poll for "refresh the charts".
     std::int64_t dataVersion();
+    // Rows changed through this connection so far (with dataVersion(), catches every change to poll for).
+    std::int64_t localChanges();
     std::string integrityCheck();   // "ok" when healthy
     std::string journalMode();
 

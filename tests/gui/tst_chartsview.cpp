@@ -273,6 +273,12 @@ private slots:
             const QBarSeries* bars = barSeries(view.chart(ChartsView::Chart::Kernels));
             return bars && bars->barSets().at(0)->count() == 1 && bars->barSets().at(0)->at(0) == 123.0;
         }, 6000));
+        // And runs recorded through the view's own connection (a GUI recording on the GUI thread).
+        recordKernels(*store_, session_, {{"matmul_0", 321}, {"relu_1", 1}});
+        QVERIFY(QTest::qWaitFor([&] {
+            const QBarSeries* bars = barSeries(view.chart(ChartsView::Chart::Kernels));
+            return bars && bars->barSets().at(0)->count() == 2 && bars->barSets().at(0)->at(0) == 321.0;
+        }, 6000));
         view.renameSelectedSession(QStringLiteral("today, renamed"));
         QCOMPARE(store_->session(session_)->name, std::string("today, renamed"));
         QVERIFY(view.findChild<QComboBox*>(QStringLiteral("sessionCombo"))->currentText().contains(QStringLiteral("today, renamed")));
