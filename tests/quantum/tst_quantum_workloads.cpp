@@ -235,6 +235,17 @@ private slots:
             }
     }
 
+    void hamiltonianFileFromTestData()
+    {
+        const PauliSum file = readPauliSumFile(dataPath(QStringLiteral("quantum/tfim4_periodic.ham")).toStdString());
+        const PauliSum built = tfimHamiltonian(4);
+        QCOMPARE(file.terms.size(), built.terms.size());
+        QCOMPARE(file.minQubits(), 4);
+        const double e = exactGroundEnergy(file, 4);
+        QVERIFY(std::fabs(e - exactGroundEnergy(built, 4)) < 1e-12);
+        QVERIFY(std::fabs(e - -5.226251859505506) < 1e-9);
+    }
+
     void vqeCli()
     {
         const CliResult r = runCli({QStringLiteral("vqe"), QStringLiteral("--qubits"), QStringLiteral("6"), QStringLiteral("--layers"), QStringLiteral("1"),
