@@ -9,6 +9,8 @@
 #include "views/inspectorview.h"
 #include "views/irview.h"
 #include "views/stateview.h"
+#include "views/sticklayoutview.h"
+#include "views/workdivisionview.h"
 #include "views/timelinepanel.h"
 #include "views/jobrunner.h"
 #include "views/pipelineview.h"
@@ -19,6 +21,7 @@
 #include "core/common/resource_paths.h"
 #include "core/quantum/circuit.h"
 #include "core/spyre/loop_ir.h"
+#include "core/spyre/spyre_target.h"
 #include "core/common/versions.h"
 
 #include <QAction>
@@ -93,9 +96,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
         else if (document_->kind() == DocumentKind::Model)
             centralTabs_->setCurrentWidget(graphView_);
         inspector_->clear();
+        selectedNode_.clear();
+        workDivision_->setOp(nullptr, -1, 1);
+        stickLayout_->clear();
     });
     connect(circuitView_, &CircuitView::opSelected, this, &MainWindow::inspectCircuitOp);
     connect(graphView_, &GraphView::nodeSelected, this, &MainWindow::inspectGraphNode);
+    // Stepping keeps the selection: once the new pass's graph is laid out, select the same node again.
+    connect(graphView_, &GraphView::layoutReady, this, [this] {
+        if (!selectedNode_.empty() && !graphView_->selectNode(selectedNode_)) {
+            workDivision_->setOp(nullptr, -1, 1);
+            stickLayout_->clear();
+        }
+    });
     updateActions();
     updateTitle();
 }
@@ -180,6 +193,12 @@ void MainWindow::createDocks()
     QDockWidget* timelineDock = addDock(tr("Timeline"), QStringLiteral("timelineDock"), new ImGuiHost(std::move(timeline), this),
                                         Qt::BottomDockWidgetArea);
     tabifyDockWidget(problemsDock, timelineDock);
+    workDivision_ = new WorkDivisionView(this);
+    QDockWidget* workDock = addDock(tr("Work division"), QStringLiteral("workDivisionDock"), workDivision_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(problemsDock, workDock);
+    stickLayout_ = new StickLayoutView(this);
+    QDockWidget* stickDock = addDock(tr("Stick layout"), QStringLiteral("stickLayoutDock"), stickLayout_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(problemsDock, stickDock);
     problemsDock->raise();
     resizeDocks({docks_.first(), inspectorDock}, {360, 420}, Qt::Horizontal);
     resizeDocks({inspectorDock, stateDock}, {260, 520}, Qt::Vertical);
@@ -285,6 +304,20 @@ void MainWindow::inspectGraphNode(const QString& id)
     const InspectorContent c = inspectSpyreNode(*program, document_->compiled().target.get(), id.toStdString());
     if (!c.found)
         return;
+    selectedNode_ = id.toStdString();
+    const int cores = document_->compiled().target ? document_->compiled().target->cores : 32;
+    const int index = id.section(QLatin1Char(':'), 1).toInt();
+    if (id.startsWith(QLatin1String("op:"))) {
+        workDivision_->setOp(program, index, cores);
+        if (program->ops[static_cast<size_t>(index)].kind == spyre::OpKind::Restickify)
+            stickLayout_->showRestickify(program, index);
+        else
+            stickLayout_->showBuffer(program, program->ops[static_cast<size_t>(index)].store.buffer);
+    } else if (id.startsWith(QLatin1String("buf:"))) {
+        stickLayout_->showBuffer(program, index);
+        const int producer = program->buffers[static_cast<size_t>(index)].producer;
+        workDivision_->setOp(program, producer, cores);
+    }
     inspector_->show(c.heading, c.sections);
     // Show the selected op's or buffer's text in the IR view too.
     irView_->revealText(c.heading.section(QLatin1Char(' '), 0, 0) + QLatin1Char(':'))

@@ -27,6 +27,8 @@ class GraphView;
 class InspectorView;
 class IrView;
 class StateView;
+class StickLayoutView;
+class WorkDivisionView;
 class TimelinePanel;
 class JobRunner;
 class PipelineView;
@@ -52,6 +54,8 @@ public:
     StateView* stateView() const { return stateView_; }
     InspectorView* inspector() const { return inspector_; }
     TimelinePanel* timeline() const { return timeline_; }
+    WorkDivisionView* workDivision() const { return workDivision_; }
+    StickLayoutView* stickLayout() const { return stickLayout_; }
     QTabWidget* centralTabs() const { return centralTabs_; }
     QStringList recentFiles() const;
 
@@ -97,6 +101,9 @@ private:
     InspectorView* inspector_ = nullptr;
     TimelinePanel* timeline_ = nullptr;
     std::shared_ptr<const spyre::Program> shownProgram_;   // what the Graph view shows
+    std::string selectedNode_;                              // Graph selection, kept across passes
+    WorkDivisionView* workDivision_ = nullptr;
+    StickLayoutView* stickLayout_ = nullptr;
     PipelineView* pipeline_ = nullptr;
     ProblemsView* problems_ = nullptr;
     QList<QDockWidget*> docks_;

@@ -65,8 +65,30 @@ RegisterCommand::RegisterCommand(Command c) { registry().push_back(c); }
 
 const std::vector<Command>& commands() { return registry(); }
 
-Args::Args(std::string command, std::vector<std::string> argv)
-    : command_(std::move(command)), argv_(std::move(argv)), used_(argv_.size(), false)
+std::vector<std::string> valueOptionsIn(const std::string& usage)
+{
+    // "[--shots N]", "--qubits N", "[-o OUT]" take a value; "[--json]", "--csv|--json", "[--no-fusion]" do not.
+    std::vector<std::string> out;
+    size_t i = 0;
+    while ((i = usage.find('-', i)) != std::string::npos) {
+        if (i > 0 && usage[i - 1] != ' ' && usage[i - 1] != '[' && usage[i - 1] != '|') {
+            ++i;
+            continue;
+        }
+        size_t end = i;
+        while (end < usage.size() && (std::isalnum(static_cast<unsigned char>(usage[end])) || usage[end] == '-'))
+            ++end;
+        const std::string name = usage.substr(i, end - i);
+        if (name.size() > 1 && end + 1 < usage.size() && usage[end] == ' ' && usage[end + 1] != '[' && usage[end + 1] != '-'
+            && usage[end + 1] != '|' && usage[end + 1] != '.')
+            out.push_back(name);
+        i = end;
+    }
+    return out;
+}
+
+Args::Args(std::string command, std::vector<std::string> argv, const std::string& usage)
+    : command_(std::move(command)), argv_(std::move(argv)), used_(argv_.size(), false), valueOptions_(valueOptionsIn(usage))
 {
     json_ = std::find(argv_.begin(), argv_.end(), "--json") != argv_.end();
 }
@@ -157,11 +179,13 @@ std::optional<double> Args::number(const std::string& name)
 
 std::optional<std::string> Args::optionalPositional()
 {
-    for (size_t i = 0; i < argv_.size(); ++i)
-        if (!used_[i] && !isOption(argv_[i])) {
+    for (size_t i = 0; i < argv_.size(); ++i) {
+        const bool valueOfOption = i > 0 && std::find(valueOptions_.begin(), valueOptions_.end(), argv_[i - 1]) != valueOptions_.end();
+        if (!used_[i] && !isOption(argv_[i]) && !valueOfOption) {
             used_[i] = true;
             return argv_[i];
         }
+    }
     return std::nullopt;
 }
 
@@ -226,7 +250,7 @@ int runMain(int argc, char** argv)
         printCommandHelp(cmd);
         return ExitOk;
     }
-    Args args(cmd.name, std::move(cmdArgs));
+    Args args(cmd.name, std::move(cmdArgs), cmd.usage);
     try {
         return cmd.run(args);
     } catch (const UsageError& e) {

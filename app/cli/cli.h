@@ -33,7 +33,9 @@ public:
 // Each accessor consumes what it read; finish() rejects whatever is left over.
 class Args {
 public:
-    Args(std::string command, std::vector<std::string> argv);
+    // `usage` is the command's synopsis: options written with a value there ("--shots N") take the next
+    // argument, so a file name is never mistaken for an option's value whatever the order.
+    Args(std::string command, std::vector<std::string> argv, const std::string& usage = {});
 
     const std::string& command() const { return command_; }
     bool flag(const std::string& name);
@@ -52,6 +54,7 @@ private:
     std::string command_;
     std::vector<std::string> argv_;
     std::vector<bool> used_;
+    std::vector<std::string> valueOptions_;
     bool json_ = false;
 };
 

@@ -54,6 +54,17 @@ private slots:
         const QJsonObject o = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(o.value(QStringLiteral("kind")).toString(), kind);
     }
+    void optionValuesBeforeTheFileAreNotTakenForIt()
+    {
+        // qsim's usage says --shots and --seed take values: the file is found wherever it stands.
+        const QString qft = sourcePath(QStringLiteral("resources/examples/qft4.qasm"));
+        const CliResult r = runCli({QStringLiteral("qsim"), QStringLiteral("--shots"), QStringLiteral("16"), QStringLiteral("--seed"),
+                                    QStringLiteral("3"), qft, QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(r.out).object().value(QStringLiteral("qubits")).toInt(), 4);
+        const CliResult flagFirst = runCli({QStringLiteral("info"), QStringLiteral("--json"), qft});
+        QCOMPARE(flagFirst.exitCode, 0);
+    }
     void missingFileIsBadInputNamingTheFile()
     {
         const CliResult r = runCli({QStringLiteral("info"), QStringLiteral("/nonexistent/x.qasm"), QStringLiteral("--json")});
