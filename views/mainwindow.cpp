@@ -1,5 +1,6 @@
 #include "views/mainwindow.h"
 
+#include "views/chartsview.h"
 #include "views/circuitview.h"
 #include "views/document.h"
 #include "views/documentcompiler.h"
@@ -20,6 +21,8 @@
 
 #include "core/common/resource_paths.h"
 #include "core/quantum/circuit.h"
+#include "core/session/session_recorder.h"
+#include "core/session/session_store.h"
 #include "core/spyre/loop_ir.h"
 #include "core/spyre/spyre_target.h"
 #include "core/common/versions.h"
@@ -117,6 +120,8 @@ MainWindow::~MainWindow()
 {
     jobs_->cancel();
     jobs_->waitForIdle();
+    delete charts_;   // it reads the window session's store: gone before the session ends
+    charts_ = nullptr;
 }
 
 void MainWindow::createActions()
@@ -199,6 +204,17 @@ void MainWindow::createDocks()
     stickLayout_ = new StickLayoutView(this);
     QDockWidget* stickDock = addDock(tr("Stick layout"), QStringLiteral("stickLayoutDock"), stickLayout_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(problemsDock, stickDock);
+    // A session per window in the history database; without one (an unusable database) the window still works.
+    try {
+        windowSession_ = std::make_unique<WindowSession>();
+    } catch (const InputError& e) {
+        problems_->addProblem(e.diagnostic());
+    }
+    charts_ = new ChartsView(windowSession_ ? &windowSession_->store() : nullptr, this);
+    if (windowSession_)
+        charts_->selectSession(windowSession_->id());
+    QDockWidget* chartsDock = addDock(tr("Charts"), QStringLiteral("chartsDock"), charts_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(problemsDock, chartsDock);
     problemsDock->raise();
     resizeDocks({docks_.first(), inspectorDock}, {360, 420}, Qt::Horizontal);
     resizeDocks({inspectorDock, stateDock}, {260, 520}, Qt::Vertical);
@@ -281,6 +297,30 @@ void MainWindow::createStatusBar()
         statusLabel_->setText(tr("%1: cancelled").arg(title));
         problems_->log(tr("cancelled: %1").arg(title));
     });
+}
+
+void MainWindow::recordCompile(CompiledDocument& doc, const QString& dbPath, qint64 sessionId)
+{
+    // On the worker, with its own connection (one SessionStore is one SQLite connection, one thread).
+    try {
+        session::SessionStore store(dbPath.toStdString());
+        session::SessionRecorder recorder(store, sessionId);
+        session::RunStart start;
+        start.kind = "compile";
+        start.artifactPath = doc.path.toStdString();
+        start.artifactKind = doc.kind == DocumentKind::Circuit ? "qasm" : doc.kind == DocumentKind::Model ? "onnx" : "bundle";
+        if (doc.target)
+            start.targetPath = doc.target->path;
+        recorder.beginRun(start);
+        recorder.addPassTimings(doc.passes);
+        if (doc.quantumRun && !doc.circuits.empty())
+            recorder.addCircuitTiming(doc.quantumRun->qubits, doc.circuits.back()->gateCount(), doc.quantumRun->simMs,
+                                      QFileInfo(doc.path).fileName().toStdString());
+        recorder.finishRun(session::RunStatus::Ok);
+    } catch (const std::exception& e) {
+        doc.diagnostics.push_back(Diagnostic{Severity::Warning, SourceLocation{dbPath.toStdString(), 0, 0},
+                                             std::string("this compile was not recorded in the session history: ") + e.what(), {}, {}});
+    }
 }
 
 void MainWindow::showSelectedPass()
@@ -369,8 +409,16 @@ void MainWindow::openFile(const QString& path)
         jobs_, &JobRunner::failed, this,
         [this, path](const QString&, const QString& message) { emit documentFailed(path, message); },
         Qt::SingleShotConnection);
+    const QString dbPath = windowSession_ ? QString::fromStdString(windowSession_->store().path()) : QString();
+    const session::RowId sessionId = windowSession_ ? windowSession_->id() : 0;
     jobs_->start(
-        title, [path](JobControl& control) -> std::any { return compileDocument(path, control); },
+        title,
+        [path, dbPath, sessionId](JobControl& control) -> std::any {
+            CompiledDocument doc = compileDocument(path, control);
+            if (!dbPath.isEmpty())
+                recordCompile(doc, dbPath, sessionId);
+            return doc;
+        },
         [this, path](std::any result) {
             auto doc = std::any_cast<CompiledDocument>(std::move(result));
             for (const Diagnostic& d : doc.diagnostics)

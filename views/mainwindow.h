@@ -21,7 +21,10 @@ struct Program;
 
 namespace spyglass {
 
+class ChartsView;
 class CircuitView;
+class WindowSession;
+struct CompiledDocument;
 class Document;
 class GraphView;
 class InspectorView;
@@ -56,6 +59,8 @@ public:
     TimelinePanel* timeline() const { return timeline_; }
     WorkDivisionView* workDivision() const { return workDivision_; }
     StickLayoutView* stickLayout() const { return stickLayout_; }
+    ChartsView* charts() const { return charts_; }
+    WindowSession* windowSession() const { return windowSession_.get(); }
     QTabWidget* centralTabs() const { return centralTabs_; }
     QStringList recentFiles() const;
 
@@ -90,6 +95,7 @@ private:
     Document* document_;
     JobRunner* jobs_;
     void showSelectedPass();
+    static void recordCompile(CompiledDocument& doc, const QString& dbPath, qint64 sessionId);
     void inspectCircuitOp(int index);
     void inspectGraphNode(const QString& id);
 
@@ -104,6 +110,8 @@ private:
     std::string selectedNode_;                              // Graph selection, kept across passes
     WorkDivisionView* workDivision_ = nullptr;
     StickLayoutView* stickLayout_ = nullptr;
+    std::unique_ptr<WindowSession> windowSession_;
+    ChartsView* charts_ = nullptr;
     PipelineView* pipeline_ = nullptr;
     ProblemsView* problems_ = nullptr;
     QList<QDockWidget*> docks_;

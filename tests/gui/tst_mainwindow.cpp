@@ -3,6 +3,7 @@
 // a screenshot of the main window.
 #include "common/testutil.h"
 
+#include "views/chartsview.h"
 #include "views/circuitview.h"
 #include "views/document.h"
 #include "views/graphview.h"
@@ -11,6 +12,7 @@
 #include "views/stateview.h"
 
 #include "core/quantum/circuit.h"
+#include "core/session/session_store.h"
 #include "views/imguihost.h"
 #include "views/jobrunner.h"
 #include "views/mainwindow.h"
@@ -78,11 +80,13 @@ public:
 
 class TestMainWindow : public QObject {
     Q_OBJECT
+    QTemporaryDir dataHome_;
 private slots:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);   // QSettings go to a test location, not the user's
         QSettings().clear();
+        qputenv("XDG_DATA_HOME", dataHome_.path().toLocal8Bit());   // the session database too
     }
 
     void opensExampleCircuitAndShowsItsPasses()
@@ -99,6 +103,14 @@ private slots:
         QCOMPARE(ir->toPlainText().toStdString(), w.document()->selectedRecord()->irText);
         QVERIFY(w.windowTitle().startsWith(QStringLiteral("qft4.qasm")));
         QCOMPARE(w.recentFiles().value(0), QFileInfo(sourcePath(QStringLiteral("resources/examples/qft4.qasm"))).absoluteFilePath());
+        // The compile was recorded in this window's session, in the database under XDG_DATA_HOME.
+        QVERIFY(w.windowSession());
+        QVERIFY(QString::fromStdString(w.windowSession()->store().path()).startsWith(dataHome_.path()));
+        const auto runs = w.windowSession()->store().runs(w.windowSession()->id());
+        QCOMPARE(runs.size(), size_t(1));
+        const auto detail = w.windowSession()->store().runDetail(runs.front().id);
+        QVERIFY(detail);
+        QCOMPARE(detail->passes.size(), w.document()->passes().size());
     }
 
     void modelShowsGraphAndInspectorForEveryPass()
