@@ -9,6 +9,7 @@
 #include "views/imguihost.h"
 #include "views/inspectorview.h"
 #include "views/irview.h"
+#include "views/scratchpadmappanel.h"
 #include "views/stateview.h"
 #include "views/sticklayoutview.h"
 #include "views/workdivisionview.h"
@@ -204,6 +205,11 @@ void MainWindow::createDocks()
     stickLayout_ = new StickLayoutView(this);
     QDockWidget* stickDock = addDock(tr("Stick layout"), QStringLiteral("stickLayoutDock"), stickLayout_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(problemsDock, stickDock);
+    auto scratchpad = std::make_unique<ScratchpadMapPanel>();
+    scratchpad_ = scratchpad.get();
+    scratchpadHost_ = new ImGuiHost(std::move(scratchpad), this);
+    QDockWidget* scratchDock = addDock(tr("Scratchpad"), QStringLiteral("scratchpadDock"), scratchpadHost_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(problemsDock, scratchDock);
     // A session per window in the history database; without one (an unusable database) the window still works.
     try {
         windowSession_ = std::make_unique<WindowSession>();
@@ -329,6 +335,9 @@ void MainWindow::showSelectedPass()
     const auto program = document_->selectedProgram();
     if (program != shownProgram_) {
         shownProgram_ = program;
+        const auto& target = document_->compiled().target;
+        scratchpad_->setProgram(program, target ? target->lxBytes : 0, target ? target->usableLxBytes() : 0, target ? target->cores : 1);
+        scratchpadHost_->refresh();
         if (program)
             graphView_->setGraph(graphSpecFor(*program));
         else

@@ -29,6 +29,8 @@ class Document;
 class GraphView;
 class InspectorView;
 class IrView;
+class ImGuiHost;
+class ScratchpadMapPanel;
 class StateView;
 class StickLayoutView;
 class WorkDivisionView;
@@ -60,6 +62,7 @@ public:
     WorkDivisionView* workDivision() const { return workDivision_; }
     StickLayoutView* stickLayout() const { return stickLayout_; }
     ChartsView* charts() const { return charts_; }
+    ScratchpadMapPanel* scratchpad() const { return scratchpad_; }
     WindowSession* windowSession() const { return windowSession_.get(); }
     QTabWidget* centralTabs() const { return centralTabs_; }
     QStringList recentFiles() const;
@@ -112,6 +115,8 @@ private:
     StickLayoutView* stickLayout_ = nullptr;
     std::unique_ptr<WindowSession> windowSession_;
     ChartsView* charts_ = nullptr;
+    ScratchpadMapPanel* scratchpad_ = nullptr;
+    ImGuiHost* scratchpadHost_ = nullptr;
     PipelineView* pipeline_ = nullptr;
     ProblemsView* problems_ = nullptr;
     QList<QDockWidget*> docks_;

@@ -1,0 +1,57 @@
+#pragma once
+// The Scratchpad map (a Dear ImGui panel): for one core, LX address (0 at the top, to the capacity, the
+// usable limit marked) against the kernel timeline (op index), every LX-resident buffer a rectangle over its
+// live range; hover shows name, bytes, live range and how the planner placed it; the peak is marked and
+// anything past the usable limit is red. "All cores" shows every core's map small, side by side.
+
+#include "views/imguihost.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spyglass::spyre {
+struct Program;
+}
+
+namespace spyglass {
+
+class ScratchpadMapPanel : public ImGuiPanel {
+public:
+    struct Block {
+        int buffer = -1;
+        std::string name;
+        int64_t offset = 0, bytes = 0;
+        int firstUse = 0, lastUse = 0;
+        std::string how;
+        bool overflow = false;
+    };
+
+    // `lxBytes` is the whole scratchpad, `usableBytes` what the planner may use, `cores` the target's cores.
+    void setProgram(std::shared_ptr<const spyre::Program> program, int64_t lxBytes, int64_t usableBytes, int cores);
+    void draw() override;
+    QString placeholderText() const override;
+
+    int cores() const { return static_cast<int>(perCore_.size()); }
+    const std::vector<Block>& blocks(int core) const;
+    int64_t peak(int core) const;
+    int selectedCore() const { return core_; }
+    void selectCore(int core) { core_ = core; }
+    void setOverview(bool on) { overview_ = on; }
+
+private:
+    int64_t axisBytes() const;   // what the address axis spans
+    void drawMap(int core, float x, float y, float w, float h, bool detailed);
+
+    std::shared_ptr<const spyre::Program> program_;
+    std::vector<std::vector<Block>> perCore_;
+    std::vector<int64_t> peaks_;
+    int64_t lxBytes_ = 0, usableBytes_ = 0;
+    int timelineLength_ = 1;
+    int core_ = 0;
+    bool overview_ = false;
+    bool fitToPeak_ = true;   // small plans are unreadable on a 2 MiB axis
+};
+
+}  // namespace spyglass
