@@ -17,5 +17,6 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)   # dpkg-shlibdeps derives Depends from the binaries
+set(CPACK_STRIP_FILES ON)                # debug info stays in the build tree, not in the package
 set(CPACK_GENERATOR DEB)
 include(CPack)

@@ -48,7 +48,7 @@ void StickGrid::setBuffer(std::shared_ptr<const Program> program, int buffer)
             rows_ *= l.deviceSize[i];
         // Wide tensors get narrower cells; the grid scrolls rather than shrinking below a visible size.
         cellW_ = std::clamp(900.0 / static_cast<double>(std::max<int64_t>(1, cols_)), 6.0, 48.0);
-        cellH_ = cellW_ >= 20 ? 12 : 6;
+        cellH_ = std::clamp(cellW_ * 0.8, 6.0, 16.0);
     }
     const int64_t drawnRows = std::min(rows_, kMaxDrawnRows);
     setMinimumSize(static_cast<int>(std::min(30000.0, cellW_ * static_cast<double>(cols_) + 8)),

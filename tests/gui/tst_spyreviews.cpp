@@ -163,6 +163,31 @@ private slots:
             if (d->widget()->isVisible() && d->objectName() != QLatin1String("timelineDock"))
                 saveShot(d->widget(), d->objectName());
         saveShot(&w, QStringLiteral("mainwindow-model"));
+
+        // The same views on their own at a readable size (what README.md shows).
+        StickLayoutView stickView;
+        stickView.resize(1100, 360);
+        stickView.showRestickify(program, restick);
+        stickView.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&stickView));
+        saveShot(&stickView, QStringLiteral("standalone-restickify"));
+        WorkDivisionView work;
+        work.resize(900, 330);
+        work.setOp(program, biggest, w.document()->compiled().target->cores);
+        work.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&work));
+        saveShot(&work, QStringLiteral("standalone-workdivision"));
+        if (ImGuiHost::glAvailable()) {
+            auto panel = std::make_unique<ScratchpadMapPanel>();
+            const auto& target = *w.document()->compiled().target;
+            panel->setProgram(program, target.lxBytes, target.usableLxBytes(), target.cores);
+            ImGuiHost host(std::move(panel));
+            host.resize(1100, 380);
+            host.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&host));
+            QVERIFY(QTest::qWaitFor([&] { return host.glWidget()->framesRendered() > 0; }, 5000));
+            saveShot(&host, QStringLiteral("standalone-scratchpad"));
+        }
     }
 };
 
