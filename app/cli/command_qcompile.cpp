@@ -21,6 +21,16 @@ namespace {
 
 using namespace spyglass::quantum;
 
+// Errors raised after parsing name the circuit, not the file: put the user's path back in.
+[[noreturn]] void rethrowWithFile(const InputError& e, const std::string& file, const std::string& circuitName)
+{
+    Diagnostic d = e.diagnostic();
+    if (d.location.file.empty() || d.location.file == circuitName)
+        d.location.file = file;
+    throw InputError(std::move(d));
+}
+
+
 void writeFile(const std::string& path, const std::string& text)
 {
     std::ofstream out(path, std::ios::binary);
@@ -66,7 +76,12 @@ int runQcompile(Args& args)
     for (const Diagnostic& w : parsed.warnings)
         std::cerr << w.format() << '\n';
     JobControl job;
-    const auto snaps = QuantumPipeline::run(parsed.circuit, opt, job);
+    std::vector<QuantumSnapshot> snaps;
+    try {
+        snaps = QuantumPipeline::run(parsed.circuit, opt, job);
+    } catch (const InputError& e) {
+        rethrowWithFile(e, file, parsed.circuit.name);
+    }
     const Circuit& result = *snaps.back().circuit;
 
     if (dumpDir) {
@@ -75,14 +90,19 @@ int runQcompile(Args& args)
         if (ec)
             throw InputError(SourceLocation{*dumpDir, 0, 0}, "cannot create folder: " + ec.message());
         for (size_t i = 0; i < snaps.size(); ++i) {
-            char prefix[8];
+            char prefix[32];
             std::snprintf(prefix, sizeof prefix, "%02zu_", i);
             writeFile(*dumpDir + "/" + prefix + snaps[i].record.name + ".qpir", snaps[i].record.irText);
         }
     }
     std::string emitted;
-    if (emitKind)
-        emitted = *emitKind == "qasm" ? exportQasm(result) : exportQir(result);
+    if (emitKind) {
+        try {
+            emitted = *emitKind == "qasm" ? exportQasm(result) : exportQir(result);
+        } catch (const InputError& e) {
+            rethrowWithFile(e, file, parsed.circuit.name);
+        }
+    }
     if (out)
         writeFile(*out, emitted);
 

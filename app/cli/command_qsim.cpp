@@ -13,12 +13,23 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <random>
 
 namespace spyglass::cli {
 namespace {
 
 using namespace spyglass::quantum;
+
+// Errors raised after parsing name the circuit, not the file: put the user's path back in.
+[[noreturn]] void rethrowWithFile(const InputError& e, const std::string& file, const std::string& circuitName)
+{
+    Diagnostic d = e.diagnostic();
+    if (d.location.file.empty() || d.location.file == circuitName)
+        d.location.file = file;
+    throw InputError(std::move(d));
+}
+
 
 void writeStatevector(const std::string& path, const StateVector& sv)
 {
@@ -51,21 +62,27 @@ int runQsim(Args& args)
     ParseResult parsed = parseQasmFile(file);
     for (const Diagnostic& w : parsed.warnings)
         std::cerr << w.format() << '\n';
-    const Circuit inlined = prepareForSimulation(parsed.circuit, 0);
-    const Circuit sim = noFusion ? inlined : prepareForSimulation(inlined, static_cast<int>(fuseMax));
-
+    std::unique_ptr<Circuit> inlinedPtr;
+    SimResult res;
     SimOptions opt;
-    opt.shots = static_cast<int>(shots);
-    opt.seed = seedOpt ? static_cast<uint64_t>(*seedOpt) : std::random_device{}();
-    opt.precision = precision == "double" ? Precision::Double : Precision::Single;
-    const SimResult res = simulate(sim, opt);
+    try {
+        const Circuit inlined = prepareForSimulation(parsed.circuit, 0);
+        const Circuit sim = noFusion ? inlined : prepareForSimulation(inlined, static_cast<int>(fuseMax));
 
-    if (svOut) {
-        const auto t0 = std::chrono::steady_clock::now();
-        auto sv = finalState(sim, opt.precision);
-        (void)t0;
-        writeStatevector(*svOut, *sv);
+        opt.shots = static_cast<int>(shots);
+        opt.seed = seedOpt ? static_cast<uint64_t>(*seedOpt) : std::random_device{}();
+        opt.precision = precision == "double" ? Precision::Double : Precision::Single;
+        res = simulate(sim, opt);
+
+        if (svOut) {
+            auto sv = finalState(sim, opt.precision);
+            writeStatevector(*svOut, *sv);
+        }
+        inlinedPtr = std::make_unique<Circuit>(inlined);
+    } catch (const InputError& e) {
+        rethrowWithFile(e, file, parsed.circuit.name);
     }
+    const Circuit& inlined = *inlinedPtr;
 
     if (args.json()) {
         QJsonObject counts;

@@ -37,6 +37,9 @@ public:
             r.summary = "no coupling map; nothing to route";
             return r;
         }
+        if (c.numQubits > 4096)
+            throw InputError(SourceLocation{c.name, 0, 0}, "route: " + std::to_string(c.numQubits) +
+                                                              " qubits is more than the 4096 a coupling map is built for");
         const CouplingMap map = makeCouplingMap(couplingName(coupling_), c.numQubits);
         std::vector<int> l2p(static_cast<size_t>(c.numQubits)), p2l(static_cast<size_t>(c.numQubits));
         if (c.finalLayout.size() == l2p.size())
