@@ -1,6 +1,7 @@
 // `spyglass-cli compile MODEL`: run the Spyre compiler pass by pass; dump the IR after each pass, export the
 // kernel bundle, pin stick dimensions ("what if this tensor were sticked on dim D?").
 #include "app/cli/cli.h"
+#include "app/cli/session_option.h"
 
 #include "core/common/diagnostics.h"
 #include "core/common/job_control.h"
@@ -9,6 +10,7 @@
 #include "core/spyre/spyre_pipeline.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 
 #include <cstdio>
@@ -53,6 +55,7 @@ void writeText(const std::filesystem::path& path, const std::string& text)
 
 int runCompile(Args& args)
 {
+    std::unique_ptr<CliSession> session = openSessionForCli(args);   // --session NAME [--db FILE]
     const std::string modelPath = args.positional("MODEL");
     const std::optional<std::string> targetPath = args.value("--target");
     const std::optional<std::string> dumpDir = args.value("--dump-dir");
@@ -75,6 +78,23 @@ int runCompile(Args& args)
     JobControl job;
     const std::vector<SpyreSnapshot> snaps = SpyrePipeline::run(graph, target, options, job);
     const Program& last = *snaps.back().program;
+    if (session) {
+        // The compile's pass timings and options, one run in the session's history.
+        auto& rec = session->recorder();
+        QJsonObject opts;
+        opts[QStringLiteral("baseline")] = options.baseline;
+        opts[QStringLiteral("stop_after")] = QString::fromStdString(options.stopAfter);
+        QJsonObject pins;
+        for (const auto& [name, dim] : options.pins)
+            pins[QString::fromStdString(name)] = dim;
+        opts[QStringLiteral("pins")] = pins;
+        rec.beginRun({.kind = "compile", .artifactPath = modelPath, .artifactKind = "onnx", .targetPath = target.path,
+                      .optionsJson = QJsonDocument(opts).toJson(QJsonDocument::Compact).toStdString()});
+        for (const SpyreSnapshot& s : snaps)
+            rec.addPassTiming(s.record.name, s.record.wallMs);
+        // No kernel timings here: a compile only has cost-model estimates; simulated times come from `run`.
+        rec.finishRun(session::RunStatus::Ok);
+    }
     if (exportDir && !last.bundle)
         throw UsageError("--export needs the codegen pass; --stop-after '" + options.stopAfter + "' stops before it");
 
@@ -152,7 +172,7 @@ int runCompile(Args& args)
 
 const RegisterCommand reg{{"compile", "compile an ONNX model for the Spyre target, pass by pass",
                            "compile MODEL [--target FILE] [--dump-dir DIR] [--export DIR] [--stop-after PASS] "
-                           "[--pin TENSOR=DIM]... [--baseline] [--scratchpad greedy|first-fit|best-fit] [--json]",
+                           "[--pin TENSOR=DIM]... [--baseline] [--scratchpad greedy|first-fit|best-fit] [--session NAME [--db FILE]] [--json]",
                            runCompile,
                            "Passes: decompose, lower, fuse, propagate_layouts, optimize_layouts, insert_restickify,\n"
                            "coarse_tiling, work_division, scratchpad_planning, codegen.\n"

@@ -1,7 +1,9 @@
 // The CLI contract every subcommand shares: help, version, exit codes, --json.
 #include "common/testutil.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QTemporaryDir>
 #include <QJsonObject>
 #include <QtTest>
 
@@ -64,6 +66,22 @@ private slots:
         QCOMPARE(QJsonDocument::fromJson(r.out).object().value(QStringLiteral("qubits")).toInt(), 4);
         const CliResult flagFirst = runCli({QStringLiteral("info"), QStringLiteral("--json"), qft});
         QCOMPARE(flagFirst.exitCode, 0);
+    }
+    void compileRecordsIntoANamedSessionOnlyWhenAsked()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("s.db"));
+        const QString model = sourcePath(QStringLiteral("resources/examples/mlp.onnxtxt"));
+        QCOMPARE(runCli({QStringLiteral("compile"), model, QStringLiteral("--json")}).exitCode, 0);
+        QVERIFY(!QFile::exists(db));
+        for (int i = 0; i < 2; ++i)
+            QCOMPARE(runCli({QStringLiteral("compile"), QStringLiteral("--session"), QStringLiteral("nightly"), QStringLiteral("--db"), db, model}).exitCode, 0);
+        const CliResult list = runCli({QStringLiteral("sessions"), QStringLiteral("list"), QStringLiteral("--db"), db, QStringLiteral("--json")});
+        QCOMPARE(list.exitCode, 0);
+        const QJsonArray sessions = QJsonDocument::fromJson(list.out).array();
+        QCOMPARE(sessions.size(), 1);
+        QCOMPARE(sessions[0].toObject().value(QStringLiteral("name")).toString(), QStringLiteral("nightly"));
+        QCOMPARE(sessions[0].toObject().value(QStringLiteral("runs")).toInt(), 2);
     }
     void missingFileIsBadInputNamingTheFile()
     {
