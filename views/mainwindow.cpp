@@ -22,6 +22,8 @@
 
 #include "core/common/resource_paths.h"
 #include "core/quantum/circuit.h"
+#include "core/quantum/export.h"
+#include "core/spyre/kernel_bundle.h"
 #include "core/session/session_recorder.h"
 #include "core/session/session_store.h"
 #include "core/spyre/loop_ir.h"
@@ -36,6 +38,7 @@
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -450,24 +453,99 @@ void MainWindow::openDialog()
     openFile(path);
 }
 
+namespace {
+
+bool writeFile(const QString& path, const std::string& text, QString* error)
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), static_cast<qint64>(text.size())) < 0 || !f.commit()) {
+        *error = f.errorString();
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
 void MainWindow::exportDialog()
 {
     if (document_->passes().empty())
         return;
-    // Per-pass dumps, like `spyglass-cli compile --dump-dir`: NN-<pass>.txt.
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export every pass's IR to a folder"));
-    if (dir.isEmpty())
-        return;
-    const auto& passes = document_->passes();
-    for (size_t i = 0; i < passes.size(); ++i) {
-        const QString name = QStringLiteral("%1-%2.txt").arg(i, 2, 10, QLatin1Char('0')).arg(QString::fromStdString(passes[i].name));
-        QSaveFile f(QDir(dir).filePath(name));
-        if (!f.open(QIODevice::WriteOnly) || f.write(QByteArray::fromStdString(passes[i].irText)) < 0 || !f.commit()) {
-            problems_->addErrorText(QDir(dir).filePath(name) + QStringLiteral(": error: cannot write: ") + f.errorString());
-            return;
+    // What can be exported depends on what is open; the dialog offers exactly that.
+    QStringList choices{tr("IR of every pass (folder of NN-pass.txt)")};
+    const bool model = document_->kind() == DocumentKind::Model;
+    const bool circuit = document_->kind() == DocumentKind::Circuit;
+    const auto program = document_->compiled().programs.empty() ? nullptr : document_->compiled().programs.back();
+    if (model && program && program->bundle)
+        choices << tr("Kernel bundle (folder)");
+    if (model)
+        choices << tr("Graph of this pass as DOT") << tr("Graph of this pass as SVG") << tr("Graph of this pass as PNG");
+    if (circuit)
+        choices << tr("Optimised circuit as OpenQASM 2.0") << tr("Optimised circuit as QIR (LLVM IR)") << tr("Circuit of this pass as SVG")
+                << tr("Circuit of this pass as PNG");
+    bool ok = false;
+    const QString choice = QInputDialog::getItem(this, tr("Export"), tr("What to export:"), choices, 0, false, &ok);
+    if (ok)
+        exportAs(choice);
+}
+
+bool MainWindow::exportAs(const QString& choice, const QString& givenPath)
+{
+    auto askFile = [&](const QString& filter) {
+        return givenPath.isEmpty() ? QFileDialog::getSaveFileName(this, choice, QString(), filter) : givenPath;
+    };
+    auto askDir = [&]() { return givenPath.isEmpty() ? QFileDialog::getExistingDirectory(this, choice) : givenPath; };
+    QString error;
+    QString target;
+    bool done = false;
+    try {
+        if (choice.startsWith(tr("IR of every pass"))) {
+            target = askDir();
+            if (target.isEmpty())
+                return false;
+            QDir().mkpath(target);
+            const auto& passes = document_->passes();
+            done = true;
+            for (size_t i = 0; i < passes.size() && done; ++i) {
+                const QString name = QStringLiteral("%1-%2.txt").arg(i, 2, 10, QLatin1Char('0')).arg(QString::fromStdString(passes[i].name));
+                done = writeFile(QDir(target).filePath(name), passes[i].irText, &error);
+            }
+        } else if (choice == tr("Kernel bundle (folder)")) {
+            target = askDir();
+            if (target.isEmpty())
+                return false;
+            spyre::exportKernelBundle(*document_->compiled().programs.back()->bundle, target.toStdString());
+            done = true;
+        } else if (choice.startsWith(tr("Graph of this pass"))) {
+            const QString ext = choice.section(QLatin1Char(' '), -1).toLower();
+            target = askFile(QStringLiteral("*.") + ext);
+            if (target.isEmpty())
+                return false;
+            done = ext == QLatin1String("dot") ? graphView_->exportDot(target) : ext == QLatin1String("svg") ? graphView_->exportSvg(target) : graphView_->exportPng(target);
+        } else if (choice.startsWith(tr("Optimised circuit"))) {
+            const bool qir = choice.contains(QLatin1String("QIR"));
+            target = askFile(qir ? QStringLiteral("*.ll") : QStringLiteral("*.qasm"));
+            if (target.isEmpty())
+                return false;
+            const quantum::Circuit& c = *document_->compiled().circuits.back();
+            done = writeFile(target, qir ? quantum::exportQir(c) : quantum::exportQasm(c), &error);
+        } else if (choice.startsWith(tr("Circuit of this pass"))) {
+            const bool svg = choice.endsWith(QLatin1String("SVG"));
+            target = askFile(svg ? QStringLiteral("*.svg") : QStringLiteral("*.png"));
+            if (target.isEmpty())
+                return false;
+            done = svg ? circuitView_->exportSvg(target) : circuitView_->exportPng(target);
         }
+    } catch (const std::exception& e) {
+        error = QString::fromStdString(e.what());
+        done = false;
     }
-    problems_->log(tr("exported %1 pass dumps to %2").arg(passes.size()).arg(dir));
+    if (!done) {
+        problems_->addErrorText(target + QStringLiteral(": error: export failed") + (error.isEmpty() ? QString() : QStringLiteral(": ") + error));
+        return false;
+    }
+    problems_->log(tr("exported %1 to %2").arg(choice, target));
+    return true;
 }
 
 void MainWindow::showAbout()

@@ -66,6 +66,8 @@ public:
     WindowSession* windowSession() const { return windowSession_.get(); }
     QTabWidget* centralTabs() const { return centralTabs_; }
     QStringList recentFiles() const;
+    // Exports what `choice` names (one of the Export dialog's entries) to `path` (asks when empty).
+    bool exportAs(const QString& choice, const QString& path = {});
 
     static constexpr int kMaxRecentFiles = 10;
 
