@@ -1,6 +1,7 @@
 // `spyglass-cli qsim FILE`: simulate an OpenQASM 2.0 circuit on the state-vector simulator and print
 // counts in Qiskit's bit order (registers joined by a space, the last declared leftmost, MSB first).
 #include "app/cli/cli.h"
+#include "app/cli/session_option.h"
 
 #include "core/common/diagnostics.h"
 #include "core/quantum/pipeline.h"
@@ -48,6 +49,7 @@ void writeStatevector(const std::string& path, const StateVector& sv)
 
 int runQsim(Args& args)
 {
+    std::unique_ptr<CliSession> session = openSessionForCli(args);   // --session NAME [--db FILE]
     const std::string file = args.positional("FILE");
     const long long shots = args.integer("--shots", 0, 100000000).value_or(1024);
     const auto seedOpt = args.integer("--seed", 0, std::numeric_limits<long long>::max());
@@ -83,6 +85,15 @@ int runQsim(Args& args)
         rethrowWithFile(e, file, parsed.circuit.name);
     }
     const Circuit& inlined = *inlinedPtr;
+    if (session) {
+        auto& rec = session->recorder();
+        rec.beginRun({.kind = "qsim", .artifactPath = file, .artifactKind = "qasm",
+                      .optionsJson = "{\"shots\":" + std::to_string(shots) + ",\"seed\":" + std::to_string(opt.seed) + ",\"precision\":\"" + precision
+                                     + "\",\"fusion\":" + (noFusion ? "false" : "true") + "}"});
+        rec.addCircuitTiming(inlined.numQubits, inlined.gateCount(), res.simMs, parsed.circuit.name);
+        rec.setSimulationWallMs(res.simMs);
+        rec.finishRun(spyglass::session::RunStatus::Ok);
+    }
 
     if (args.json()) {
         QJsonObject counts;
@@ -113,7 +124,7 @@ int runQsim(Args& args)
 
 const RegisterCommand reg{{"qsim", "simulate an OpenQASM 2.0 circuit on the state-vector simulator",
                            "qsim FILE [--shots N] [--seed S] [--precision double|single] [--no-fusion] [--fuse-max K] "
-                           "[--statevector OUT] [--json]",
+                           "[--statevector OUT] [--session NAME [--db FILE]] [--json]",
                            runQsim,
                            "Counts are keyed by bitstring in Qiskit's convention: each classical register most significant\n"
                            "bit first, registers separated by a space with the last declared leftmost.\n"

@@ -1,6 +1,7 @@
 // `spyglass-cli vqe`: VQE on the transverse-field Ising chain (or a Pauli-sum Hamiltonian file) with the
 // RY+CZ hardware-efficient ansatz and a seeded Nelder-Mead or SPSA optimiser (see core/quantum/vqe.h).
 #include "app/cli/cli.h"
+#include "app/cli/session_option.h"
 
 #include "core/common/diagnostics.h"
 #include "core/quantum/vqe.h"
@@ -8,6 +9,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 
+#include <cstdio>
 #include <iostream>
 
 namespace spyglass::cli {
@@ -17,6 +19,7 @@ using namespace spyglass::quantum;
 
 int runVqeCommand(Args& args)
 {
+    std::unique_ptr<CliSession> session = openSessionForCli(args);   // --session NAME [--db FILE]
     VqeOptions o;
     const auto qubits = args.integer("--qubits", 1, 34);
     if (!qubits)
@@ -41,6 +44,18 @@ int runVqeCommand(Args& args)
     std::optional<double> exact;
     if (o.qubits <= 14 && !noExact)
         exact = exactGroundEnergy(o.hamiltonian ? *o.hamiltonian : tfimHamiltonian(o.qubits), o.qubits);
+    if (session) {
+        auto& rec = session->recorder();
+        rec.beginRun({.kind = "vqe", .artifactPath = hfile ? *hfile : std::string(), .artifactKind = hfile ? "hamiltonian" : "",
+                      .optionsJson = "{\"qubits\":" + std::to_string(o.qubits) + ",\"layers\":" + std::to_string(o.layers) + ",\"optimizer\":\""
+                                     + o.optimizer + "\",\"iterations\":" + std::to_string(o.iterations) + ",\"seed\":" + std::to_string(o.seed) + "}"});
+        rec.addCircuitTiming(o.qubits, 0, r.wallMs, "vqe");
+        rec.setSimulationWallMs(r.wallMs);
+        char energy[64];
+        std::snprintf(energy, sizeof energy, "{\"energy\":%.17g,\"evaluations\":%d}", r.energy, r.evaluations);
+        rec.setResultJson(energy);
+        rec.finishRun(spyglass::session::RunStatus::Ok);
+    }
     if (args.json()) {
         QJsonObject j;
         j[QStringLiteral("energy")] = r.energy;
@@ -68,7 +83,7 @@ int runVqeCommand(Args& args)
 
 const RegisterCommand reg{{"vqe", "variational ground-state search (TFIM chain or a Pauli-sum Hamiltonian)",
                            "vqe --qubits N --layers L --optimizer nelder-mead|spsa --iterations K --seed S [--hamiltonian FILE] "
-                           "[--precision double|single] [--no-exact] [--json]",
+                           "[--precision double|single] [--no-exact] [--session NAME [--db FILE]] [--json]",
                            runVqeCommand,
                            "Ansatz: L layers of [RY on every qubit, CZ ring] and a final RY layer; start uniform in [-pi, pi).\n"
                            "Hamiltonian file: terms like '0.5 Z0 Z1 + -1.0 X3', '+' or newlines between terms, '#' comments.\n"

@@ -82,6 +82,13 @@ private slots:
         QCOMPARE(sessions.size(), 1);
         QCOMPARE(sessions[0].toObject().value(QStringLiteral("name")).toString(), QStringLiteral("nightly"));
         QCOMPARE(sessions[0].toObject().value(QStringLiteral("runs")).toInt(), 2);
+        // qsim and vqe record into the same named session.
+        QCOMPARE(runCli({QStringLiteral("qsim"), sourcePath(QStringLiteral("resources/examples/qft4.qasm")), QStringLiteral("--session"),
+                         QStringLiteral("nightly"), QStringLiteral("--db"), db}).exitCode, 0);
+        QCOMPARE(runCli({QStringLiteral("vqe"), QStringLiteral("--qubits"), QStringLiteral("3"), QStringLiteral("--iterations"), QStringLiteral("5"),
+                         QStringLiteral("--session"), QStringLiteral("nightly"), QStringLiteral("--db"), db}).exitCode, 0);
+        const CliResult again = runCli({QStringLiteral("sessions"), QStringLiteral("list"), QStringLiteral("--db"), db, QStringLiteral("--json")});
+        QCOMPARE(QJsonDocument::fromJson(again.out).array()[0].toObject().value(QStringLiteral("runs")).toInt(), 4);
     }
     void missingFileIsBadInputNamingTheFile()
     {
