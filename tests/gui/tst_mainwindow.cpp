@@ -1,6 +1,7 @@
 // The application shell under a real X server: opening documents, stepping, docks and their saved
 // layout, recent files, drag-and-drop, errors in the Problems dock, the job runner, the ImGui host, and
 // a screenshot of the main window.
+#include "common/guitestutil.h"
 #include "common/testutil.h"
 
 #include "views/chartsview.h"
@@ -43,24 +44,6 @@ using namespace spyglass;
 using namespace spyglass::test;
 
 namespace {
-
-bool openAndWait(MainWindow& w, const QString& path)
-{
-    QSignalSpy opened(&w, &MainWindow::documentOpened);
-    QSignalSpy failed(&w, &MainWindow::documentFailed);
-    w.openFile(path);
-    return QTest::qWaitFor([&] { return !opened.isEmpty() || !failed.isEmpty(); }, 30000) && !opened.isEmpty();
-}
-
-// Distinct colours in an image: a blank or single-colour grab has very few.
-int distinctColours(const QImage& img)
-{
-    std::set<QRgb> colours;
-    for (int y = 0; y < img.height(); y += 3)
-        for (int x = 0; x < img.width(); x += 3)
-            colours.insert(img.pixel(x, y));
-    return static_cast<int>(colours.size());
-}
 
 class ClickCounterPanel : public ImGuiPanel {
 public:

@@ -2,6 +2,7 @@
 // Graph (restickify count), Work division (slices cover the iteration space once), Stick layout (sticks,
 // padding, restickify source and destination), Scratchpad map (peak, no overlap, within usable LX);
 // and a non-blank screenshot of every view.
+#include "common/guitestutil.h"
 #include "common/testutil.h"
 
 #include "views/document.h"
@@ -28,26 +29,9 @@ using namespace spyglass::test;
 
 namespace {
 
-bool openAndWait(MainWindow& w, const QString& path)
-{
-    QSignalSpy opened(&w, &MainWindow::documentOpened);
-    QSignalSpy failed(&w, &MainWindow::documentFailed);
-    w.openFile(path);
-    return QTest::qWaitFor([&] { return !opened.isEmpty() || !failed.isEmpty(); }, 60000) && !opened.isEmpty();
-}
-
 bool waitForGraph(MainWindow& w)
 {
     return QTest::qWaitFor([&] { return !w.graphView()->isLayingOut(); }, 60000);
-}
-
-int distinctColours(const QImage& img)
-{
-    std::set<QRgb> colours;
-    for (int y = 0; y < img.height(); y += 3)
-        for (int x = 0; x < img.width(); x += 3)
-            colours.insert(img.pixel(x, y));
-    return static_cast<int>(colours.size());
 }
 
 void saveShot(QWidget* widget, const QString& name)
