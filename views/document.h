@@ -57,6 +57,7 @@ struct CompiledDocument {
     // Model documents: the Spyre program after each pass (parallel to `passes`) and the target used.
     std::vector<std::shared_ptr<const spyre::Program>> programs;
     std::shared_ptr<const spyre::SpyreTarget> target;
+    std::map<std::string, int> pins;       // the stick-dimension pins this compile was asked for
 };
 
 class Document : public QObject {

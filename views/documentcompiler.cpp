@@ -87,7 +87,7 @@ void compileCircuit(CompiledDocument& doc, JobControl& control)
         doc.quantumRun = simulateForExplorer(*doc.circuits.back(), control);
 }
 
-void compileModel(CompiledDocument& doc, JobControl& control)
+void compileModel(CompiledDocument& doc, JobControl& control, const CompileRequest& request)
 {
     control.report(0.05, "loading model");
     const model::ModelGraph graph = model::loadModel(doc.path.toStdString());
@@ -97,7 +97,10 @@ void compileModel(CompiledDocument& doc, JobControl& control)
         throw InputError(SourceLocation{"spyre.json", 0, 0}, "no Spyre target description found (resources/targets/spyre.json)");
     doc.target = std::make_shared<const spyre::SpyreTarget>(spyre::SpyreTarget::load(targetPath));
     control.report(0.2, "compiling for Spyre");
-    const auto snapshots = spyre::SpyrePipeline::run(graph, *doc.target, spyre::CompileOptions{}, control);
+    spyre::CompileOptions options;
+    options.pins = request.pins;
+    doc.pins = request.pins;
+    const auto snapshots = spyre::SpyrePipeline::run(graph, *doc.target, options, control);
     for (const auto& s : snapshots) {
         doc.passes.push_back(s.record);
         doc.programs.push_back(s.program);
@@ -121,7 +124,7 @@ void recordSource(CompiledDocument& doc, const QFileInfo& info, bool binary, dou
 
 }  // namespace
 
-CompiledDocument compileDocument(const QString& path, JobControl& control)
+CompiledDocument compileDocument(const QString& path, JobControl& control, const CompileRequest& request)
 {
     const QFileInfo info(path);
     if (!info.exists())
@@ -146,7 +149,7 @@ CompiledDocument compileDocument(const QString& path, JobControl& control)
 
     switch (doc.kind) {
     case DocumentKind::Circuit: compileCircuit(doc, control); break;
-    case DocumentKind::Model: compileModel(doc, control); break;
+    case DocumentKind::Model: compileModel(doc, control, request); break;
     default: recordSource(doc, info, binary, static_cast<double>(timer.nsecsElapsed()) / 1e6); break;
     }
     control.report(1.0, "done");

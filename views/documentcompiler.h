@@ -6,12 +6,20 @@
 
 #include "core/common/job_control.h"
 
+#include <map>
+#include <string>
+
 namespace spyglass {
 
 // Files larger than this are refused before reading (a model or circuit of this size is not a document).
 constexpr qint64 kMaxDocumentBytes = 512ll * 1024 * 1024;
 
-// Throws InputError for unreadable or unsupported files.
-CompiledDocument compileDocument(const QString& path, JobControl& control);
+// What the user asked for beyond the defaults: the layout "what-if" pins (tensor -> stick dimension).
+struct CompileRequest {
+    std::map<std::string, int> pins;
+};
+
+// Throws InputError for unreadable or unsupported files (and for pins the compiler rejects).
+CompiledDocument compileDocument(const QString& path, JobControl& control, const CompileRequest& request = {});
 
 }  // namespace spyglass

@@ -3,6 +3,7 @@
 #include "views/sceneexport.h"
 
 #include <QApplication>
+#include <QContextMenuEvent>
 #include <QFile>
 #include <QFontMetricsF>
 #include <QGraphicsPathItem>
@@ -265,6 +266,19 @@ void GraphView::keyPressEvent(QKeyEvent* e)
         zoomBy(0.8);
     else
         QGraphicsView::keyPressEvent(e);
+}
+
+void GraphView::contextMenuEvent(QContextMenuEvent* e)
+{
+    for (QGraphicsItem* item : items(e->pos()))
+        if (auto* n = dynamic_cast<GraphNodeItem*>(item)) {
+            scene()->clearSelection();
+            n->setSelected(true);
+            emit nodeContextMenuRequested(QString::fromStdString(n->node().id), e->globalPos());
+            e->accept();
+            return;
+        }
+    QGraphicsView::contextMenuEvent(e);
 }
 
 int GraphView::search(const QString& text)

@@ -46,10 +46,12 @@ signals:
     void layoutReady();
     void layoutFailed(const QString& message);
     void nodeSelected(const QString& id);
+    void nodeContextMenuRequested(const QString& id, const QPoint& globalPos);
 
 protected:
     void wheelEvent(QWheelEvent* e) override;
     void keyPressEvent(QKeyEvent* e) override;
+    void contextMenuEvent(QContextMenuEvent* e) override;
 
 private:
     void buildScene();

@@ -27,6 +27,7 @@
 #include "core/session/session_recorder.h"
 #include "core/session/session_store.h"
 #include "core/spyre/loop_ir.h"
+#include "core/spyre/plan_summary.h"
 #include "core/spyre/spyre_target.h"
 #include "core/common/versions.h"
 
@@ -39,6 +40,8 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
+#include <QRegularExpression>
+#include <QVBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -83,7 +86,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
     centralTabs_->addTab(irView_, tr("IR"));
     centralTabs_->addTab(graphView_, tr("Graph"));
     centralTabs_->addTab(circuitView_, tr("Circuit"));
-    setCentralWidget(centralTabs_);
+    whatIf_ = new QLabel(this);
+    whatIf_->setObjectName(QStringLiteral("whatIfBanner"));
+    whatIf_->setWordWrap(true);
+    whatIf_->setStyleSheet(QStringLiteral("QLabel { background: #fff4d6; border: 1px solid #e0c060; padding: 4px; }"));
+    whatIf_->hide();
+    auto* centre = new QWidget(this);
+    auto* centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(0, 0, 0, 0);
+    centreLayout->setSpacing(0);
+    centreLayout->addWidget(whatIf_);
+    centreLayout->addWidget(centralTabs_, 1);
+    setCentralWidget(centre);
 
     createActions();
     createDocks();
@@ -109,6 +123,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
     });
     connect(circuitView_, &CircuitView::opSelected, this, &MainWindow::inspectCircuitOp);
     connect(graphView_, &GraphView::nodeSelected, this, &MainWindow::inspectGraphNode);
+    connect(graphView_, &GraphView::nodeContextMenuRequested, this, &MainWindow::showGraphNodeMenu);
     // Stepping keeps the selection: once the new pass's graph is laid out, select the same node again.
     connect(graphView_, &GraphView::layoutReady, this, [this] {
         if (!selectedNode_.empty() && !graphView_->selectNode(selectedNode_)) {
@@ -412,7 +427,90 @@ void MainWindow::inspectCircuitOp(int index)
     inspector_->show(QString::fromStdString(op.name) + QStringLiteral(" on ") + qubits.join(QStringLiteral(", ")), {gate, circuit});
 }
 
-void MainWindow::openFile(const QString& path)
+void MainWindow::openFile(const QString& path) { compile(path, {}); }
+
+void MainWindow::pinStickDimension(const QString& tensor, int dim)
+{
+    if (document_->kind() != DocumentKind::Model)
+        return;
+    std::map<std::string, int> pins = document_->compiled().pins;
+    if (dim < 0)
+        pins.erase(tensor.toStdString());
+    else
+        pins[tensor.toStdString()] = dim;
+    recompileWithPins(pins);
+}
+
+void MainWindow::clearPins() { recompileWithPins({}); }
+
+QString MainWindow::whatIfText() const { return whatIf_->isVisible() || !whatIf_->isHidden() ? whatIf_->text() : QString(); }
+
+void MainWindow::recompileWithPins(const std::map<std::string, int>& pins)
+{
+    if (document_->compiled().programs.empty())
+        return;
+    // Remember the plan before, so the new one can be shown with its difference.
+    whatIfBefore_ = std::make_shared<spyre::PlanSummary>(spyre::summarizePlan(*document_->compiled().programs.back()));
+    whatIfPass_ = document_->selectedRecord() ? document_->selectedRecord()->name : std::string();
+    CompileRequest request;
+    request.pins = pins;
+    compile(document_->path(), request);
+}
+
+void MainWindow::showWhatIf()
+{
+    if (!whatIfBefore_ || document_->compiled().programs.empty()) {
+        whatIf_->setVisible(!document_->compiled().pins.empty());
+        return;
+    }
+    const spyre::PlanSummary& a = *whatIfBefore_;
+    const spyre::PlanSummary b = spyre::summarizePlan(*document_->compiled().programs.back());
+    QStringList pins;
+    for (const auto& [t, d] : document_->compiled().pins)
+        pins << QStringLiteral("%1 = d%2").arg(QString::fromStdString(t)).arg(d);
+    auto delta = [](int64_t x, int64_t y) {
+        const int64_t d = y - x;
+        return d == 0 ? QStringLiteral("%1 (same)").arg(y) : QStringLiteral("%1 → %2 (%3%4)").arg(x).arg(y).arg(d > 0 ? QStringLiteral("+") : QString()).arg(d);
+    };
+    whatIf_->setText(tr("<b>Layout what-if</b> — pins: %1.<br>restickify ops %2; elements moved %3; layout cost %4%5; LX peak bytes %6. "
+                        "<i>Right-click a buffer in the Graph to pin another stick dimension or clear the pins.</i>")
+                         .arg(pins.isEmpty() ? tr("none") : pins.join(QStringLiteral(", ")), delta(a.restickifyCount, b.restickifyCount),
+                              delta(a.restickifyElements, b.restickifyElements), delta(a.layoutCost, b.layoutCost),
+                              b.layoutOptimal ? tr(" (proven optimal under the pins)") : QString(), delta(a.lxPeakBytes, b.lxPeakBytes)));
+    whatIf_->show();
+    problems_->log(whatIf_->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
+    whatIfBefore_.reset();
+    // Stay on the pass the user was looking at.
+    const auto& passes = document_->passes();
+    for (size_t i = 0; i < passes.size(); ++i)
+        if (passes[i].name == whatIfPass_)
+            document_->selectPass(static_cast<int>(i));
+}
+
+void MainWindow::showGraphNodeMenu(const QString& id, const QPoint& globalPos)
+{
+    const auto program = document_->selectedProgram();
+    if (!program || !id.startsWith(QLatin1String("buf:")))
+        return;
+    const int index = id.section(QLatin1Char(':'), 1).toInt();
+    if (index < 0 || index >= static_cast<int>(program->buffers.size()))
+        return;
+    const spyre::Buffer& b = program->buffers[static_cast<size_t>(index)];
+    const QString tensor = QString::fromStdString(b.origin.empty() ? b.name : b.origin);
+    QMenu menu(this);
+    QMenu* pin = menu.addMenu(tr("Pin stick dimension of %1").arg(tensor));
+    for (int d = 0; d < static_cast<int>(b.shape.size()); ++d) {
+        QAction* a = pin->addAction(tr("d%1 (size %2)%3").arg(d).arg(b.shape[static_cast<size_t>(d)]).arg(d == b.stickDim ? tr(" — current") : QString()));
+        connect(a, &QAction::triggered, this, [this, tensor, d] { pinStickDimension(tensor, d); });
+    }
+    if (document_->compiled().pins.count(tensor.toStdString()))
+        menu.addAction(tr("Unpin %1").arg(tensor), this, [this, tensor] { pinStickDimension(tensor, -1); });
+    if (!document_->compiled().pins.empty())
+        menu.addAction(tr("Clear all pins"), this, &MainWindow::clearPins);
+    menu.exec(globalPos);
+}
+
+void MainWindow::compile(const QString& path, const CompileRequest& request)
 {
     const QString title = tr("Compiling %1").arg(QFileInfo(path).fileName());
     problems_->clearProblems();
@@ -425,8 +523,8 @@ void MainWindow::openFile(const QString& path)
     const session::RowId sessionId = windowSession_ ? windowSession_->id() : 0;
     jobs_->start(
         title,
-        [path, dbPath, sessionId](JobControl& control) -> std::any {
-            CompiledDocument doc = compileDocument(path, control);
+        [path, dbPath, sessionId, request](JobControl& control) -> std::any {
+            CompiledDocument doc = compileDocument(path, control, request);
             if (!dbPath.isEmpty())
                 recordCompile(doc, dbPath, sessionId);
             return doc;
@@ -436,6 +534,7 @@ void MainWindow::openFile(const QString& path)
             for (const Diagnostic& d : doc.diagnostics)
                 problems_->addProblem(d);
             document_->setCompiled(std::move(doc));
+            showWhatIf();
             emit documentOpened(path);
         });
 }

@@ -5,7 +5,9 @@
 #include <QMainWindow>
 #include <QStringList>
 
+#include <map>
 #include <memory>
+#include <string>
 
 class QAction;
 class QDockWidget;
@@ -17,6 +19,7 @@ class QToolButton;
 
 namespace spyglass::spyre {
 struct Program;
+struct PlanSummary;
 }
 
 namespace spyglass {
@@ -25,6 +28,7 @@ class ChartsView;
 class CircuitView;
 class WindowSession;
 struct CompiledDocument;
+struct CompileRequest;
 class Document;
 class GraphView;
 class InspectorView;
@@ -47,6 +51,11 @@ public:
 
     // Opens a model, circuit or kernel bundle; compiles it on a worker. Errors go to the Problems dock.
     void openFile(const QString& path);
+    // Layout what-if: recompiles the open model with `tensor` (ONNX value or buffer name) pinned to stick
+    // dimension `dim` (-1 unpins) on top of the current pins, and shows the plan's change in a banner.
+    void pinStickDimension(const QString& tensor, int dim);
+    void clearPins();
+    QString whatIfText() const;
 
     Document* document() const { return document_; }
     JobRunner* jobs() const { return jobs_; }
@@ -100,6 +109,10 @@ private:
     Document* document_;
     JobRunner* jobs_;
     void showSelectedPass();
+    void compile(const QString& path, const CompileRequest& request);
+    void recompileWithPins(const std::map<std::string, int>& pins);
+    void showWhatIf();
+    void showGraphNodeMenu(const QString& id, const QPoint& globalPos);
     static void recordCompile(CompiledDocument& doc, const QString& dbPath, qint64 sessionId);
     void inspectCircuitOp(int index);
     void inspectGraphNode(const QString& id);
@@ -117,6 +130,9 @@ private:
     StickLayoutView* stickLayout_ = nullptr;
     std::unique_ptr<WindowSession> windowSession_;
     ChartsView* charts_ = nullptr;
+    QLabel* whatIf_ = nullptr;
+    std::shared_ptr<spyre::PlanSummary> whatIfBefore_;   // the plan before a what-if recompile
+    std::string whatIfPass_;
     ScratchpadMapPanel* scratchpad_ = nullptr;
     ImGuiHost* scratchpadHost_ = nullptr;
     PipelineView* pipeline_ = nullptr;

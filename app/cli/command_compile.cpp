@@ -7,6 +7,7 @@
 #include "core/common/job_control.h"
 #include "core/model/model_loader.h"
 #include "core/spyre/kernel_bundle.h"
+#include "core/spyre/plan_summary.h"
 #include "core/spyre/spyre_pipeline.h"
 
 #include <QJsonArray>
@@ -112,17 +113,10 @@ int runCompile(Args& args)
     if (exportDir)
         exportKernelBundle(*last.bundle, *exportDir);
 
-    int64_t restickCount = 0, restickElements = 0;
-    int coresUsed = 0;
-    for (const Op& op : last.ops) {
-        if (op.kind == OpKind::Restickify) {
-            ++restickCount;
-            restickElements += last.layoutOf(last.buffers[op.store.buffer]).deviceElements();
-        }
-        if (!op.split.ways.empty())
-            coresUsed = std::max(coresUsed, op.split.cores);
-    }
-    const size_t kernels = last.bundle ? last.bundle->kernels.size() : last.ops.size();
+    const PlanSummary plan = summarizePlan(last);
+    const int64_t restickCount = plan.restickifyCount, restickElements = plan.restickifyElements;
+    const int coresUsed = plan.coresUsed;
+    const int64_t kernels = plan.kernels;
 
     if (args.json()) {
         QJsonArray passes;

@@ -14,6 +14,7 @@
 #include "views/workdivisionview.h"
 
 #include "core/spyre/loop_ir.h"
+#include "core/spyre/plan_summary.h"
 #include "core/spyre/spyre_target.h"
 
 #include <QDockWidget>
@@ -53,6 +54,29 @@ private slots:
     {
         QStandardPaths::setTestModeEnabled(true);
         qputenv("XDG_DATA_HOME", dataHome_.path().toLocal8Bit());
+    }
+
+    void layoutWhatIfRecompilesWithAPinAndShowsTheDifference()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt"))));
+        const auto before = spyre::summarizePlan(*w.document()->compiled().programs.back());
+        QCOMPARE(before.restickifyCount, int64_t(0));
+        QSignalSpy opened(&w, &MainWindow::documentOpened);
+        w.pinStickDimension(QStringLiteral("A"), 0);   // A is [256, 512]: its stick on d0 does not suit MatMul
+        QVERIFY(opened.wait(60000));
+        QCOMPARE(w.document()->compiled().pins.at("A"), 0);
+        const auto after = spyre::summarizePlan(*w.document()->compiled().programs.back());
+        QVERIFY(after.restickifyCount > before.restickifyCount);
+        QVERIFY2(w.whatIfText().contains(QStringLiteral("restickify ops 0 → %1").arg(after.restickifyCount)), qPrintable(w.whatIfText()));
+        // Clearing the pins gives the original plan back.
+        w.clearPins();
+        QVERIFY(opened.wait(60000));
+        QVERIFY(w.document()->compiled().pins.empty());
+        QCOMPARE(spyre::summarizePlan(*w.document()->compiled().programs.back()).restickifyCount, before.restickifyCount);
     }
 
     void viewsShowWhatTheCompilerComputed()
