@@ -205,6 +205,14 @@ void Args::finish()
             throw UsageError(isOption(argv_[i]) ? "unknown option '" + argv_[i] + "'" : "unexpected argument '" + argv_[i] + "'");
 }
 
+void rethrowWithFile(const InputError& e, const std::string& file, const std::string& parsedName)
+{
+    Diagnostic d = e.diagnostic();
+    if (d.location.file.empty() || d.location.file == parsedName)
+        d.location.file = file;
+    throw InputError(std::move(d));
+}
+
 void printJson(const QJsonObject& obj)
 {
     const QByteArray text = QJsonDocument(obj).toJson(QJsonDocument::Compact);

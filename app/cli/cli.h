@@ -6,6 +6,8 @@
 //   static const spyglass::cli::RegisterCommand reg{{"qsim", "simulate an OpenQASM circuit",
 //       "qsim FILE [--shots N] [--json]", runQsim}};
 
+#include "core/common/diagnostics.h"
+
 #include <QJsonObject>
 
 #include <optional>
@@ -73,6 +75,10 @@ struct RegisterCommand {
 };
 
 const std::vector<Command>& commands();
+
+// Errors raised after parsing name what was parsed (e.g. a circuit's name), not the file: rethrows `e` with the
+// user's path in place of an empty file name or of `parsedName`.
+[[noreturn]] void rethrowWithFile(const InputError& e, const std::string& file, const std::string& parsedName);
 
 // Prints one JSON object on stdout (compact, newline-terminated).
 void printJson(const QJsonObject& obj);

@@ -22,15 +22,6 @@ namespace {
 
 using namespace spyglass::quantum;
 
-// Errors raised after parsing name the circuit, not the file: put the user's path back in.
-[[noreturn]] void rethrowWithFile(const InputError& e, const std::string& file, const std::string& circuitName)
-{
-    Diagnostic d = e.diagnostic();
-    if (d.location.file.empty() || d.location.file == circuitName)
-        d.location.file = file;
-    throw InputError(std::move(d));
-}
-
 
 void writeStatevector(const std::string& path, const StateVector& sv)
 {

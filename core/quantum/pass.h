@@ -46,6 +46,8 @@ bool gatesCommute(const Op& a, const Op& b);
 // Are the two gates together the identity up to global phase (a then b)?
 bool cancels(const Op& a, const Op& b);
 bool sharesQubit(const Op& a, const Op& b);
+// Removes the ops whose `removed` flag is set, keeping the order of the rest.
+void eraseMarked(std::vector<Op>& ops, const std::vector<char>& removed);
 }  // namespace passutil
 
 }  // namespace spyglass::quantum

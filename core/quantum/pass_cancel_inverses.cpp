@@ -38,11 +38,7 @@ public:
                     break;
             }
         }
-        std::vector<Op> out;
-        for (size_t i = 0; i < c.ops.size(); ++i)
-            if (!removed[i])
-                out.push_back(std::move(c.ops[i]));
-        c.ops = std::move(out);
+        passutil::eraseMarked(c.ops, removed);
         PassResult r;
         r.changed = pairs > 0;
         r.summary = "removed " + std::to_string(pairs) + " inverse pair" + (pairs == 1 ? "" : "s") + " (" + std::to_string(2 * pairs) + " gates)";

@@ -60,11 +60,7 @@ public:
                 }
             }
         }
-        std::vector<Op> out;
-        for (size_t i = 0; i < c.ops.size(); ++i)
-            if (!removed[i])
-                out.push_back(std::move(c.ops[i]));
-        c.ops = std::move(out);
+        passutil::eraseMarked(c.ops, removed);
         PassResult r;
         r.changed = merged + u3merged > 0;
         r.summary = "merged " + std::to_string(merged) + " rotation(s) and " + std::to_string(u3merged) + " u3 gate(s) into their predecessors";

@@ -52,6 +52,16 @@ bool isStdDiagonal(const std::string& n)
     return diag.count(n) > 0;
 }
 
+void eraseMarked(std::vector<Op>& ops, const std::vector<char>& removed)
+{
+    std::vector<Op> out;
+    out.reserve(ops.size());
+    for (size_t i = 0; i < ops.size(); ++i)
+        if (!removed[i])
+            out.push_back(std::move(ops[i]));
+    ops = std::move(out);
+}
+
 bool sharesQubit(const Op& a, const Op& b)
 {
     for (int q : a.qubits)
