@@ -8,10 +8,16 @@
 #include "app/cli/session_option.h"
 
 #include "core/common/diagnostics.h"
+#include "core/common/job_control.h"
+#include "core/common/trace.h"
 #include "core/model/model_loader.h"
 #include "core/model/reference_interpreter.h"
 #include "core/model/tensor_file.h"
 #include "core/model/test_data.h"
+#include "core/spyre/kernel_bundle.h"
+#include "core/spyre/spyre_pipeline.h"
+#include "core/spyresim/device_memory.h"
+#include "core/spyresim/spyre_simulator.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -22,6 +28,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <random>
@@ -33,14 +40,23 @@ namespace {
 using namespace spyglass::model;
 
 struct BackendOptions {
-    std::optional<std::string> plan;    // spyre: optimized | baseline
-    std::optional<std::string> trace;   // spyre: Chrome trace output file
+    std::optional<std::string> plan;         // spyre: optimized | baseline
+    std::optional<std::string> trace;        // spyre: Chrome trace output file
+    std::optional<std::string> scratchpad;   // spyre: greedy | first-fit | best-fit | none
+    std::optional<std::string> format;       // spyre: fp16 | dl16
+    std::optional<std::string> target;       // spyre: target description file
+    bool noNumerics = false;                 // spyre: timing only
 };
 
 struct KernelTiming {
     std::string name;
+    std::string op;
     double timeNs = 0;
     int cores = 0;
+    double rooflineNs = 0;
+    double utilisation = 0;
+    int64_t bytes = 0;
+    int64_t lxPeakBytes = 0;
 };
 
 // What a backend returns. Fields a backend cannot measure stay empty and are printed as null.
@@ -50,6 +66,8 @@ struct BackendResult {
     std::optional<double> rooflineNs;
     std::optional<double> bytesMoved;
     std::optional<std::vector<KernelTiming>> kernels;
+    bool computedOutputs = true;   // false for a timing-only simulation
+    std::vector<std::string> notes;
 };
 
 struct Backend {
@@ -67,15 +85,112 @@ BackendResult runReferenceBackend(const ModelGraph& graph, const std::vector<Hos
 {
     if (options.plan)
         throw UsageError("--plan applies to the spyre backend only");
-    if (options.trace)
-        throw UsageError("--trace applies to the spyre backend only");
+    if (options.trace || options.scratchpad || options.format || options.target || options.noNumerics)
+        throw UsageError("--trace, --scratchpad, --format, --target and --no-numerics apply to the spyre backend only");
     BackendResult r;
     r.outputs = runReference(graph, inputs).outputs;
     return r;
 }
 
+// torch-spyre's defaults for the spyre backend: rtol 2e-2, atol 2e-3 * max(1, max|ref|).
+double spyreAtol(const std::vector<HostTensor>& expected)
+{
+    double m = 1.0;
+    for (const HostTensor& t : expected)
+        for (float x : t.f)
+            if (std::isfinite(x))
+                m = std::max(m, static_cast<double>(std::fabs(x)));
+    return 2e-3 * m;
+}
+
+spyre::ScratchpadPolicy parseScratchpadPolicy(const std::string& s)
+{
+    if (s == "greedy") return spyre::ScratchpadPolicy::Greedy;
+    if (s == "first-fit") return spyre::ScratchpadPolicy::FirstFit;
+    if (s == "best-fit") return spyre::ScratchpadPolicy::BestFit;
+    if (s == "none") return spyre::ScratchpadPolicy::None;
+    throw UsageError("--scratchpad expects greedy, first-fit, best-fit or none, got '" + s + "'");
+}
+
+spyresim::SimOptions simOptions(const BackendOptions& options)
+{
+    spyresim::SimOptions so;
+    so.numerics = !options.noNumerics;
+    so.trace = options.trace.has_value();
+    if (options.format) {
+        try {
+            so.format = spyresim::parseDeviceFormat(*options.format);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(std::string("--format: ") + e.what());
+        }
+    }
+    return so;
+}
+
+spyre::SpyreTarget loadTarget(const BackendOptions& options)
+{
+    if (options.target)
+        return spyre::SpyreTarget::load(*options.target);
+    const std::string path = spyre::SpyreTarget::defaultPath();
+    if (path.empty())
+        throw InputError(SourceLocation{}, "no Spyre target description found (resources/targets/spyre.json)");
+    return spyre::SpyreTarget::load(path);
+}
+
+// Simulation results -> the backend result; writes the Chrome trace when asked.
+void fillFromSimulation(BackendResult& r, const spyresim::SimResult& sim, const BackendOptions& options, int64_t lxPeak)
+{
+    r.kernelTimeNs = sim.kernelTimeNs;
+    r.rooflineNs = sim.rooflineNs;
+    r.bytesMoved = static_cast<double>(sim.bytesMoved);
+    r.computedOutputs = !options.noNumerics;
+    r.notes = sim.notes;
+    std::vector<KernelTiming> ks;
+    for (const spyresim::KernelTime& k : sim.kernels)
+        ks.push_back(KernelTiming{k.name, k.op, k.timeNs, k.cores, k.rooflineNs, k.utilisation, k.bytesRead + k.bytesWritten, lxPeak});
+    r.kernels = std::move(ks);
+    if (options.trace && sim.trace) {
+        std::ofstream out(*options.trace, std::ios::binary);
+        if (!out)
+            throw InputError(SourceLocation{*options.trace, 0, 0}, "cannot write the trace file");
+        writeChromeTrace(*sim.trace, out);
+    }
+}
+
+BackendResult runSpyreBackend(const ModelGraph& graph, const std::vector<HostTensor>& inputs, const BackendOptions& options)
+{
+    const spyre::SpyreTarget target = loadTarget(options);
+    spyre::CompileOptions co;
+    co.baseline = options.plan && *options.plan == "baseline";
+    co.keepIrText = false;
+    if (options.scratchpad)
+        co.scratchpad = parseScratchpadPolicy(*options.scratchpad);
+    JobControl job;
+    const std::vector<spyre::SpyreSnapshot> snaps = spyre::SpyrePipeline::run(graph, target, co, job);
+    const spyre::Program& program = *snaps.back().program;
+    if (!program.bundle)
+        throw InputError(SourceLocation{graph.sourcePath, 0, 0}, "the compiler produced no kernel bundle");
+    std::map<std::string, HostTensor> byName;
+    for (size_t k = 0; k < graph.inputs.size(); ++k)
+        byName[graph.values[graph.inputs[k]].name] = inputs.at(k);
+    const spyresim::SimResult sim = spyresim::simulate(*program.bundle, target, byName, simOptions(options), &job);
+    BackendResult r;
+    if (!options.noNumerics)
+        for (int v : graph.outputs) {
+            const auto it = sim.outputs.find(graph.values[v].name);
+            if (it == sim.outputs.end())
+                throw InputError(SourceLocation{graph.sourcePath, 0, 0}, "the bundle does not produce output '" + graph.values[v].name + "'");
+            r.outputs.push_back(it->second);
+        }
+    fillFromSimulation(r, sim, options, program.scratchpad.peakBytes);
+    r.notes.insert(r.notes.begin(), std::string("plan ") + (co.baseline ? "baseline" : "optimized") + ", scratchpad " +
+                                        spyre::scratchpadPolicyName(co.scratchpad) + ", target " + target.name);
+    return r;
+}
+
 const Backend kBackends[] = {
     {"reference", "fp32 reference interpreter (plain loops, numpy semantics)", 1e-4, referenceAtol, runReferenceBackend},
+    {"spyre", "compile for Spyre, then simulate the kernel bundle (fp16 device memory, timing model)", 2e-2, spyreAtol, runSpyreBackend},
 };
 
 const Backend& findBackend(const std::string& name)
@@ -86,8 +201,6 @@ const Backend& findBackend(const std::string& name)
     std::string known;
     for (const Backend& b : kBackends)
         known += std::string(known.empty() ? "" : ", ") + b.name;
-    if (name == "spyre")
-        throw UsageError("the spyre backend is not available in this build yet (available: " + known + ")");
     throw UsageError("unknown backend '" + name + "' (available: " + known + ")");
 }
 
@@ -142,88 +255,106 @@ std::string coordsText(const std::vector<int64_t>& c)
     return s + "]";
 }
 
-int runRun(Args& args)
+struct OutputSpec {
+    std::string name;
+    DType dtype = DType::Float32;
+    Shape shape;
+};
+
+// What a run checks its outputs against: the test data set, or (spyre backend without test data) the reference
+// interpreter on the same inputs.
+struct Expectation {
+    const std::vector<HostTensor>* outputs = nullptr;
+    std::string source;   // "test data DIR", "reference interpreter"
+};
+
+struct RunContext {
+    std::string file;
+    std::string header;   // first line of the text report
+    std::vector<OutputSpec> outputs;
+    const Backend* backend = nullptr;
+    std::optional<double> rtolOpt, atolOpt;
+    Expectation expected;
+    bool generatedInputs = false;
+    CliSession* session = nullptr;
+    double wallMs = 0;
+};
+
+void validateTolerances(const std::optional<double>& rtol, const std::optional<double>& atol)
 {
-    const std::string file = args.positional("MODEL");
-    const std::string backendName = args.valueOr("--backend", "reference");
-    const auto testData = args.value("--test-data");
-    const auto rtolOpt = args.number("--rtol");
-    const auto atolOpt = args.number("--atol");
-    const std::vector<std::string> dims = args.values("--dim");
-    const auto writeTestData = args.value("--write-test-data");
+    if (rtol && (*rtol < 0 || !std::isfinite(*rtol)))
+        throw UsageError("--rtol must be a finite number >= 0");
+    if (atol && (*atol < 0 || !std::isfinite(*atol)))
+        throw UsageError("--atol must be a finite number >= 0");
+}
+
+BackendOptions backendOptions(Args& args)
+{
     BackendOptions options;
     options.plan = args.value("--plan");
     options.trace = args.value("--trace");
-    std::unique_ptr<CliSession> session = openSessionForCli(args);   // --session NAME [--db FILE]
-    args.finish();
-    const Backend& backend = findBackend(backendName);
-    if (rtolOpt && (*rtolOpt < 0 || !std::isfinite(*rtolOpt)))
-        throw UsageError("--rtol must be a finite number >= 0");
-    if (atolOpt && (*atolOpt < 0 || !std::isfinite(*atolOpt)))
-        throw UsageError("--atol must be a finite number >= 0");
+    options.scratchpad = args.value("--scratchpad");
+    options.format = args.value("--format");
+    options.target = args.value("--target");
+    options.noNumerics = args.flag("--no-numerics");
     if (options.plan && *options.plan != "optimized" && *options.plan != "baseline")
         throw UsageError("--plan must be optimized or baseline, got '" + *options.plan + "'");
+    return options;
+}
 
-    // Test data first: its integer inputs (shapes, axes, indices) are bound as constants at load time.
-    std::optional<TestDataSet> data;
-    if (testData)
-        data = readTestDataSet(*testData);
-    LoadOptions loadOptions = data ? bindIntegerInputs(*data) : LoadOptions{};
-    for (const std::string& d : dims) {
-        const auto eq = d.find('=');
-        long long value = -1;
-        try {
-            value = eq == std::string::npos ? -1 : std::stoll(d.substr(eq + 1));
-        } catch (const std::exception&) {
-        }
-        if (eq == std::string::npos || eq == 0 || value < 0)
-            throw UsageError("--dim expects NAME=SIZE (a symbolic input dimension and a size >= 0), got '" + d + "'");
-        loadOptions.dimValues[d.substr(0, eq)] = value;
-    }
-    const ModelGraph graph = loadModel(file, loadOptions);
-    std::vector<HostTensor> inputs = data ? graphInputsFromTestData(graph, *data) : generatedInputs(graph);
-    if (data)
-        checkExpectedOutputs(graph, *data);
-
-    if (session) {
-        QJsonObject opts;
-        opts[QStringLiteral("backend")] = QString::fromLatin1(backend.name);
-        opts[QStringLiteral("test_data")] = data ? QJsonValue(QString::fromStdString(data->dir)) : QJsonValue(QJsonValue::Null);
-        opts[QStringLiteral("rtol")] = optionalNumber(rtolOpt);
-        opts[QStringLiteral("atol")] = optionalNumber(atolOpt);
-        session->recorder().beginRun({.kind = "run", .artifactPath = file, .artifactKind = "onnx",
+void beginSessionRun(const RunContext& ctx, const char* kind, const char* artifactKind, const std::optional<std::string>& testData)
+{
+    if (!ctx.session)
+        return;
+    QJsonObject opts;
+    opts[QStringLiteral("backend")] = QString::fromLatin1(ctx.backend->name);
+    opts[QStringLiteral("test_data")] = testData ? QJsonValue(QString::fromStdString(*testData)) : QJsonValue(QJsonValue::Null);
+    opts[QStringLiteral("rtol")] = optionalNumber(ctx.rtolOpt);
+    opts[QStringLiteral("atol")] = optionalNumber(ctx.atolOpt);
+    ctx.session->recorder().beginRun({.kind = kind, .artifactPath = ctx.file, .artifactKind = artifactKind,
                                       .optionsJson = QJsonDocument(opts).toJson(QJsonDocument::Compact).toStdString()});
-    }
+}
+
+template <typename Fn>
+BackendResult runRecorded(const RunContext& ctx, Fn&& fn, double& wallMs)
+{
     const auto t0 = std::chrono::steady_clock::now();
     BackendResult result;
     try {
-        result = backend.run(graph, inputs, options);
+        result = fn();
     } catch (const std::exception& e) {
-        if (session)
-            session->recorder().finishRun(session::RunStatus::Error, e.what());
+        if (ctx.session)
+            ctx.session->recorder().finishRun(session::RunStatus::Error, e.what());
         throw;
     }
-    const double wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return result;
+}
 
-    const double rtol = rtolOpt ? *rtolOpt : backend.defaultRtol;
-    const double atol = atolOpt ? *atolOpt : (data ? backend.defaultAtol(data->outputs) : 0.0);
+// Checks the outputs, prints the report (text or --json), records the run in the session; returns the exit code.
+int reportRun(Args& args, const RunContext& ctx, const BackendResult& result, std::ostringstream& text, QJsonObject& j)
+{
+    const bool checked = ctx.expected.outputs != nullptr;
+    const double rtol = ctx.rtolOpt ? *ctx.rtolOpt : ctx.backend->defaultRtol;
+    const double atol = ctx.atolOpt ? *ctx.atolOpt : (checked ? ctx.backend->defaultAtol(*ctx.expected.outputs) : 0.0);
     bool ok = true;
     std::optional<double> maxAbs, maxRel;
     QJsonArray outputsJson;
-    std::ostringstream text;
-    text << file << ": " << graph.nodes.size() << " node(s), opset " << graph.opsetVersion << ", backend " << backend.name << ", "
-         << wallMs << " ms\n";
-    if (!data)
-        text << "no --test-data: inputs are deterministic (floats uniform in [-1, 1), seed 0; integers 0); nothing is checked\n";
-    for (size_t k = 0; k < graph.outputs.size(); ++k) {
-        const Value& v = graph.values[graph.outputs[k]];
+    text << ctx.header << ", backend " << ctx.backend->name << ", " << ctx.wallMs << " ms\n";
+    for (const std::string& n : result.notes)
+        text << n << '\n';
+    if (ctx.generatedInputs)
+        text << "no --test-data: inputs are deterministic (floats uniform in [-1, 1), seed 0; integers 0)"
+             << (checked ? "; outputs checked against the " + ctx.expected.source : std::string("; nothing is checked")) << '\n';
+    for (size_t k = 0; k < ctx.outputs.size() && result.computedOutputs; ++k) {
+        const OutputSpec& v = ctx.outputs[k];
         const HostTensor& y = result.outputs.at(k);
         QJsonObject o;
         o[QStringLiteral("name")] = QString::fromStdString(v.name);
         o[QStringLiteral("dtype")] = QString::fromLatin1(dtypeName(y.dtype));
         o[QStringLiteral("shape")] = shapeJson(y.shape);
-        if (data) {
-            const TensorComparison c = compareTensors(y, data->outputs[k], rtol, atol);
+        if (checked) {
+            const TensorComparison c = compareTensors(y, ctx.expected.outputs->at(k), rtol, atol);
             ok = ok && c.ok;
             maxAbs = std::max(maxAbs.value_or(0.0), c.maxAbsErr);
             maxRel = std::max(maxRel.value_or(0.0), c.maxRelErr);
@@ -258,37 +389,127 @@ int runRun(Args& args)
         }
         outputsJson.append(o);
     }
-    if (data)
+    if (!result.computedOutputs)
+        text << "--no-numerics: timing only, no outputs computed\n";
+    if (result.kernels) {
+        text << "simulated kernel time " << *result.kernelTimeNs / 1000.0 << " us (roofline bound " << *result.rooflineNs / 1000.0 << " us), "
+             << static_cast<int64_t>(*result.bytesMoved) << " B moved between device memory and LX, " << result.kernels->size() << " kernel(s)\n";
+        for (const KernelTiming& k : *result.kernels)
+            text << "  " << k.name << " " << k.op << ": " << k.timeNs / 1000.0 << " us on " << k.cores << " core(s), utilisation "
+                 << static_cast<int>(std::lround(k.utilisation * 100)) << "%, roofline " << k.rooflineNs / 1000.0 << " us, " << k.bytes << " B\n";
+    }
+    if (checked)
         text << (ok ? "result: all outputs match" : "result: MISMATCH") << " (rtol " << rtol << ", atol " << atol << ")\n";
 
-    QJsonObject j;
-    {
-        j[QStringLiteral("ok")] = ok;
-        j[QStringLiteral("checked")] = data.has_value();
-        j[QStringLiteral("backend")] = QString::fromLatin1(backend.name);
-        j[QStringLiteral("max_abs_err")] = optionalNumber(maxAbs);
-        j[QStringLiteral("max_rel_err")] = optionalNumber(maxRel);
-        j[QStringLiteral("rtol")] = rtol;
-        j[QStringLiteral("atol")] = atol;
-        j[QStringLiteral("kernel_time_ns")] = optionalNumber(result.kernelTimeNs);
-        j[QStringLiteral("roofline_ns")] = optionalNumber(result.rooflineNs);
-        j[QStringLiteral("bytes_moved")] = optionalNumber(result.bytesMoved);
-        if (result.kernels) {
-            QJsonArray ks;
-            for (const KernelTiming& k : *result.kernels) {
-                QJsonObject ko;
-                ko[QStringLiteral("name")] = QString::fromStdString(k.name);
-                ko[QStringLiteral("time_ns")] = k.timeNs;
-                ko[QStringLiteral("cores")] = k.cores;
-                ks.append(ko);
-            }
-            j[QStringLiteral("kernels")] = ks;
-        } else {
-            j[QStringLiteral("kernels")] = QJsonValue(QJsonValue::Null);
+    j[QStringLiteral("ok")] = ok;
+    j[QStringLiteral("checked")] = checked;
+    j[QStringLiteral("checked_against")] = checked ? QJsonValue(QString::fromStdString(ctx.expected.source)) : QJsonValue(QJsonValue::Null);
+    j[QStringLiteral("backend")] = QString::fromLatin1(ctx.backend->name);
+    j[QStringLiteral("max_abs_err")] = optionalNumber(maxAbs);
+    j[QStringLiteral("max_rel_err")] = optionalNumber(maxRel);
+    j[QStringLiteral("rtol")] = rtol;
+    j[QStringLiteral("atol")] = atol;
+    j[QStringLiteral("kernel_time_ns")] = optionalNumber(result.kernelTimeNs);
+    j[QStringLiteral("roofline_ns")] = optionalNumber(result.rooflineNs);
+    j[QStringLiteral("bytes_moved")] = optionalNumber(result.bytesMoved);
+    if (result.kernels) {
+        QJsonArray ks;
+        for (const KernelTiming& k : *result.kernels) {
+            QJsonObject ko;
+            ko[QStringLiteral("name")] = QString::fromStdString(k.name);
+            ko[QStringLiteral("op")] = QString::fromStdString(k.op);
+            ko[QStringLiteral("time_ns")] = k.timeNs;
+            ko[QStringLiteral("cores")] = k.cores;
+            ko[QStringLiteral("roofline_ns")] = k.rooflineNs;
+            ko[QStringLiteral("utilisation")] = k.utilisation;
+            ko[QStringLiteral("bytes_moved")] = static_cast<double>(k.bytes);
+            ks.append(ko);
         }
-        j[QStringLiteral("wall_ms")] = wallMs;
-        j[QStringLiteral("outputs")] = outputsJson;
+        j[QStringLiteral("kernels")] = ks;
+    } else {
+        j[QStringLiteral("kernels")] = QJsonValue(QJsonValue::Null);
     }
+    j[QStringLiteral("wall_ms")] = ctx.wallMs;
+    j[QStringLiteral("outputs")] = outputsJson;
+
+    if (ctx.session) {
+        auto& rec = ctx.session->recorder();
+        if (result.kernels)
+            for (const KernelTiming& k : *result.kernels)
+                rec.addKernelTiming(k.name, k.timeNs, k.bytes, k.lxPeakBytes);
+        rec.setSimulationWallMs(ctx.wallMs);
+        rec.setResultJson(QJsonDocument(j).toJson(QJsonDocument::Compact).toStdString());
+        rec.finishRun(ok ? session::RunStatus::Ok : session::RunStatus::Failed, ok ? std::string() : "outputs do not match the expected values");
+    }
+    if (args.json())
+        printJson(j);
+    else
+        std::cout << text.str();
+    return ok ? ExitOk : ExitJobFailed;
+}
+
+int runRun(Args& args)
+{
+    const std::string file = args.positional("MODEL");
+    const std::string backendName = args.valueOr("--backend", "reference");
+    const auto testData = args.value("--test-data");
+    RunContext ctx;
+    ctx.file = file;
+    ctx.rtolOpt = args.number("--rtol");
+    ctx.atolOpt = args.number("--atol");
+    const std::vector<std::string> dims = args.values("--dim");
+    const auto writeTestData = args.value("--write-test-data");
+    const BackendOptions options = backendOptions(args);
+    std::unique_ptr<CliSession> session = openSessionForCli(args);   // --session NAME [--db FILE]
+    ctx.session = session.get();
+    args.finish();
+    const Backend& backend = findBackend(backendName);
+    ctx.backend = &backend;
+    validateTolerances(ctx.rtolOpt, ctx.atolOpt);
+    if (options.noNumerics && (testData || writeTestData))
+        throw UsageError("--no-numerics computes no outputs: it cannot be combined with --test-data or --write-test-data");
+
+    // Test data first: its integer inputs (shapes, axes, indices) are bound as constants at load time.
+    std::optional<TestDataSet> data;
+    if (testData)
+        data = readTestDataSet(*testData);
+    LoadOptions loadOptions = data ? bindIntegerInputs(*data) : LoadOptions{};
+    for (const std::string& d : dims) {
+        const auto eq = d.find('=');
+        long long value = -1;
+        try {
+            value = eq == std::string::npos ? -1 : std::stoll(d.substr(eq + 1));
+        } catch (const std::exception&) {
+        }
+        if (eq == std::string::npos || eq == 0 || value < 0)
+            throw UsageError("--dim expects NAME=SIZE (a symbolic input dimension and a size >= 0), got '" + d + "'");
+        loadOptions.dimValues[d.substr(0, eq)] = value;
+    }
+    const ModelGraph graph = loadModel(file, loadOptions);
+    std::vector<HostTensor> inputs = data ? graphInputsFromTestData(graph, *data) : generatedInputs(graph);
+    if (data)
+        checkExpectedOutputs(graph, *data);
+    for (int v : graph.outputs)
+        ctx.outputs.push_back(OutputSpec{graph.values[v].name, graph.values[v].dtype, graph.values[v].shape});
+    ctx.generatedInputs = !data;
+    {
+        std::ostringstream h;
+        h << file << ": " << graph.nodes.size() << " node(s), opset " << graph.opsetVersion;
+        ctx.header = h.str();
+    }
+
+    beginSessionRun(ctx, "run", "onnx", testData);
+    // The spyre backend without test data is checked against the reference interpreter on the same inputs.
+    std::vector<HostTensor> referenceOutputs;
+    if (data) {
+        ctx.expected = Expectation{&data->outputs, "test data " + data->dir};
+    } else if (std::string(backend.name) == "spyre" && !options.noNumerics) {
+        referenceOutputs = runReference(graph, inputs).outputs;
+        ctx.expected = Expectation{&referenceOutputs, "reference interpreter"};
+    }
+    const BackendResult result = runRecorded(ctx, [&] { return backend.run(graph, inputs, options); }, ctx.wallMs);
+
+    std::ostringstream text;
     if (writeTestData) {
         // A complete test_data_set: every declared input (bound ones included) and this backend's outputs,
         // so a reference run makes the yardstick for another backend.
@@ -309,38 +530,149 @@ int runRun(Args& args)
         for (size_t k = 0; k < graph.outputs.size(); ++k)
             writeTensorFile((std::filesystem::path(*writeTestData) / ("output_" + std::to_string(k) + ".pb")).string(), result.outputs[k],
                             graph.values[graph.outputs[k]].name);
-        text << "wrote " << graph.declaredInputs.size() << " input(s) and " << graph.outputs.size() << " output(s) to " << *writeTestData << '\n';
     }
-    if (session) {
-        auto& rec = session->recorder();
-        rec.setSimulationWallMs(wallMs);
-        rec.setResultJson(QJsonDocument(j).toJson(QJsonDocument::Compact).toStdString());
-        rec.finishRun(ok ? session::RunStatus::Ok : session::RunStatus::Failed, ok ? std::string() : "outputs do not match the test data");
-    }
-    if (args.json())
-        printJson(j);
-    else
-        std::cout << text.str();
-    return ok ? ExitOk : ExitJobFailed;
+    QJsonObject j;
+    const int code = reportRun(args, ctx, result, text, j);
+    if (writeTestData && !args.json())
+        std::cout << "wrote " << graph.declaredInputs.size() << " input(s) and " << graph.outputs.size() << " output(s) to " << *writeTestData << '\n';
+    return code;
 }
 
+// `spyglass-cli run-bundle DIR`: simulate an exported kernel bundle (no compiler involved).
+int runBundle(Args& args)
+{
+    const std::string dir = args.positional("DIR");
+    const auto testData = args.value("--test-data");
+    RunContext ctx;
+    ctx.file = dir;
+    ctx.rtolOpt = args.number("--rtol");
+    ctx.atolOpt = args.number("--atol");
+    const BackendOptions options = backendOptions(args);
+    std::unique_ptr<CliSession> session = openSessionForCli(args);
+    ctx.session = session.get();
+    args.finish();
+    if (options.plan)
+        throw UsageError("--plan is fixed when a bundle is compiled; run-bundle simulates the plan the bundle holds");
+    if (options.scratchpad)
+        throw UsageError("--scratchpad is fixed when a bundle is compiled; run-bundle simulates the plan the bundle holds");
+    validateTolerances(ctx.rtolOpt, ctx.atolOpt);
+    if (options.noNumerics && testData)
+        throw UsageError("--no-numerics computes no outputs: it cannot be combined with --test-data");
+    ctx.backend = &findBackend("spyre");
+    const spyre::KernelBundle bundle = spyre::loadKernelBundle(dir);
+    const spyre::SpyreTarget target = loadTarget(options);
+    if (bundle.cores > target.cores)
+        throw InputError(SourceLocation{dir + "/manifest.json", 0, 0}, "the bundle was compiled for " + std::to_string(bundle.cores) +
+                                                                          " cores, the target has " + std::to_string(target.cores));
+
+    // Inputs by position: the bundle's inputs in manifest order are the model's graph inputs in order.
+    std::optional<TestDataSet> data;
+    if (testData)
+        data = readTestDataSet(*testData);
+    std::map<std::string, HostTensor> inputs;
+    std::mt19937 rng(0);
+    std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
+    for (size_t k = 0; k < bundle.inputs.size(); ++k) {
+        const spyre::BundleTensor& t = *bundle.tensor(bundle.inputs[k]);
+        HostTensor h;
+        if (data) {
+            const auto it = std::find(data->inputNames.begin(), data->inputNames.end(), t.origin);
+            const size_t pos = it != data->inputNames.end() ? static_cast<size_t>(it - data->inputNames.begin()) : k;
+            if (pos >= data->inputs.size())
+                throw InputError(SourceLocation{data->dir, 0, 0}, "no input file for bundle input '" + t.origin + "'");
+            h = data->inputs[pos];
+            const std::string f = (std::filesystem::path(data->dir) / ("input_" + std::to_string(pos) + ".pb")).string();
+            if (h.shape != t.hostShape)
+                throw InputError(SourceLocation{f, 0, 0}, "input '" + t.origin + "': wrong shape " + shapeString(h.shape) + ", the bundle expects " +
+                                                              shapeString(t.hostShape));
+            if (h.isFloating() != !spyresim::isIntegerDtype(t.dtype))
+                throw InputError(SourceLocation{f, 0, 0}, "input '" + t.origin + "': wrong dtype " + dtypeName(h.dtype) + ", the bundle expects " + t.dtype);
+        } else {
+            h = makeTensor(spyresim::hostDtypeOf(t.dtype), t.hostShape);
+            for (float& x : h.f)
+                x = uni(rng);
+        }
+        inputs[t.origin] = std::move(h);
+    }
+    for (const std::string& name : bundle.outputs) {
+        const spyre::BundleTensor& t = *bundle.tensor(name);
+        ctx.outputs.push_back(OutputSpec{t.origin, spyresim::hostDtypeOf(t.dtype), t.hostShape});
+    }
+    if (data) {
+        if (data->outputs.size() != ctx.outputs.size())
+            throw InputError(SourceLocation{data->dir, 0, 0}, "test data has " + std::to_string(data->outputs.size()) + " output file(s) but the bundle has " +
+                                                                  std::to_string(ctx.outputs.size()) + " output(s)");
+        for (size_t k = 0; k < ctx.outputs.size(); ++k) {
+            const std::string f = (std::filesystem::path(data->dir) / ("output_" + std::to_string(k) + ".pb")).string();
+            if (data->outputs[k].shape != ctx.outputs[k].shape)
+                throw InputError(SourceLocation{f, 0, 0}, "output '" + ctx.outputs[k].name + "': wrong shape " + shapeString(data->outputs[k].shape) +
+                                                              ", the bundle produces " + shapeString(ctx.outputs[k].shape));
+        }
+        ctx.expected = Expectation{&data->outputs, "test data " + data->dir};
+    }
+    ctx.generatedInputs = !data;
+    ctx.header = dir + ": kernel bundle of '" + bundle.model + "', " + std::to_string(bundle.kernels.size()) + " kernel(s) for " + bundle.targetName;
+    beginSessionRun(ctx, "run", "bundle", testData);
+    const BackendResult result = runRecorded(ctx, [&] {
+        JobControl job;
+        const spyresim::SimResult sim = spyresim::simulate(bundle, target, inputs, simOptions(options), &job);
+        BackendResult r;
+        if (!options.noNumerics)
+            for (const OutputSpec& o : ctx.outputs)
+                r.outputs.push_back(sim.outputs.at(o.name));
+        fillFromSimulation(r, sim, options, bundle.lxPeakBytes);
+        return r;
+    }, ctx.wallMs);
+    std::ostringstream text;
+    QJsonObject j;
+    return reportRun(args, ctx, result, text, j);
+}
+
+const char* const kSpyreOptionsHelp =
+    "--plan P          spyre: optimized (default) or baseline (torch-spyre's default device order and work division,\n"
+    "                  largest output dimension first, no cost model).\n"
+    "--scratchpad S    spyre: greedy (default), first-fit, best-fit, or none (every buffer in device memory).\n"
+    "--format F        spyre: device number format fp16 (default) or dl16 (IBM DLFloat16, 1-6-9).\n"
+    "--trace FILE      spyre: writes the simulated timeline as Chrome Trace Event JSON (open in Perfetto).\n"
+    "--no-numerics     spyre: timing only (no functional simulation; for large models).\n"
+    "--target FILE     spyre: another target description (default resources/targets/spyre.json).\n";
+
+// Built before the registrations below (same translation unit, in order), which keep pointers into them.
+const std::string kRunDetails =
+    std::string("--test-data DIR   an ONNX test_data_set_N folder (input_K.pb, output_K.pb); every output is checked\n"
+                "                  elementwise, |y - ref| <= atol + rtol * |ref|. Integer inputs (int64/int32: shapes,\n"
+                "                  axes, indices) are bound as constants when the model is loaded, so shapes are static.\n"
+                "--backend NAME    reference: the fp32 interpreter (default; rtol 1e-4, atol 1e-5).\n"
+                "                  spyre: compile for Spyre and simulate the kernel bundle (rtol 2e-2, atol 2e-3*max(1, max|ref|));\n"
+                "                  without --test-data its outputs are checked against the reference interpreter.\n") +
+    kSpyreOptionsHelp +
+    "--dim NAME=SIZE   gives a symbolic input dimension (dynamic axis) a static size; repeatable.\n"
+    "--write-test-data DIR  writes the inputs used and this backend's outputs as input_K.pb/output_K.pb,\n"
+    "                  a test_data_set for checking another backend against this one.\n"
+    "--session NAME    records the run (options, wall time, kernel timings, the --json object) in the session store.\n"
+    "Exit 0 when all outputs match, 1 when one does not (the worst element and its index are printed),\n"
+    "2 on bad input (including a wrong shape or dtype in the test data).\n"
+    "--json prints {ok, checked, checked_against, backend, max_abs_err, max_rel_err, rtol, atol, kernel_time_ns,\n"
+    "roofline_ns, bytes_moved, kernels:[{name, op, time_ns, cores, roofline_ns, utilisation, bytes_moved}], wall_ms,\n"
+    "outputs:[{name, dtype, shape, ok, max_abs_err, max_rel_err, mismatches, worst}]}; timing fields are null for\n"
+    "the reference backend, which measures no device time.";
+
+const std::string kRunBundleDetails =
+    std::string("DIR is a folder written by `compile --export` (manifest.json, kernels/, constants/).\n"
+                "--test-data DIR   input_K.pb feed the bundle's inputs (by name, else in order); output_K.pb are checked\n"
+                "                  (rtol 2e-2, atol 2e-3*max(1, max|ref|) unless given).\n") +
+    kSpyreOptionsHelp + "Exit codes and --json as for `run`.";
+
 const RegisterCommand reg{{"run", "run an ONNX model on a backend and check its outputs against ONNX test data",
-                           "run MODEL [--test-data DIR] [--backend reference] [--dim NAME=SIZE]... [--rtol R] [--atol A] [--write-test-data DIR]\n"
-                           "    [--session NAME [--db FILE]] [--json]",
-                           runRun,
-                           "--test-data DIR   an ONNX test_data_set_N folder (input_K.pb, output_K.pb); every output is checked\n"
-                           "                  elementwise, |y - ref| <= atol + rtol * |ref|. Integer inputs (int64/int32: shapes,\n"
-                           "                  axes, indices) are bound as constants when the model is loaded, so shapes are static.\n"
-                           "--backend NAME    reference: the fp32 interpreter (default; rtol 1e-4, atol 1e-5).\n"
-                           "--dim NAME=SIZE   gives a symbolic input dimension (dynamic axis) a static size; repeatable.\n"
-                           "--write-test-data DIR  writes the inputs used and this backend's outputs as input_K.pb/output_K.pb,\n"
-                           "                  a test_data_set for checking another backend against this one.\n"
-                           "--session NAME    records the run (options, wall time, the --json object) in the session store.\n"
-                           "Exit 0 when all outputs match, 1 when one does not (the worst element and its index are printed),\n"
-                           "2 on bad input (including a wrong shape or dtype in the test data).\n"
-                           "--json prints {ok, checked, backend, max_abs_err, max_rel_err, rtol, atol, kernel_time_ns, roofline_ns,\n"
-                           "bytes_moved, kernels, wall_ms, outputs:[{name, dtype, shape, ok, max_abs_err, max_rel_err, mismatches,\n"
-                           "worst}]}; timing fields are null for the reference backend, which measures no device time."}};
+                           "run MODEL [--test-data DIR] [--backend reference|spyre] [--plan optimized|baseline] [--scratchpad S]\n"
+                           "    [--format fp16|dl16] [--trace FILE] [--no-numerics] [--target FILE] [--dim NAME=SIZE]... [--rtol R] [--atol A]\n"
+                           "    [--write-test-data DIR] [--session NAME [--db FILE]] [--json]",
+                           runRun, kRunDetails.c_str()}};
+
+const RegisterCommand regBundle{{"run-bundle", "simulate an exported Spyre kernel bundle and check its outputs",
+                                 "run-bundle DIR [--test-data DIR] [--format fp16|dl16] [--trace FILE] [--no-numerics] [--target FILE]\n"
+                                 "    [--rtol R] [--atol A] [--session NAME [--db FILE]] [--json]",
+                                 runBundle, kRunBundleDetails.c_str()}};
 
 }  // namespace
 }  // namespace spyglass::cli

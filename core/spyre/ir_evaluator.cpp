@@ -1,6 +1,7 @@
 #include "core/spyre/ir_evaluator.h"
 
 #include "core/common/diagnostics.h"
+#include "core/spyre/body_fn.h"
 
 #include <cmath>
 #include <limits>
@@ -25,43 +26,10 @@ model::DType dtypeOf(const std::string& d)
 
 double apply(const std::string& fn, const std::vector<double>& a, const Stmt& s)
 {
-    const double x = a.empty() ? 0.0 : a[0];
-    const double y = a.size() > 1 ? a[1] : 0.0;
-    if (fn == "add") return x + y;
-    if (fn == "sub") return x - y;
-    if (fn == "mul") return x * y;
-    if (fn == "truediv") return x / y;
-    if (fn == "truncdiv") return y == 0 ? 0.0 : std::trunc(x / y);
-    if (fn == "pow") return std::pow(x, y);
-    if (fn == "maximum") return std::isnan(x) || std::isnan(y) ? std::nan("") : std::max(x, y);
-    if (fn == "minimum") return std::isnan(x) || std::isnan(y) ? std::nan("") : std::min(x, y);
-    if (fn == "eq") return x == y;
-    if (fn == "lt") return x < y;
-    if (fn == "gt") return x > y;
-    if (fn == "le") return x <= y;
-    if (fn == "ge") return x >= y;
-    if (fn == "logical_and") return (x != 0) && (y != 0);
-    if (fn == "logical_or") return (x != 0) || (y != 0);
-    if (fn == "logical_not") return x == 0;
-    if (fn == "where") return x != 0 ? y : a.at(2);
-    if (fn == "sqrt") return std::sqrt(x);
-    if (fn == "reciprocal") return 1.0 / x;
-    if (fn == "neg") return -x;
-    if (fn == "abs") return std::fabs(x);
-    if (fn == "exp") return std::exp(x);
-    if (fn == "log") return std::log(x);
-    if (fn == "erf") return std::erf(x);
-    if (fn == "relu") return x > 0 ? x : 0.0;
-    if (fn == "sigmoid") return 1.0 / (1.0 + std::exp(-x));
-    if (fn == "tanh") return std::tanh(x);
-    if (fn == "floor") return std::floor(x);
-    if (fn == "ceil") return std::ceil(x);
-    if (fn == "sin") return std::sin(x);
-    if (fn == "cos") return std::cos(x);
-    if (fn == "sign") return (x > 0) - (x < 0);
-    if (fn == "to_dtype") return x;   // rounding happens at the store, from the output's dtype
-    if (fn == "leaky_relu") return x >= 0 ? x : x * s.value;
-    throw std::logic_error("ir_evaluator: no semantics for ops." + fn);
+    const BodyFn f = bodyFnOf(fn);
+    if (f == BodyFn::Unknown)
+        throw std::logic_error("ir_evaluator: no semantics for ops." + fn);
+    return applyBodyFn<double>(f, a.empty() ? 0.0 : a[0], a.size() > 1 ? a[1] : 0.0, a.size() > 2 ? a[2] : 0.0, s);
 }
 
 class Evaluator {

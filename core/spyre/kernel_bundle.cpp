@@ -1,6 +1,7 @@
 #include "core/spyre/kernel_bundle.h"
 
 #include "core/common/diagnostics.h"
+#include "core/model/tensor_file.h"
 
 #include <QDir>
 #include <QFile>
@@ -8,7 +9,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace spyglass::spyre {
 
@@ -54,6 +57,87 @@ QJsonObject tensorJson(const BundleTensor& t)
     o[QStringLiteral("stick_dim")] = t.stickDim;
     o[QStringLiteral("device_order")] = qs(t.deviceOrder);
     o[QStringLiteral("device_layout")] = layoutJson(t.layout);
+    return o;
+}
+
+const char* const kStmtKindNames[] = {"load", "indirect_index", "constant", "compute", "select", "mask", "reduction", "store"};
+
+QJsonObject affineJson(const AffineExpr& e)
+{
+    QJsonArray terms;
+    for (const auto& [var, coeff] : e.terms)
+        terms.append(QJsonArray{var, static_cast<double>(coeff)});
+    QJsonObject o;
+    o[QStringLiteral("terms")] = terms;
+    o[QStringLiteral("constant")] = static_cast<double>(e.constant);
+    return o;
+}
+
+QJsonObject accessJson(const KernelAccess& a)
+{
+    QJsonObject o = affineJson(a.index);
+    o[QStringLiteral("tensor")] = qs(a.tensor);
+    return o;
+}
+
+// JSON has no infinities (max-pool padding is -inf): those are written as the strings "inf", "-inf", "nan".
+QJsonValue numberJson(double x)
+{
+    if (std::isfinite(x))
+        return x;
+    return std::isnan(x) ? QStringLiteral("nan") : x > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
+}
+
+double readNumber(const QJsonValue& v)
+{
+    if (v.isString()) {
+        const QString s = v.toString();
+        if (s == QStringLiteral("inf")) return std::numeric_limits<double>::infinity();
+        if (s == QStringLiteral("-inf")) return -std::numeric_limits<double>::infinity();
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+    return v.toDouble(0.0);
+}
+
+// Only the fields a statement kind uses are written, so the file reads like the IR.
+QJsonObject stmtJson(const Stmt& st)
+{
+    QJsonObject o;
+    o[QStringLiteral("kind")] = QString::fromLatin1(kStmtKindNames[static_cast<int>(st.kind)]);
+    if (!st.fn.empty())
+        o[QStringLiteral("fn")] = qs(st.fn);
+    if (!st.args.empty())
+        o[QStringLiteral("args")] = intArray(st.args);
+    if (st.load >= 0)
+        o[QStringLiteral("load")] = st.load;
+    if (st.value != 0.0)
+        o[QStringLiteral("value")] = numberJson(st.value);
+    if (st.value2 != 0.0)
+        o[QStringLiteral("value2")] = numberJson(st.value2);
+    if (st.var >= 0)
+        o[QStringLiteral("var")] = st.var;
+    if (st.bound != 0)
+        o[QStringLiteral("bound")] = static_cast<double>(st.bound);
+    if (st.kind == StmtKind::Mask) {
+        o[QStringLiteral("cond")] = affineJson(st.cond);
+        o[QStringLiteral("lower")] = static_cast<double>(st.lower);
+    }
+    return o;
+}
+
+QJsonObject loopBodyJson(const KernelLoopBody& b)
+{
+    QJsonObject o;
+    o[QStringLiteral("ranges")] = intArray(b.ranges);
+    o[QStringLiteral("reduction_ranges")] = intArray(b.reductionRanges);
+    QJsonArray loads, stmts;
+    for (const KernelAccess& a : b.loads)
+        loads.append(accessJson(a));
+    for (const Stmt& st : b.stmts)
+        stmts.append(stmtJson(st));
+    o[QStringLiteral("loads")] = loads;
+    o[QStringLiteral("store")] = accessJson(b.store);
+    o[QStringLiteral("stmts")] = stmts;
     return o;
 }
 
@@ -112,6 +196,7 @@ QJsonObject kernelJson(const Kernel& k)
         ao[QStringLiteral("lx_bytes")] = static_cast<double>(a.lxBytes);
         ao[QStringLiteral("dma_sticks")] = static_cast<double>(a.dmaSticks);
         ao[QStringLiteral("dma_sticks_per_core")] = static_cast<double>(a.dmaSticksPerCore);
+        ao[QStringLiteral("lx_live")] = QJsonArray{a.lxFirstUse, a.lxLastUse};
         tensors.append(ao);
         if (a.inLx) {
             QJsonObject lo;
@@ -145,6 +230,7 @@ QJsonObject kernelJson(const Kernel& k)
         o[QStringLiteral("restickify")] = QJsonValue::Null;
     }
     o[QStringLiteral("body")] = qs(k.body);
+    o[QStringLiteral("loop_body")] = loopBodyJson(k.loop);
     return o;
 }
 
@@ -274,6 +360,83 @@ BundleTensor readTensor(const Reader& r, const QJsonObject& o)
     return t;
 }
 
+AffineExpr readAffine(const Reader& r, const QJsonObject& o, const char* field)
+{
+    AffineExpr e;
+    for (const QJsonValue& t : r.array(o, "terms")) {
+        const QJsonArray pair = t.toArray();
+        if (pair.size() != 2 || !pair[0].isDouble() || !pair[1].isDouble())
+            r.fail(field, "each term must be [var, coefficient]");
+        const int var = pair[0].toInt(-1);
+        if (var < 0 || var > kIndirectVar + 64)
+            r.fail(field, "term names no variable of the kernel");
+        e.add(var, static_cast<int64_t>(pair[1].toDouble()));
+    }
+    e.constant = r.integer(o, "constant");
+    return e;
+}
+
+KernelAccess readAccess(const Reader& r, const QJsonObject& o, const char* field)
+{
+    return KernelAccess{r.str(o, "tensor"), readAffine(r, o, field)};
+}
+
+Stmt readStmt(const Reader& r, const QJsonObject& o, size_t position, size_t loads)
+{
+    Stmt st;
+    const std::string kind = r.str(o, "kind");
+    int k = 0;
+    while (k < 8 && kind != kStmtKindNames[k])
+        ++k;
+    if (k == 8)
+        r.fail("stmts", "unknown statement kind '" + kind + "'");
+    st.kind = static_cast<StmtKind>(k);
+    auto opt = [&](const char* key) { return o.value(QString::fromLatin1(key)); };
+    st.fn = opt("fn").toString().toStdString();
+    for (const QJsonValue& a : opt("args").toArray()) {
+        const int arg = a.toInt(-1);
+        // SSA: a statement may only use the ones before it; this also keeps the simulator's evaluation in bounds.
+        if (arg < 0 || static_cast<size_t>(arg) >= position)
+            r.fail("stmts", "statement " + std::to_string(position) + " uses an argument that is not an earlier statement");
+        st.args.push_back(arg);
+    }
+    st.load = opt("load").toInt(-1);
+    if (st.kind == StmtKind::Load && (st.load < 0 || static_cast<size_t>(st.load) >= loads))
+        r.fail("stmts", "statement " + std::to_string(position) + " loads through an access that does not exist");
+    st.value = readNumber(opt("value"));
+    st.value2 = readNumber(opt("value2"));
+    st.var = opt("var").toInt(-1);
+    st.bound = static_cast<int64_t>(opt("bound").toDouble(0.0));
+    if (st.kind == StmtKind::Mask) {
+        st.cond = readAffine(r, r.object(o, "cond"), "cond");
+        st.lower = r.integer(o, "lower");
+    }
+    const size_t needArgs = st.kind == StmtKind::Compute ? 1 : st.kind == StmtKind::Select ? 2
+                            : (st.kind == StmtKind::Mask || st.kind == StmtKind::Reduction || st.kind == StmtKind::Store ||
+                               st.kind == StmtKind::IndirectIndex) ? 1 : 0;
+    if (st.args.size() < needArgs)
+        r.fail("stmts", "statement " + std::to_string(position) + " (" + kind + ") has too few arguments");
+    return st;
+}
+
+KernelLoopBody readLoopBody(const Reader& r, const QJsonObject& o)
+{
+    KernelLoopBody b;
+    b.ranges = r.ints<int64_t>(o, "ranges");
+    b.reductionRanges = r.ints<int64_t>(o, "reduction_ranges");
+    for (int64_t n : b.ranges)
+        if (n < 1) r.fail("ranges", "every range must be at least 1");
+    for (int64_t n : b.reductionRanges)
+        if (n < 1) r.fail("reduction_ranges", "every range must be at least 1");
+    for (const QJsonValue& v : r.array(o, "loads"))
+        b.loads.push_back(readAccess(r, v.toObject(), "loads"));
+    b.store = readAccess(r, r.object(o, "store"), "store");
+    const QJsonArray stmts = r.array(o, "stmts");
+    for (int i = 0; i < stmts.size(); ++i)
+        b.stmts.push_back(readStmt(r, stmts[i].toObject(), static_cast<size_t>(i), b.loads.size()));
+    return b;
+}
+
 Kernel readKernel(const std::string& path)
 {
     const QJsonObject o = readJson(path);
@@ -329,6 +492,11 @@ Kernel readKernel(const std::string& path)
         a.lxBytes = r.integer(ao, "lx_bytes");
         a.dmaSticks = r.integer(ao, "dma_sticks");
         a.dmaSticksPerCore = r.integer(ao, "dma_sticks_per_core");
+        const std::vector<int> live = r.ints<int>(ao, "lx_live");
+        if (live.size() != 2)
+            r.fail("lx_live", "must be [first, last]");
+        a.lxFirstUse = live[0];
+        a.lxLastUse = live[1];
         k.tensors.push_back(a);
     }
     const QJsonValue rv = r.need(o, "restickify");
@@ -344,6 +512,10 @@ Kernel readKernel(const std::string& path)
         r.fail("restickify", "must be an object or null");
     }
     k.body = r.str(o, "body");
+    k.loop = readLoopBody(r, r.object(o, "loop_body"));
+    const size_t vars = k.loop.ranges.size() + k.loop.reductionRanges.size();
+    if (vars != k.vars.size())
+        r.fail("loop_body", "ranges do not match the iteration space");
     return k;
 }
 
@@ -395,6 +567,30 @@ void exportKernelBundle(const KernelBundle& b, const std::string& dir)
         writeFile(dir + "/" + kernelFileName(k), QJsonDocument(kernelJson(k)).toJson(QJsonDocument::Indented));
     }
     m[QStringLiteral("kernels")] = kernels;
+    QJsonArray constants;
+    if (!b.constants.empty() && !QDir().mkpath(qs(dir + "/constants")))
+        throw InputError(SourceLocation{dir, 0, 0}, "cannot create the constants directory");
+    for (const auto& [name, c] : b.constants) {
+        const BundleTensor* t = b.tensor(name);
+        if (!t)
+            continue;
+        model::HostTensor h;
+        h.shape = t->hostShape;
+        if (c.f) {
+            h.dtype = model::DType::Float32;
+            h.f = *c.f;
+        } else if (c.i) {
+            h.dtype = model::DType::Int64;
+            h.i = *c.i;
+        }
+        const std::string file = "constants/" + name + ".pb";
+        model::writeTensorFile(dir + "/" + file, h, t->origin);
+        QJsonObject co;
+        co[QStringLiteral("tensor")] = qs(name);
+        co[QStringLiteral("file")] = qs(file);
+        constants.append(co);
+    }
+    m[QStringLiteral("constants")] = constants;
     writeFile(dir + "/manifest.json", QJsonDocument(m).toJson(QJsonDocument::Indented));
     writeFile(dir + "/listing.txt", QByteArray::fromStdString(b.listing));
 }
@@ -441,6 +637,27 @@ KernelBundle loadKernelBundle(const std::string& dir)
             if (!b.tensor(a.tensor))
                 throw InputError(SourceLocation{dir + "/" + file, 0, 0}, "kernel names unknown tensor '" + a.tensor + "'");
         b.kernels.push_back(std::move(k));
+    }
+    for (const QJsonValue& v : r.array(m, "constants")) {
+        const QJsonObject co = v.toObject();
+        const std::string name = r.str(co, "tensor");
+        const std::string file = r.str(co, "file");
+        if (file.find("..") != std::string::npos || (!file.empty() && file[0] == '/'))
+            r.fail("constants", "constant file '" + file + "' leaves the bundle directory");
+        const BundleTensor* t = b.tensor(name);
+        if (!t || t->kind != "constant")
+            r.fail("constants", "names '" + name + "', which is not a constant tensor of the bundle");
+        model::HostTensor h = model::readTensorFile(dir + "/" + file);
+        if (h.shape != t->hostShape)
+            throw InputError(SourceLocation{dir + "/" + file, 0, 0}, "constant '" + name + "' has shape " +
+                                                                        shapeText(h.shape) + ", the manifest says " +
+                                                                        shapeText(t->hostShape));
+        BundleConstant c;
+        if (h.isFloating())
+            c.f = std::make_shared<const std::vector<float>>(std::move(h.f));
+        else
+            c.i = std::make_shared<const std::vector<int64_t>>(std::move(h.i));
+        b.constants[name] = std::move(c);
     }
     QFile listing(qs(dir + "/listing.txt"));
     if (listing.open(QIODevice::ReadOnly))

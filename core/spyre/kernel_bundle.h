@@ -6,6 +6,8 @@
 
 #include "core/spyre/loop_ir.h"
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,9 @@ struct KernelTensorArg {
     int64_t lxBytes = 0;
     int64_t dmaSticks = 0;          // sticks moved between device memory and LX by this kernel
     int64_t dmaSticksPerCore = 0;   // what one core moves
+    // The kernel-timeline interval the LX allocation is live (first and last kernel index); -1 when not in LX.
+    int lxFirstUse = -1;
+    int lxLastUse = -1;
     bool operator==(const KernelTensorArg&) const = default;
 };
 
@@ -56,6 +61,22 @@ struct KernelRestickify {
     int fromStickDim = -1, toStickDim = -1;
     int64_t elements = 0;
     bool operator==(const KernelRestickify&) const = default;
+};
+
+// One ops.load / ops.store of the loop body, by tensor name (host element offset as an affine index).
+struct KernelAccess {
+    std::string tensor;
+    AffineExpr index;
+    bool operator==(const KernelAccess&) const = default;
+};
+
+// The loop body in structured form, so that the simulator can execute an exported bundle without the compiler.
+struct KernelLoopBody {
+    Shape ranges;            // p0..
+    Shape reductionRanges;   // r0..
+    std::vector<KernelAccess> loads;
+    KernelAccess store;
+    std::vector<Stmt> stmts;
 };
 
 struct Kernel {
@@ -73,6 +94,13 @@ struct Kernel {
     std::vector<KernelTensorArg> tensors;
     KernelRestickify restickify;
     std::string body;   // the op in the IR's text form
+    KernelLoopBody loop;
+};
+
+// Weights the bundle carries (host layout, host dtype); exported as constants/<name>.pb (ONNX TensorProto).
+struct BundleConstant {
+    std::shared_ptr<const std::vector<float>> f;
+    std::shared_ptr<const std::vector<int64_t>> i;
 };
 
 struct KernelBundle {
@@ -89,12 +117,13 @@ struct KernelBundle {
     std::vector<BundleTensor> tensors;   // every tensor a kernel names
     std::vector<std::string> inputs, outputs;
     std::vector<Kernel> kernels;
+    std::map<std::string, BundleConstant> constants;   // by tensor name
     std::string listing;
 
     const BundleTensor* tensor(const std::string& name) const;
 };
 
-// Writes DIR/manifest.json, DIR/kernels/NNN-opK.json, DIR/listing.txt (creates DIR). Throws InputError on I/O errors.
+// Writes DIR/manifest.json, DIR/kernels/NNN-opK.json, DIR/constants/<tensor>.pb, DIR/listing.txt (creates DIR). Throws InputError on I/O errors.
 void exportKernelBundle(const KernelBundle& bundle, const std::string& dir);
 // Reads a bundle back; throws InputError naming the file and the field that is missing or wrong.
 KernelBundle loadKernelBundle(const std::string& dir);

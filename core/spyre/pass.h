@@ -15,7 +15,8 @@ class JobControl;
 
 namespace spyglass::spyre {
 
-enum class ScratchpadPolicy { Greedy, FirstFit, BestFit };
+// None: no scratchpad planning, every buffer stays in device memory (the torch-spyre baseline before planning).
+enum class ScratchpadPolicy { Greedy, FirstFit, BestFit, None };
 const char* scratchpadPolicyName(ScratchpadPolicy p);
 
 struct CompileOptions {

@@ -87,6 +87,10 @@ PassResult CodegenPass::run(Program& program, PassContext& ctx)
             b.inputs.push_back(buf.name);
         if (buf.kind == BufferKind::Output)
             b.outputs.push_back(buf.name);
+        // Shape-only constants (compile-time studies) carry no data; the simulator then runs timing only.
+        const int64_t have = buf.f ? static_cast<int64_t>(buf.f->size()) : buf.i ? static_cast<int64_t>(buf.i->size()) : -1;
+        if (buf.kind == BufferKind::Constant && have == shapeProduct(buf.shape))
+            b.constants[buf.name] = BundleConstant{buf.f, buf.i};
     }
     int64_t dmaTotal = 0;
     for (size_t o = 0; o < program.ops.size(); ++o) {
@@ -118,6 +122,8 @@ PassResult CodegenPass::run(Program& program, PassContext& ctx)
             t.inLx = buf.lx.inLx;
             t.lxOffset = buf.lx.inLx ? buf.lx.offset : 0;
             t.lxBytes = buf.lx.inLx ? buf.lx.bytes : 0;
+            t.lxFirstUse = buf.lx.inLx ? buf.lx.firstUse : -1;
+            t.lxLastUse = buf.lx.inLx ? buf.lx.lastUse : -1;
             // In LX already (produced there, or cloned by an earlier reader): no device traffic.
             const bool firstReaderOfClone = buf.producer < 0 && buf.lx.inLx && buf.lx.firstUse == static_cast<int>(o);
             if (!buf.lx.inLx || firstReaderOfClone) {
@@ -148,6 +154,12 @@ PassResult CodegenPass::run(Program& program, PassContext& ctx)
             arg(a, "load");
         }
         arg(op.store, "store");
+        k.loop.ranges = op.ranges;
+        k.loop.reductionRanges = op.reductionRanges;
+        for (const Access& a : op.loads)
+            k.loop.loads.push_back(KernelAccess{program.buffers[a.buffer].name, a.index});
+        k.loop.store = KernelAccess{program.buffers[op.store.buffer].name, op.store.index};
+        k.loop.stmts = op.body;
         if (op.kind == OpKind::Restickify) {
             k.restickify.present = true;
             k.restickify.fromTensor = program.buffers[op.loads[0].buffer].name;

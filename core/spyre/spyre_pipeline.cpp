@@ -26,6 +26,7 @@ const char* scratchpadPolicyName(ScratchpadPolicy p)
     case ScratchpadPolicy::Greedy: return "greedy";
     case ScratchpadPolicy::FirstFit: return "first-fit";
     case ScratchpadPolicy::BestFit: return "best-fit";
+    case ScratchpadPolicy::None: return "none";
     }
     return "?";
 }

@@ -113,6 +113,9 @@ SpyreTarget SpyreTarget::load(const std::string& path)
     t.ringBytesPerCycle = r.number("ring_bytes_per_cycle", 0);
     t.spanBytes = r.integer("span_bytes", 1);
     t.deviceMemoryBytes = r.integer("device_memory_bytes", 1);
+    t.sfuOpsPerNsPerCore = r.number("sfu_ops_per_ns_per_core", 1e-9);
+    t.kernelOverheadNs = r.number("kernel_overhead_ns", 0);
+    t.dmaStreamChunks = static_cast<int>(r.number("dma_stream_chunks", 1));
     t.clockGHz = r.number("clock_ghz", 1e-6);
     t.clockIsAssumption = r.assumption("clock_ghz");
     if (t.stickBytes % t.deviceDtypeBytes != 0)

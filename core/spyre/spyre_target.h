@@ -39,6 +39,11 @@ struct SpyreTarget {
     double ringBytesPerCycle = 0;
     int64_t spanBytes = 0;
     int64_t deviceMemoryBytes = 0;
+    // Simulator timing model (core/spyresim): vector (SFU) throughput, fixed cost per kernel, and how many pieces
+    // an untiled kernel's DMA is streamed in (overlapping compute).
+    double sfuOpsPerNsPerCore = 128;
+    double kernelOverheadNs = 0;
+    int dmaStreamChunks = 4;
     double clockGHz = 1.0;
     bool clockIsAssumption = true;
 

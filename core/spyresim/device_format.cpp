@@ -1,0 +1,106 @@
+#include "core/spyresim/device_format.h"
+
+#include "core/model/half_float.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+namespace spyglass::spyresim {
+
+namespace {
+
+constexpr int kDl16Bias = 31;
+constexpr int kDl16FractionBits = 9;
+constexpr uint16_t kDl16NaN = 0x7FFF;              // exponent 63, fraction 511: the one NaN encoding
+constexpr uint16_t kDl16MaxFinite = 0x7FFE;        // exponent 63, fraction 510
+
+uint32_t floatBits(float x)
+{
+    uint32_t u;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+}  // namespace
+
+const char* deviceFormatName(DeviceFormat f) { return f == DeviceFormat::Dl16 ? "dl16" : "fp16"; }
+
+DeviceFormat parseDeviceFormat(const std::string& name)
+{
+    std::string n;
+    for (char c : name)
+        n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (n == "fp16" || n == "float16")
+        return DeviceFormat::Fp16;
+    if (n == "dl16" || n == "dlfloat16")
+        return DeviceFormat::Dl16;
+    throw std::invalid_argument("unknown device number format '" + name + "' (fp16 or dl16)");
+}
+
+uint16_t encodeDl16(float x)
+{
+    if (std::isnan(x))
+        return kDl16NaN;
+    const uint32_t u = floatBits(x);
+    const uint16_t sign = static_cast<uint16_t>((u >> 31) << 15);
+    const int exp32 = static_cast<int>((u >> 23) & 0xFF);
+    if (exp32 == 0xFF)   // infinity saturates: DL16 has no infinity
+        return sign | kDl16MaxFinite;
+    if (exp32 == 0)      // fp32 zero or subnormal: far below DL16's smallest normal
+        return sign;
+    // Round the 23-bit fraction to 9 bits, nearest even; a carry into the exponent is handled by the addition.
+    uint32_t mant = (u & 0x7FFFFF) | 0x800000;   // with the hidden bit
+    const int shift = 23 - kDl16FractionBits;
+    const uint32_t half = 1u << (shift - 1);
+    const uint32_t rest = mant & ((1u << shift) - 1);
+    mant >>= shift;
+    if (rest > half || (rest == half && (mant & 1)))
+        ++mant;
+    int exp = exp32 - 127 + kDl16Bias;
+    if (mant >> (kDl16FractionBits + 1)) {   // rounding overflowed into a new bit
+        mant >>= 1;
+        ++exp;
+    }
+    if (exp < 0)   // below the smallest normal (no subnormals): flush to zero
+        return sign;
+    const uint16_t bits = static_cast<uint16_t>((exp << kDl16FractionBits) | (mant & 0x1FF));
+    if (exp > 63 || bits >= kDl16NaN)
+        return sign | kDl16MaxFinite;
+    return sign | bits;
+}
+
+float decodeDl16(uint16_t bits)
+{
+    if ((bits & 0x7FFF) == kDl16NaN)
+        return std::numeric_limits<float>::quiet_NaN();
+    const int exp = (bits >> kDl16FractionBits) & 0x3F;
+    const int frac = bits & 0x1FF;
+    if (exp == 0 && frac == 0)
+        return (bits & 0x8000) ? -0.0f : 0.0f;
+    const float v = std::ldexp(1.0f + static_cast<float>(frac) / 512.0f, exp - kDl16Bias);
+    return (bits & 0x8000) ? -v : v;
+}
+
+const float* decodeTable(DeviceFormat f)
+{
+    static const std::vector<float> fp16 = [] {
+        std::vector<float> t(65536);
+        for (uint32_t b = 0; b < 65536; ++b)
+            t[b] = model::halfBitsToFloat(static_cast<uint16_t>(b));
+        return t;
+    }();
+    static const std::vector<float> dl16 = [] {
+        std::vector<float> t(65536);
+        for (uint32_t b = 0; b < 65536; ++b)
+            t[b] = decodeDl16(static_cast<uint16_t>(b));
+        return t;
+    }();
+    return f == DeviceFormat::Dl16 ? dl16.data() : fp16.data();
+}
+
+uint16_t encode(DeviceFormat f, float x) { return f == DeviceFormat::Dl16 ? encodeDl16(x) : model::floatToHalfBits(x); }
+
+}  // namespace spyglass::spyresim

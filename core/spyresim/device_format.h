@@ -1,0 +1,28 @@
+#pragma once
+// The 16-bit formats a Spyre core computes on. Host fp32/fp16 data is converted to the device format when it is
+// written to device memory and back when it is read; compute happens in fp32 registers (fp32 accumulation).
+//
+// fp16: IEEE 754 binary16 (what torch-spyre hands the card for torch.float16 in this model).
+// DL16: IBM DLFloat16 (1 sign, 6 exponent, 9 fraction bits, bias 31; no subnormals, no infinities: values beyond
+//       the largest finite saturate, and one encoding is NaN), per Agrawal et al., "DLFloat: A 16-b Floating Point
+//       format designed for Deep Learning Training and Inference", ARITH 2019.
+#include <cstdint>
+#include <string>
+
+namespace spyglass::spyresim {
+
+enum class DeviceFormat { Fp16, Dl16 };
+
+const char* deviceFormatName(DeviceFormat f);
+// "fp16" or "dl16" (case-insensitive); throws UsageError-free std::invalid_argument on anything else.
+DeviceFormat parseDeviceFormat(const std::string& name);
+
+uint16_t encodeDl16(float x);
+float decodeDl16(uint16_t bits);
+
+// Table-driven decode (65 536 entries per format, built once): the simulator's inner loops call this.
+const float* decodeTable(DeviceFormat f);
+uint16_t encode(DeviceFormat f, float x);
+inline float decode(const float* table, uint16_t bits) { return table[bits]; }
+
+}  // namespace spyglass::spyresim

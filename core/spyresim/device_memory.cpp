@@ -1,0 +1,112 @@
+#include "core/spyresim/device_memory.h"
+
+#include "core/common/diagnostics.h"
+
+#include <stdexcept>
+
+namespace spyglass::spyresim {
+
+bool isIntegerDtype(const std::string& d) { return d != "float32" && d != "float16" && d != "float64" && d != "bfloat16"; }
+
+model::DType hostDtypeOf(const std::string& d)
+{
+    if (d == "float16") return model::DType::Float16;
+    if (d == "float64") return model::DType::Float64;
+    if (d == "int64") return model::DType::Int64;
+    if (d == "int32") return model::DType::Int32;
+    if (d == "int8") return model::DType::Int8;
+    if (d == "uint8") return model::DType::UInt8;
+    if (d == "bool") return model::DType::Bool;
+    return model::DType::Float32;
+}
+
+DeviceTensor::DeviceTensor(const spyre::BundleTensor& meta, DeviceFormat format)
+    : meta_(&meta), format_(format), integer_(isIntegerDtype(meta.dtype)), shape_(meta.hostShape)
+{
+    strides_ = spyre::contiguousStrides(shape_);
+    hostElements_ = spyre::shapeProduct(shape_);
+    const spyre::SpyreTensorLayout& l = meta.layout;
+    deviceElements_ = l.deviceElements();
+    // Device strides (row-major over device_size), then each device dim's contribution folded into its host dim.
+    std::vector<int64_t> devStride(l.deviceSize.size(), 1);
+    for (int i = static_cast<int>(l.deviceSize.size()) - 2; i >= 0; --i)
+        devStride[i] = devStride[i + 1] * l.deviceSize[i + 1];
+    dimOffset_.assign(shape_.size(), {});
+    for (size_t d = 0; d < shape_.size(); ++d)
+        dimOffset_[d].assign(static_cast<size_t>(shape_[d]), 0);
+    for (size_t i = 0; i < l.deviceSize.size(); ++i) {
+        const int h = l.dimMap[i];
+        if (h < 0 || h >= rank() || l.strideMap[i] < 0)
+            continue;
+        const int64_t hostStride = strides_[h];
+        const int64_t steps = hostStride != 0 ? l.strideMap[i] / hostStride : 0;
+        if (steps <= 0)
+            continue;
+        for (int64_t c = 0; c < shape_[h]; ++c)
+            dimOffset_[h][c] += ((c / steps) % l.deviceSize[i]) * devStride[i];
+    }
+    if (integer_) {
+        ints_.assign(static_cast<size_t>(hostElements_), 0);
+        return;
+    }
+    words_.assign(static_cast<size_t>(deviceElements_), 0);
+    // Padding words: every device word no host element maps to.
+    paddingMask_.assign(static_cast<size_t>(deviceElements_), 1);
+    for (int64_t h = 0; h < hostElements_; ++h) {
+        const int64_t o = deviceOffset(h);
+        if (o < 0 || o >= deviceElements_)
+            throw std::logic_error("device layout of '" + meta.name + "' maps a host element outside the device size");
+        paddingMask_[o] = 0;
+    }
+}
+
+int DeviceTensor::dimWithStride(int64_t coeff) const
+{
+    for (int d = rank() - 1; d >= 0; --d)
+        if (strides_[d] == coeff && shape_[d] > 1)
+            return d;
+    return -1;
+}
+
+void DeviceTensor::writeHost(const float* data)
+{
+    if (integer_) {
+        for (int64_t h = 0; h < hostElements_; ++h)
+            ints_[h] = static_cast<int64_t>(data[h]);
+        return;
+    }
+    for (int64_t h = 0; h < hostElements_; ++h)
+        words_[deviceOffset(h)] = encode(format_, data[h]);
+}
+
+void DeviceTensor::writeHostInts(const int64_t* data)
+{
+    if (integer_) {
+        std::copy(data, data + hostElements_, ints_.begin());
+        return;
+    }
+    for (int64_t h = 0; h < hostElements_; ++h)
+        words_[deviceOffset(h)] = encode(format_, static_cast<float>(data[h]));
+}
+
+model::HostTensor DeviceTensor::readHost(model::DType dtype) const
+{
+    model::HostTensor t;
+    t.dtype = dtype;
+    t.shape = shape_;
+    const float* table = decodeTable(format_);
+    if (t.isFloating()) {
+        t.f.resize(static_cast<size_t>(hostElements_));
+        for (int64_t h = 0; h < hostElements_; ++h)
+            t.f[h] = integer_ ? static_cast<float>(ints_[h]) : table[words_[deviceOffset(h)]];
+    } else {
+        t.i.resize(static_cast<size_t>(hostElements_));
+        for (int64_t h = 0; h < hostElements_; ++h) {
+            const double x = integer_ ? static_cast<double>(ints_[h]) : table[words_[deviceOffset(h)]];
+            t.i[h] = dtype == model::DType::Bool ? (x != 0 ? 1 : 0) : static_cast<int64_t>(x);
+        }
+    }
+    return t;
+}
+
+}  // namespace spyglass::spyresim

@@ -1,0 +1,53 @@
+#pragma once
+// The Spyre simulator: runs a kernel bundle (fresh from the compiler or loaded from an exported directory) for
+// numbers and for time. It is a model of the chip and says so: the functional part holds every tensor in device
+// memory in its stick layout and device number format, checks each core's LX plan, and computes kernel by kernel
+// on host threads; the timing part (timing_model.h) prices each kernel from the target file and writes a trace.
+#include "core/common/trace.h"
+#include "core/model/model_graph.h"
+#include "core/spyre/kernel_bundle.h"
+#include "core/spyre/spyre_target.h"
+#include "core/spyresim/device_format.h"
+#include "core/spyresim/timing_model.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spyglass {
+class JobControl;
+}
+
+namespace spyglass::spyresim {
+
+struct SimOptions {
+    bool numerics = true;                        // false: timing only (large models)
+    DeviceFormat format = DeviceFormat::Fp16;    // number format of device memory
+    int hostThreads = 0;                         // 0: every hardware thread
+    bool trace = true;
+};
+
+struct SimResult {
+    std::map<std::string, model::HostTensor> outputs;   // by ONNX output name (empty without numerics)
+    std::vector<KernelTime> kernels;
+    double kernelTimeNs = 0;    // sum over kernels (they run one after another)
+    double rooflineNs = 0;      // sum of the kernels' roofline bounds
+    int64_t bytesMoved = 0;     // between device memory and LX
+    int64_t macs = 0;
+    std::shared_ptr<Trace> trace;
+    double wallMs = 0;          // host time the simulation took
+    std::vector<std::string> notes;
+};
+
+// Checks the scratchpad plan of every kernel: each allocation inside usable LX, each core's slice of a tensor
+// within its allocation, and no two allocations live at the same kernel overlapping (an in-place hand-over at the
+// kernel where one dies and the other is born is allowed). Throws InputError naming the kernel, core and buffer.
+void checkScratchpadPlan(const spyre::KernelBundle& bundle);
+
+// `inputs` by ONNX input name (the bundle tensors' origin). Throws InputError on a missing or mis-shaped input, a
+// broken LX plan, or a kernel that accesses outside a tensor; Cancelled when `job` is cancelled.
+SimResult simulate(const spyre::KernelBundle& bundle, const spyre::SpyreTarget& target,
+                   const std::map<std::string, model::HostTensor>& inputs, const SimOptions& options, JobControl* job = nullptr);
+
+}  // namespace spyglass::spyresim
