@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 namespace spyglass::cli {
 namespace {
@@ -67,6 +68,9 @@ int runCompile(Args& args)
         const auto [name, dim] = parsePin(pin);
         options.pins[name] = dim;
     }
+    model::LoadOptions loadOptions;
+    if (const auto limit = args.integer("--max-model-bytes", 1, std::numeric_limits<long long>::max()))
+        loadOptions.maxModelBytes = static_cast<uint64_t>(*limit);
     options.baseline = args.flag("--baseline");
     if (const auto policy = args.value("--scratchpad"))
         options.scratchpad = parsePolicy(*policy);
@@ -74,7 +78,7 @@ int runCompile(Args& args)
     args.finish();
 
     const SpyreTarget target = targetPath ? SpyreTarget::load(*targetPath) : SpyreTarget::loadDefault();
-    const model::ModelGraph graph = model::loadModel(modelPath);
+    const model::ModelGraph graph = model::loadModel(modelPath, loadOptions);
     options.keepIrText = dumpDir.has_value();
     JobControl job;
     const std::vector<SpyreSnapshot> snaps = SpyrePipeline::run(graph, target, options, job);
@@ -166,7 +170,8 @@ int runCompile(Args& args)
 
 const RegisterCommand reg{{"compile", "compile an ONNX model for the Spyre target, pass by pass",
                            "compile MODEL [--target FILE] [--dump-dir DIR] [--export DIR] [--stop-after PASS] "
-                           "[--pin TENSOR=DIM]... [--baseline] [--scratchpad greedy|first-fit|best-fit] [--session NAME [--db FILE]] [--json]",
+                           "[--pin TENSOR=DIM]... [--baseline] [--scratchpad greedy|first-fit|best-fit] [--max-model-bytes N] "
+                           "[--session NAME [--db FILE]] [--json]",
                            runCompile,
                            "Passes: decompose, lower, fuse, propagate_layouts, optimize_layouts, insert_restickify,\n"
                            "coarse_tiling, work_division, scratchpad_planning, codegen.\n"
@@ -174,7 +179,8 @@ const RegisterCommand reg{{"compile", "compile an ONNX model for the Spyre targe
                            "--export writes a kernel bundle (manifest.json, kernels/*.json, listing.txt).\n"
                            "--pin forces a tensor (ONNX value or buffer name) to be sticked on dimension DIM.\n"
                            "--baseline uses torch-spyre's default device order and work division.\n"
-                           "--target loads another target description (default: resources/targets/spyre.json)."}};
+                           "--target loads another target description (default: resources/targets/spyre.json).\n"
+                           "--max-model-bytes refuses larger model files (and as much external data); default 2 GiB - 1."}};
 
 }  // namespace
 }  // namespace spyglass::cli

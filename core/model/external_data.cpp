@@ -13,7 +13,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void resolveTensor(onnx::TensorProto& t, const fs::path& base, const std::string& displayName, const std::string& what)
+void resolveTensor(onnx::TensorProto& t, const fs::path& base, const std::string& displayName, const std::string& what,
+                   uint64_t& budget)
 {
     if (t.data_location() != onnx::TensorProto::EXTERNAL)
         return;
@@ -53,6 +54,9 @@ void resolveTensor(onnx::TensorProto& t, const fs::path& base, const std::string
     const auto mismatch = std::mismatch(baseCanon.begin(), baseCanon.end(), file.begin(), file.end());
     if (mismatch.first != baseCanon.end())
         refuse("it resolves outside the model's folder");
+    // Opening a FIFO or device would block or never end; only plain files hold tensor data.
+    if (fs::exists(file, ec) && !fs::is_regular_file(file, ec))
+        refuse("it is not a regular file");
     std::ifstream in(file, std::ios::binary);
     if (!in)
         throw InputError(SourceLocation{displayName, 0, 0}, what + ": cannot open external data file '" + location + "'");
@@ -61,8 +65,12 @@ void resolveTensor(onnx::TensorProto& t, const fs::path& base, const std::string
         throw InputError(SourceLocation{displayName, 0, 0}, what + ": external data offset " + std::to_string(offset) + " is beyond the end of '" + location + "'");
     if (length < 0)
         length = size - offset;
-    if (offset + length > size)
+    if (length > size - offset)
         throw InputError(SourceLocation{displayName, 0, 0}, what + ": external data '" + location + "' is shorter than offset + length");
+    if (static_cast<uint64_t>(length) > budget)
+        throw InputError(SourceLocation{displayName, 0, 0}, what + ": external data '" + location + "' (" + std::to_string(length) +
+                                                                " bytes) goes past the limit on a model's size; raise it (--max-model-bytes) if the model is genuine");
+    budget -= static_cast<uint64_t>(length);
     std::string bytes(static_cast<size_t>(length), '\0');
     in.seekg(offset);
     in.read(bytes.data(), length);
@@ -73,16 +81,17 @@ void resolveTensor(onnx::TensorProto& t, const fs::path& base, const std::string
 
 }  // namespace
 
-void resolveExternalData(onnx::ModelProto& model, const std::string& baseDir, const std::string& displayName)
+void resolveExternalData(onnx::ModelProto& model, const std::string& baseDir, const std::string& displayName, uint64_t maxBytes)
 {
+    uint64_t budget = maxBytes;
     const fs::path base = baseDir.empty() ? fs::path() : fs::path(baseDir);
     auto* graph = model.mutable_graph();
     for (auto& t : *graph->mutable_initializer())
-        resolveTensor(t, base, displayName, "initializer '" + t.name() + "'");
+        resolveTensor(t, base, displayName, "initializer '" + t.name() + "'", budget);
     for (auto& n : *graph->mutable_node())
         for (auto& a : *n.mutable_attribute())
             if (a.has_t())
-                resolveTensor(*a.mutable_t(), base, displayName, n.op_type() + " '" + n.name() + "' attribute '" + a.name() + "'");
+                resolveTensor(*a.mutable_t(), base, displayName, n.op_type() + " '" + n.name() + "' attribute '" + a.name() + "'", budget);
 }
 
 }  // namespace spyglass::model::import

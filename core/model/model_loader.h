@@ -4,6 +4,7 @@
 
 #include "core/model/model_graph.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -16,6 +17,10 @@ struct LoadOptions {
     // Values for symbolic dimensions of graph inputs, by dim_param name (e.g. {"batch", 1}): exported
     // models with dynamic axes become static. A symbolic dimension without a value is a load error.
     std::map<std::string, int64_t> dimValues;
+    // Largest model accepted, in bytes: the model file, and separately the external data it reads. Checked
+    // before anything is read. Protobuf cannot decode a message over 2 GiB, so that is the default.
+    uint64_t maxModelBytes = kDefaultMaxModelBytes;
+    static constexpr uint64_t kDefaultMaxModelBytes = (uint64_t(2) << 30) - 1;
 };
 
 // Throws InputError (file:line:column for text, op type and node name for model errors) on anything

@@ -5,6 +5,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -17,7 +18,9 @@ onnx::ModelProto parseBinary(const std::string& bytes, const std::string& displa
 
 // Reads every external-data tensor (initializers and Constant attributes) into raw_data. Locations
 // must be relative paths inside `baseDir` (no "..", no absolute paths, no symlinks leading out).
-void resolveExternalData(onnx::ModelProto& model, const std::string& baseDir, const std::string& displayName);
+// Refuses more than `maxBytes` of external data in total, before reading it.
+void resolveExternalData(onnx::ModelProto& model, const std::string& baseDir, const std::string& displayName,
+                         uint64_t maxBytes = UINT64_MAX);
 
 // ONNX attributes -> Node attributes (tensors converted to HostTensor); inputs and outputs are filled
 // with -1 placeholders (one per proto input/output).

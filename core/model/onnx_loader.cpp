@@ -12,6 +12,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -130,6 +131,93 @@ void setDimValues(onnx::GraphProto& g, const LoadOptions& options, const std::st
             fail(file, "no graph input has a symbolic dimension named '" + name + "'");
 }
 
+std::string nodeLabel(const onnx::NodeProto& n) { return n.op_type() + " '" + n.name() + "'"; }
+
+// The checker's and shape inference's messages span lines (they print the offending NodeProto); the Problems dock
+// and "file: error: message" show one line, so fold every run of whitespace into one space.
+std::string oneLine(const std::string& text)
+{
+    std::string out;
+    bool space = false;
+    for (char c : text) {
+        if (std::isspace(static_cast<unsigned char>(c))) {
+            space = !out.empty();
+            continue;
+        }
+        if (space)
+            out += ' ';
+        space = false;
+        out += c;
+    }
+    return out;
+}
+
+// Dangling inputs, values defined twice and cycles, named plainly before the ONNX checker reports them as an
+// unsorted graph (the checker's message for all three).
+void checkGraphStructure(const onnx::GraphProto& g, const std::string& file)
+{
+    std::map<std::string, int> producer;   // value -> node index; -1 for graph inputs and initializers
+    for (const auto& in : g.input())
+        producer.emplace(in.name(), -1);
+    for (const auto& t : g.initializer())
+        producer.emplace(t.name(), -1);
+    for (int k = 0; k < g.node_size(); ++k)
+        for (const auto& out : g.node(k).output()) {
+            if (out.empty())
+                continue;
+            const auto [it, fresh] = producer.emplace(out, k);
+            if (!fresh)
+                fail(file, "value '" + out + "' is defined more than once" +
+                               (it->second >= 0 ? " (also by " + nodeLabel(g.node(it->second)) + ")" : std::string(" (also a graph input or initializer)")),
+                     nodeLabel(g.node(k)));
+        }
+    std::vector<std::vector<int>> preds(g.node_size());
+    for (int k = 0; k < g.node_size(); ++k)
+        for (const auto& in : g.node(k).input()) {
+            if (in.empty())
+                continue;
+            const auto it = producer.find(in);
+            if (it == producer.end())
+                fail(file, "input '" + in + "' is not a graph input, an initializer or the output of any node", nodeLabel(g.node(k)));
+            if (it->second >= 0)
+                preds[k].push_back(it->second);
+        }
+    // Iterative depth-first search over producers (a deep chain must not overflow the stack).
+    std::vector<int> state(g.node_size(), 0);   // 0 new, 1 on the current path, 2 done
+    for (int root = 0; root < g.node_size(); ++root) {
+        if (state[root])
+            continue;
+        std::vector<std::pair<int, size_t>> stack{{root, 0}};
+        state[root] = 1;
+        while (!stack.empty()) {
+            auto& [n, next] = stack.back();
+            if (next == preds[n].size()) {
+                state[n] = 2;
+                stack.pop_back();
+                continue;
+            }
+            const int p = preds[n][next++];
+            if (state[p] == 1) {
+                // p is on the current path (each entry a producer of the one before): data flows from the end of
+                // the path back to p, and from p into n.
+                std::string path;
+                for (size_t i = 0; i < stack.size(); ++i)
+                    if (stack[i].first == p) {
+                        for (size_t j = i; j < stack.size(); ++j)
+                            path = "'" + g.node(stack[j].first).name() + "' -> " + path;
+                        break;
+                    }
+                fail(file, "the graph has a cycle: " + path + "'" + g.node(n).name() + "'; ONNX graphs must be acyclic",
+                     nodeLabel(g.node(p)));
+            }
+            if (state[p] == 0) {
+                state[p] = 1;
+                stack.emplace_back(p, 0);
+            }
+        }
+    }
+}
+
 void checkSupport(const onnx::GraphProto& g, int64_t opset)
 {
     for (const auto& np : g.node()) {
@@ -145,7 +233,7 @@ void inferShapes(onnx::ModelProto& m, const std::string& file)
         onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*error_mode=*/1, /*enable_data_propagation=*/true);
         onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), opts);
     } catch (const std::exception& e) {
-        fail(file, std::string("shape inference failed: ") + e.what());
+        fail(file, "shape inference failed: " + oneLine(e.what()));
     }
 }
 
@@ -174,6 +262,9 @@ std::pair<DType, Shape> staticType(const onnx::TypeProto* tp, const std::string&
             fail(file, "value '" + valueName + "' has no static shape after shape inference and constant folding (dimension " + std::to_string(k) + " is " +
                            dimText(d) + (d.has_dim_param() ? "; give it a value, e.g. --dim " + d.dim_param() + "=1" : std::string()) + ")",
                  owner);
+        if (d.dim_value() < 0)
+            fail(file, "value '" + valueName + "' has dimension " + std::to_string(k) + " = " + std::to_string(d.dim_value()) +
+                           "; dimensions cannot be negative", owner);
         shape.push_back(d.dim_value());
     }
     return {*dt, shape};
@@ -297,7 +388,7 @@ ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::s
             fail(file, "opset " + std::to_string(opset) + " is newer than this build's ONNX library supports (up to opset " +
                            std::to_string(it->second.second) + ")");
     }
-    import::resolveExternalData(m, baseDir, file);
+    import::resolveExternalData(m, baseDir, file, options.maxModelBytes);
     auto* g = m.mutable_graph();
     nameNodes(*g);
     std::vector<std::string> declared;
@@ -313,10 +404,11 @@ ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::s
     try {
         // Our own support check first: "op X is not supported" says more than the checker's schema errors.
         checkSupport(*g, opset);
+        checkGraphStructure(*g, file);
         try {
             onnx::checker::check_model(m);
         } catch (const std::exception& e) {
-            fail(file, std::string("ONNX checker: ") + e.what());
+            fail(file, "ONNX checker: " + oneLine(e.what()));
         }
         bindInputs(m, options, constants, file);
         setDimValues(*g, options, file);
@@ -336,13 +428,32 @@ ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::s
     }
 }
 
-std::string readFile(const std::string& path)
+std::string sizeText(uint64_t bytes)
+{
+    return bytes >= (uint64_t(1) << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
+}
+
+void checkSize(const std::string& file, uint64_t size, uint64_t limit)
+{
+    if (size > limit)
+        fail(file, "the model is " + sizeText(size) + ", more than the limit of " + sizeText(limit) +
+                       "; raise it (--max-model-bytes) if the model is genuine");
+}
+
+std::string readFile(const std::string& path, uint64_t limit)
 {
     std::error_code ec;
     if (!fs::exists(path, ec))
         fail(path, "no such file");
     if (fs::is_directory(path, ec))
         fail(path, "is a directory, not a model file");
+    // Checked before reading: a huge (or endless, e.g. a FIFO) file must not be pulled into memory first.
+    if (!fs::is_regular_file(path, ec))
+        fail(path, "is not a regular file");
+    const uint64_t size = fs::file_size(path, ec);
+    if (ec)
+        fail(path, "cannot read the file size: " + ec.message());
+    checkSize(path, size, limit);
     std::ifstream in(path, std::ios::binary);
     if (!in)
         fail(path, "cannot open the file");
@@ -355,7 +466,7 @@ std::string readFile(const std::string& path)
 
 ModelGraph loadModel(const std::string& path, const LoadOptions& options)
 {
-    const std::string bytes = readFile(path);
+    const std::string bytes = readFile(path, options.maxModelBytes);
     const std::string base = fs::path(path).parent_path().empty() ? std::string(".") : fs::path(path).parent_path().string();
     std::string ext = fs::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
@@ -366,6 +477,7 @@ ModelGraph loadModel(const std::string& path, const LoadOptions& options)
 
 ModelGraph loadModelFromText(const std::string& text, const std::string& displayName, const std::string& baseDir, const LoadOptions& options)
 {
+    checkSize(displayName, text.size(), options.maxModelBytes);
     return importModel(import::parseText(text, displayName), displayName, baseDir, options);
 }
 

@@ -44,20 +44,41 @@ void checkCast(const Node& n, int64_t)
         unsupportedAttr(n, "to", "= " + onnxTypeName(static_cast<int32_t>(to)) + " is not a supported element type");
 }
 
+// Convolution and pooling windows. ONNX's own shape inference divides by strides (and dilations) without checking
+// them, so a zero stride kills the process with SIGFPE (found by fuzz/fuzz_onnx_text); such a model is invalid and
+// refused here, before shape inference runs.
+void checkWindow(const Node& n)
+{
+    for (const char* a : {"strides", "dilations", "kernel_shape"})
+        if (hasAttribute(n, a))
+            for (int64_t v : attrInts(n, a))
+                if (v < 1)
+                    nodeError(n, std::string("attribute '") + a + "' contains " + std::to_string(v) + "; every value must be at least 1");
+    if (hasAttribute(n, "pads"))
+        for (int64_t v : attrInts(n, "pads"))
+            if (v < 0)
+                nodeError(n, "attribute 'pads' contains " + std::to_string(v) + "; pads cannot be negative");
+    if (hasAttribute(n, "group") && attrInt(n, "group", 1) < 1)
+        nodeError(n, "attribute 'group' is " + std::to_string(attrInt(n, "group", 1)) + "; it must be at least 1");
+}
+
 void checkConv(const Node& n, int64_t)
 {
     checkOneOf(n, "auto_pad", {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"}, "NOTSET");
+    checkWindow(n);
 }
 
 void checkMaxPool(const Node& n, int64_t)
 {
     checkOneOf(n, "auto_pad", {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"}, "NOTSET");
+    checkWindow(n);
     checkOutputs(n, 1, "'Indices' (second output of MaxPool)");
 }
 
 void checkAveragePool(const Node& n, int64_t)
 {
     checkOneOf(n, "auto_pad", {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"}, "NOTSET");
+    checkWindow(n);
     if (hasAttribute(n, "dilations"))
         for (int64_t d : attrInts(n, "dilations"))
             if (d != 1)

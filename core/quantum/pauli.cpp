@@ -5,6 +5,7 @@
 #include <bit>
 #include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -103,9 +104,11 @@ PauliSum parsePauliSum(const std::string& text, const std::string& file)
                     ++j;
                 if (j == i)
                     fail(at, "Pauli operator needs a qubit index, e.g. Z0");
-                const int q = std::stoi(line.substr(i, j - i));
+                // std::stoi would throw out_of_range (not an InputError) on an index longer than an int.
+                const std::string digits = line.substr(i, j - i);
+                const int q = digits.size() > 3 ? 1000 : std::stoi(digits);
                 if (q >= 63)
-                    fail(at, "qubit index " + std::to_string(q) + " is too large");
+                    fail(at, "qubit index " + digits + " is too large (at most 62)");
                 i = j;
                 const uint64_t bit = uint64_t(1) << q;
                 if ((t.xMask | t.zMask) & bit)
@@ -135,6 +138,14 @@ PauliSum parsePauliSum(const std::string& text, const std::string& file)
 
 PauliSum readPauliSumFile(const std::string& path)
 {
+    // A Hamiltonian is a list of terms; anything this large is not one and would only fill memory.
+    constexpr uintmax_t kMaxFileBytes = 64ull << 20;
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw InputError(SourceLocation{path, 0, 0}, "is a folder, expected a Hamiltonian file");
+    if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxFileBytes)
+        throw InputError(SourceLocation{path, 0, 0}, "the file is " + std::to_string(size >> 20) + " MiB; Hamiltonian files larger than " +
+                                                         std::to_string(kMaxFileBytes >> 20) + " MiB are refused");
     std::ifstream in(path);
     if (!in)
         throw InputError(SourceLocation{path, 0, 0}, "cannot open file");

@@ -198,6 +198,12 @@ const std::set<std::string> kReserved = {"OPENQASM", "include", "qreg", "creg", 
 
 // ---------------------------------------------------------------- parser
 
+// Limits that keep a hostile or broken file from exhausting the machine; each is far beyond real circuits.
+constexpr int kMaxExprDepth = 256;            // nested parentheses / unary signs in one expression (stack depth)
+constexpr int kMaxGateNesting = 64;           // gate definitions calling gate definitions (inline_gates' limit)
+constexpr uint64_t kMaxExpandedOps = 10'000'000;   // ops once every user gate is inlined (about 2.5 GB of QPIR)
+constexpr uint64_t kMaxFileBytes = 256ull << 20;
+
 class Parser {
 public:
     Parser(DiagnosticSink& sink) : sink_(sink)
@@ -282,6 +288,18 @@ private:
     }
 
     // ---- expressions
+    // Nesting depth of the expression being parsed (parentheses, function calls, signs, powers), each a level of
+    // recursion; past kMaxExprDepth a hostile file could overflow the stack.
+    struct DepthGuard {
+        Parser& p;
+        DepthGuard(Parser& parser, const Token& at) : p(parser)
+        {
+            if (++p.exprDepth_ > kMaxExprDepth)
+                p.lx().fail(at, "expression nested more than " + std::to_string(kMaxExprDepth) + " deep");
+        }
+        ~DepthGuard() { --p.exprDepth_; }
+    };
+
     ExprPtr expr(const std::vector<std::string>* params)
     {
         ExprPtr e = term(params);
@@ -308,13 +326,21 @@ private:
     }
     ExprPtr unary(const std::vector<std::string>* params)
     {
-        if (accept("-"))
+        const Token at = lx().peek();
+        if (accept("-")) {
+            DepthGuard guard(*this, at);
             return Expr::unary(Expr::Kind::Neg, unary(params));
-        if (accept("+"))
+        }
+        if (accept("+")) {
+            DepthGuard guard(*this, at);
             return unary(params);
+        }
         ExprPtr base = primary(params);
-        if (accept("^"))
+        const Token pow = lx().peek();
+        if (accept("^")) {
+            DepthGuard guard(*this, pow);
             return Expr::binary(Expr::Kind::Pow, base, unary(params));
+        }
         return base;
     }
     ExprPtr primary(const std::vector<std::string>* params)
@@ -323,6 +349,7 @@ private:
         if (t.kind == Tok::Int || t.kind == Tok::Real)
             return Expr::number(t.number);
         if (t.kind == Tok::Symbol && t.text == "(") {
+            DepthGuard guard(*this, t);
             ExprPtr e = expr(params);
             expect(")");
             return e;
@@ -331,6 +358,7 @@ private:
             if (t.text == "pi")
                 return Expr::pi();
             if (kFunctions.count(t.text)) {
+                DepthGuard guard(*this, t);
                 expect("(");
                 ExprPtr e = expr(params);
                 expect(")");
@@ -564,6 +592,10 @@ private:
             (*lib_)[def.name] = std::move(def);
             return;
         }
+        // How deep definitions nest and how many ops one call becomes once inlined: a chain of gates each calling
+        // the previous one twice is a few lines of text but 2^N ops, so both are bounded here, at the definition.
+        int nesting = 1;
+        uint64_t expanded = 0;
         expect("{");
         while (!accept("}")) {
             Token g = lx().peek();
@@ -606,9 +638,49 @@ private:
             if (callee && call.args.size() != callee->qubits.size())
                 lx().fail(g, "gate '" + g.text + "' acts on " + std::to_string(callee->qubits.size()) + " qubit(s), got " +
                                  std::to_string(call.args.size()));
+            if (callee) {
+                nesting = std::max(nesting, 1 + nestingOf(g.text));
+                if (nesting > kMaxGateNesting)
+                    lx().fail(g, "gate definitions nested more than " + std::to_string(kMaxGateNesting) + " deep ('" + def.name +
+                                     "' calls '" + g.text + "', which nests " + std::to_string(nestingOf(g.text)) + " deep)");
+            }
+            expanded = std::min(kMaxExpandedOps + 1, expanded + (callee ? expandedOpsOf(g.text) : 1));
             def.body.push_back(std::move(call));
         }
+        nesting_[def.name] = nesting;
+        expandedOps_[def.name] = expanded;
         (*lib_)[def.name] = std::move(def);
+    }
+
+    // Definitions below a gate (0 for U, CX, opaque gates and qelib1's primitives, which are never inlined).
+    int nestingOf(const std::string& name) const
+    {
+        if (isNeverInlined(name))
+            return 0;
+        const auto it = nesting_.find(name);
+        return it == nesting_.end() ? 0 : it->second;
+    }
+    // Ops one call of `name` becomes after inline_gates (saturates just above kMaxExpandedOps).
+    uint64_t expandedOpsOf(const std::string& name) const
+    {
+        if (isNeverInlined(name))
+            return 1;
+        const auto it = expandedOps_.find(name);
+        return it == expandedOps_.end() ? 1 : it->second;
+    }
+    bool isNeverInlined(const std::string& name) const
+    {
+        const auto it = lib_->find(name);
+        return it == lib_->end() || it->second.opaque || (it->second.builtin && (findStdGate(name) || it->second.body.empty()));
+    }
+
+    // Counts ops the program will hold once inlined; refuses the statement that goes past kMaxExpandedOps.
+    void addExpandedOps(const Token& at, uint64_t perOp, uint64_t count)
+    {
+        totalExpandedOps_ += std::min(kMaxExpandedOps + 1, perOp) * count;
+        if (totalExpandedOps_ > kMaxExpandedOps)
+            lx().fail(at, "the circuit grows beyond " + std::to_string(kMaxExpandedOps) +
+                              " operations once its gate definitions are expanded");
     }
 
     std::string unknownGateMessage(const std::string& n)
@@ -631,6 +703,7 @@ private:
             if (q.whole != c.whole || q.bits.size() != c.bits.size())
                 lx().fail(c.at, "measure needs a register of the same size or single bits on both sides (" +
                                     std::to_string(q.bits.size()) + " qubit(s) -> " + std::to_string(c.bits.size()) + " bit(s))");
+            addExpandedOps(t, 1, q.bits.size());
             for (size_t i = 0; i < q.bits.size(); ++i) {
                 Op op;
                 op.kind = OpKind::Measure;
@@ -646,6 +719,7 @@ private:
         if (t.text == "reset") {
             Arg q = argument(false);
             expect(";");
+            addExpandedOps(t, 1, q.bits.size());
             for (int b : q.bits) {
                 Op op;
                 op.kind = OpKind::Reset;
@@ -660,6 +734,7 @@ private:
         if (t.text == "barrier") {
             std::vector<Arg> args = argumentList();
             expect(";");
+            addExpandedOps(t, 1, 1);
             Op op;
             op.kind = OpKind::Barrier;
             op.name = "barrier";
@@ -705,6 +780,7 @@ private:
                                         ") in one gate application");
                 width = std::max(width, a.bits.size());
             }
+        addExpandedOps(t, expandedOpsOf(t.text), width);
         for (size_t i = 0; i < width; ++i) {
             Op op;
             op.name = t.text;
@@ -726,6 +802,10 @@ private:
     std::shared_ptr<GateLibrary> lib_;
     Circuit circ_;
     bool qelibLoaded_ = false;
+    int exprDepth_ = 0;
+    std::map<std::string, int> nesting_;
+    std::map<std::string, uint64_t> expandedOps_;
+    uint64_t totalExpandedOps_ = 0;
 };
 
 std::string stem(const std::string& file)
@@ -754,6 +834,9 @@ ParseResult parseQasmFile(const std::string& path)
         throw InputError(SourceLocation{path, 0, 0}, "no such file or directory");
     if (fs::is_directory(path, ec))
         throw InputError(SourceLocation{path, 0, 0}, "is a folder, expected an OpenQASM file");
+    if (const auto size = fs::file_size(path, ec); !ec && size > kMaxFileBytes)
+        throw InputError(SourceLocation{path, 0, 0}, "the file is " + std::to_string(size >> 20) + " MiB; OpenQASM files larger than " +
+                                                         std::to_string(kMaxFileBytes >> 20) + " MiB are refused");
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw InputError(SourceLocation{path, 0, 0}, "cannot open file");

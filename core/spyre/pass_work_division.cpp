@@ -1,5 +1,6 @@
 #include "core/spyre/pass_work_division.h"
 
+#include "core/common/diagnostics.h"
 #include "core/spyre/op_geometry.h"
 
 #include <algorithm>
@@ -189,7 +190,7 @@ PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
     if (program.stage != Stage::Loop)
         return {false, "nothing to do: not lowered"};
     const SpyreTarget& t = ctx.target;
-    int maxCores = 0, modelled = 0, differs = 0, overSpan = 0;
+    int maxCores = 0, modelled = 0, differs = 0;
     for (Op& op : program.ops) {
         CoreSplit s;
         s.ways = defaultDivision(program, op, t.cores);
@@ -215,8 +216,18 @@ PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
         } else {
             s.estimatedUs = memoryEstimateUs(program, op, t);
         }
-        if (splitExceedsSpan(program, op, s.ways, t))
-            ++overSpan;
+        // Coarse tiling has already cut every tile as far as it could; if a core's slice is still beyond the span, the
+        // kernel would address past what a core can reach (EAR overflow: wrong results on the real chip).
+        if (splitExceedsSpan(program, op, s.ways, t)) {
+            Diagnostic d;
+            d.location.file = program.sourcePath;
+            for (const std::string& o : op.origins)
+                d.node += (d.node.empty() ? "" : ", ") + o;
+            d.message = op.name + ": one core's slice spans more than the " + std::to_string(t.spanBytes >> 20) +
+                        " MiB of device memory a core can address in one kernel, even tiled and split over " +
+                        std::to_string(s.cores) + (s.cores == 1 ? " core" : " cores");
+            throw InputError(std::move(d));
+        }
         op.split = s;
         maxCores = std::max(maxCores, s.cores);
     }
@@ -228,8 +239,6 @@ PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
         r.summary += " (baseline: torch-spyre default division)";
     else
         r.summary += "; cost model changed " + std::to_string(differs) + " of " + std::to_string(modelled) + " matmul splits";
-    if (overSpan)
-        r.summary += "; " + std::to_string(overSpan) + " ops exceed the 256 MiB span";
     return r;
 }
 

@@ -4,7 +4,9 @@
 #include "core/common/job_control.h"
 #include "core/spyre/ir_printer.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 namespace spyglass::spyre {
 
@@ -82,9 +84,56 @@ std::vector<SpyreSnapshot> PassManager::run(Program program, PassContext& ctx, J
     return snaps;
 }
 
+namespace {
+
+std::string gibText(double bytes)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / double(uint64_t(1) << 30));
+    return buf;
+}
+
+// Every tensor of the model lives in device memory (inputs, weights, intermediates, outputs): a model that cannot
+// be resident is refused before any pass runs, naming the largest tensor. Sizes are without stick padding, so this
+// is a lower bound; products are computed in double so that absurd shapes cannot overflow.
+void checkDeviceMemory(const Program& p, const SpyreTarget& t)
+{
+    if (t.deviceMemoryBytes <= 0)
+        return;
+    const double limit = static_cast<double>(t.deviceMemoryBytes);
+    double total = 0, largestBytes = -1;
+    const GraphTensor* largest = nullptr;
+    for (const GraphTensor& g : p.tensors) {
+        double bytes = p.deviceDtypeBytes;
+        for (int64_t d : g.shape)
+            bytes *= static_cast<double>(std::max<int64_t>(d, 0));
+        total += bytes;
+        if (bytes > largestBytes) {
+            largestBytes = bytes;
+            largest = &g;
+        }
+    }
+    if (!largest || total <= limit)
+        return;
+    Diagnostic d;
+    d.location.file = p.sourcePath;
+    if (largest->producer >= 0 && largest->producer < static_cast<int>(p.graphOps.size()))
+        d.node = p.graphOps[largest->producer].label();
+    if (largestBytes > limit)
+        d.message = "tensor '" + largest->name + "' " + shapeText(largest->shape) + " needs " + gibText(largestBytes) +
+                    " of device memory, more than the target's " + gibText(limit);
+    else
+        d.message = "the model's tensors need " + gibText(total) + " of device memory together, more than the target's " +
+                    gibText(limit) + " (largest: '" + largest->name + "' " + shapeText(largest->shape) + ", " + gibText(largestBytes) + ")";
+    throw InputError(std::move(d));
+}
+
+}  // namespace
+
 std::vector<SpyreSnapshot> SpyrePipeline::run(Program program, const SpyreTarget& target, const CompileOptions& options,
                                               JobControl& job)
 {
+    checkDeviceMemory(program, target);
     PassManager pm;
     for (auto& p : makeSpyrePasses())
         pm.add(std::move(p));

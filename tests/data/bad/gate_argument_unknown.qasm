@@ -1,0 +1,2 @@
+OPENQASM 2.0;
+gate g a { CX a, b; }

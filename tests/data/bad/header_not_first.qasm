@@ -1,0 +1,2 @@
+qreg q[1];
+OPENQASM 2.0;

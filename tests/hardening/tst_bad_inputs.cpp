@@ -1,0 +1,269 @@
+// Untrusted files through the real spyglass-cli: every file of the bad-input corpus (tests/data/bad) is refused with
+// exit code 2 and its expected message at its file:line:column, in bounded time; files are never read outside
+// the model's or circuit's folder (external data, includes, symlinks, FIFOs); the size and memory limits hold.
+#include "common/testutil.h"
+#include "hardening/hardening_util.h"
+
+#include "core/common/diagnostics.h"
+#include "core/model/model_loader.h"
+#include "core/quantum/pauli.h"
+#include "core/quantum/qasm_parser.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sys/stat.h>
+
+using namespace spyglass;
+using namespace spyglass::test;
+
+namespace {
+
+// A MatMul model whose weight [8, 2] (or [rows, 2]) is external data at `location`, written to `path`.
+void writeExternalModel(const QString& path, const std::string& location, int rows = 8)
+{
+    onnx::ModelProto m;
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(17);
+    auto* g = m.mutable_graph();
+    g->set_name("external");
+    auto* n = g->add_node();
+    n->set_op_type("MatMul");
+    n->set_name("mm0");
+    n->add_input("x");
+    n->add_input("w");
+    n->add_output("y");
+    auto addValue = [](onnx::ValueInfoProto* v, const char* name, std::initializer_list<int64_t> dims) {
+        v->set_name(name);
+        auto* tt = v->mutable_type()->mutable_tensor_type();
+        tt->set_elem_type(onnx::TensorProto::FLOAT);
+        for (int64_t d : dims)
+            tt->mutable_shape()->add_dim()->set_dim_value(d);
+    };
+    addValue(g->add_input(), "x", {4, rows});
+    addValue(g->add_output(), "y", {4, 2});
+    auto* w = g->add_initializer();
+    w->set_name("w");
+    w->set_data_type(onnx::TensorProto::FLOAT);
+    w->add_dims(rows);
+    w->add_dims(2);
+    w->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* kv = w->add_external_data();
+    kv->set_key("location");
+    kv->set_value(location);
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    const std::string bytes = m.SerializeAsString();
+    f.write(bytes.data(), static_cast<qint64>(bytes.size()));
+}
+
+void writeFile(const QString& path, const QByteArray& data)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(data);
+}
+
+}  // namespace
+
+class TestBadInputs : public QObject {
+    Q_OBJECT
+
+private slots:
+    void corpusIsComplete()
+    {
+        QString error;
+        const QVector<BadInput> rows = readBadInputs(&error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(rows.size() >= 40);
+        QSet<QString> listed;
+        for (const BadInput& b : rows) {
+            QVERIFY2(QFile::exists(b.path()), qPrintable(b.file + QStringLiteral(" is listed but missing")));
+            QVERIFY2(!listed.contains(b.file), qPrintable(b.file + QStringLiteral(" is listed twice")));
+            listed.insert(b.file);
+        }
+        // Every bad file has its expected error: none sits in the folder untested.
+        const QStringList files = QDir(dataPath(QStringLiteral("bad"))).entryList(QDir::Files);
+        for (const QString& f : files) {
+            if (f == QLatin1String("expected.tsv") || f == QLatin1String("README.md") || f.endsWith(QLatin1String(".py")))
+                continue;
+            QVERIFY2(listed.contains(f), qPrintable(f + QStringLiteral(" has no row in expected.tsv")));
+        }
+    }
+
+    void cliRefusesWithExpectedMessage_data()
+    {
+        QTest::addColumn<int>("row");
+        const QVector<BadInput> rows = readBadInputs();
+        for (int i = 0; i < rows.size(); ++i)
+            QTest::newRow(qPrintable(rows[i].file)) << i;
+    }
+
+    void cliRefusesWithExpectedMessage()
+    {
+        QFETCH(int, row);
+        const BadInput b = readBadInputs().at(row);
+        QElapsedTimer timer;
+        timer.start();
+        const CliResult r = runCli(cliArgsFor(b), 60000);
+        const QString err = QString::fromUtf8(r.err);
+        QVERIFY2(r.err != "timeout", "no answer within 60 s");
+        QVERIFY2(r.exitCode == 2, qPrintable(QStringLiteral("exit %1, stderr: %2").arg(r.exitCode).arg(err)));
+        QVERIFY2(err.contains(b.expected), qPrintable(QStringLiteral("expected '%1' in: %2").arg(b.expected, err)));
+        // The message starts with where the problem is: "path:line:column: error:" (or "path: error:").
+        QVERIFY2(err.contains(b.location() + QStringLiteral(": error: ")),
+                 qPrintable(QStringLiteral("expected location '%1' in: %2").arg(b.location(), err)));
+        QVERIFY2(!err.contains(QLatin1String("internal error")), qPrintable(err));
+        QVERIFY(timer.elapsed() < 60000);
+    }
+
+    // The library throws InputError (never another exception) for the inputs that used to escape as
+    // std::out_of_range: a Pauli index longer than an int.
+    void pauliIndexOverflowIsInputError()
+    {
+        try {
+            quantum::parsePauliSum("1.0 Z99999999999999999999", "h.ham");
+            QFAIL("accepted an index beyond int");
+        } catch (const InputError& e) {
+            QCOMPARE(e.diagnostic().location.line, 1);
+            QCOMPARE(e.diagnostic().location.column, 5);
+            QVERIFY(QString::fromStdString(e.diagnostic().message).contains(QLatin1String("too large")));
+        }
+        QCOMPARE(quantum::parsePauliSum("1.0 Z62").minQubits(), 63);   // the largest index that is accepted
+    }
+
+    // The QASM limits leave real circuits alone: 64 nested definitions and a 2^20-op expansion are fine.
+    void qasmLimitsAcceptTheirBound()
+    {
+        std::string deep = "OPENQASM 2.0;\ngate g1 a { U(0,0,0) a; }\n";
+        for (int i = 2; i <= 64; ++i)
+            deep += "gate g" + std::to_string(i) + " a { g" + std::to_string(i - 1) + " a; }\n";
+        deep += "qreg q[1];\ng64 q[0];\n";
+        QCOMPARE(quantum::parseQasmString(deep).circuit.ops.size(), size_t(1));
+        QVERIFY_THROWS_EXCEPTION(InputError, quantum::parseQasmString(deep + "gate g65 a { g64 a; }\n"));
+
+        std::string wide = "OPENQASM 2.0;\ngate g0 a { U(0,0,0) a; U(0,0,0) a; }\n";
+        for (int i = 1; i < 20; ++i)
+            wide += "gate g" + std::to_string(i) + " a { g" + std::to_string(i - 1) + " a; g" + std::to_string(i - 1) + " a; }\n";
+        wide += "qreg q[1];\ng19 q[0];\n";   // 2^20 ops once inlined
+        QCOMPARE(quantum::parseQasmString(wide).circuit.ops.size(), size_t(1));
+        // Ten calls are 10 * 2^20 ops: past the limit of 10 000 000, refused at the tenth.
+        std::string many = wide;
+        for (int i = 0; i < 9; ++i)
+            many += "g19 q[0];\n";
+        try {
+            quantum::parseQasmString(many, "many.qasm");
+            QFAIL("accepted more than 10 000 000 ops");
+        } catch (const InputError& e) {
+            QCOMPARE(e.diagnostic().location.line, 23 + 9);
+            QVERIFY(QString::fromStdString(e.diagnostic().message).contains(QLatin1String("10000000 operations")));
+        }
+        // Expressions nested 200 deep are fine; 300 are not.
+        auto nested = [](int n) {
+            return "OPENQASM 2.0;\nqreg q[1];\nU(" + std::string(n, '(') + "0" + std::string(n, ')') + ",0,0) q[0];\n";
+        };
+        QCOMPARE(quantum::parseQasmString(nested(200)).circuit.ops.size(), size_t(1));
+        QVERIFY_THROWS_EXCEPTION(InputError, quantum::parseQasmString(nested(300)));
+    }
+
+    void externalDataInsideTheFolderIsRead()
+    {
+        QTemporaryDir dir;
+        writeExternalModel(dir.filePath(QStringLiteral("m.onnx")), "weights/w.bin");
+        QDir(dir.path()).mkpath(QStringLiteral("weights"));
+        writeFile(dir.filePath(QStringLiteral("weights/w.bin")), QByteArray(8 * 2 * 4, '\0'));
+        const CliResult r = runCli({QStringLiteral("compile"), dir.filePath(QStringLiteral("m.onnx"))});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+    }
+
+    void externalDataSymlinkOutOfTheFolderIsRefused()
+    {
+        QTemporaryDir outside, dir;
+        writeFile(outside.filePath(QStringLiteral("secret.bin")), QByteArray(8 * 2 * 4, 'x'));
+        writeExternalModel(dir.filePath(QStringLiteral("m.onnx")), "w.bin");
+        QVERIFY(QFile::link(outside.filePath(QStringLiteral("secret.bin")), dir.filePath(QStringLiteral("w.bin"))));
+        const CliResult r = runCli({QStringLiteral("compile"), dir.filePath(QStringLiteral("m.onnx"))});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("resolves outside the model's folder"), r.err.constData());
+    }
+
+    // Opening a FIFO would block forever (nobody writes to it): refused without opening it, for the model file
+    // itself and for its external data.
+    void fifosAreRefusedNotWaitedOn()
+    {
+        QTemporaryDir dir;
+        const QByteArray fifo = dir.filePath(QStringLiteral("w.bin")).toLocal8Bit();
+        QCOMPARE(mkfifo(fifo.constData(), 0600), 0);
+        writeExternalModel(dir.filePath(QStringLiteral("m.onnx")), "w.bin");
+        CliResult r = runCli({QStringLiteral("compile"), dir.filePath(QStringLiteral("m.onnx"))}, 30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("is not a regular file"), r.err.constData());
+
+        const QByteArray modelFifo = dir.filePath(QStringLiteral("pipe.onnx")).toLocal8Bit();
+        QCOMPARE(mkfifo(modelFifo.constData(), 0600), 0);
+        r = runCli({QStringLiteral("compile"), QString::fromLocal8Bit(modelFifo)}, 30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("is not a regular file"), r.err.constData());
+    }
+
+    void includeInsideTheFolderWorksSymlinkOutIsRefused()
+    {
+        QTemporaryDir outside, dir;
+        QDir(dir.path()).mkpath(QStringLiteral("lib"));
+        writeFile(dir.filePath(QStringLiteral("lib/mygates.inc")), "gate myh a { U(pi/2,0,pi) a; }\n");
+        writeFile(dir.filePath(QStringLiteral("ok.qasm")), "OPENQASM 2.0;\ninclude \"lib/mygates.inc\";\nqreg q[1];\nmyh q[0];\n");
+        CliResult r = runCli({QStringLiteral("qsim"), dir.filePath(QStringLiteral("ok.qasm"))});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+
+        writeFile(outside.filePath(QStringLiteral("evil.inc")), "gate evil a { U(0,0,0) a; }\n");
+        QVERIFY(QFile::link(outside.filePath(QStringLiteral("evil.inc")), dir.filePath(QStringLiteral("lib/link.inc"))));
+        writeFile(dir.filePath(QStringLiteral("bad.qasm")), "OPENQASM 2.0;\ninclude \"lib/link.inc\";\n");
+        r = runCli({QStringLiteral("qsim"), dir.filePath(QStringLiteral("bad.qasm"))});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("bad.qasm:2:9: error: include 'lib/link.inc' leaves the folder"), r.err.constData());
+    }
+
+    void modelSizeLimitIsConfigurable()
+    {
+        const QString model = sourcePath(QStringLiteral("resources/examples/mlp.onnxtxt"));
+        const qint64 size = QFileInfo(model).size();
+        CliResult r = runCli({QStringLiteral("compile"), model, QStringLiteral("--max-model-bytes"), QString::number(size - 1)});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("the model is %1 bytes, more than the limit of %2 bytes").arg(size).arg(size - 1).toUtf8()),
+                 r.err.constData());
+        r = runCli({QStringLiteral("compile"), model, QStringLiteral("--max-model-bytes"), QString::number(size)});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        r = runCli({QStringLiteral("compile"), model, QStringLiteral("--max-model-bytes"), QStringLiteral("lots")});
+        QCOMPARE(r.exitCode, 2);
+
+        // External data counts against the same limit, before it is read.
+        QTemporaryDir dir;
+        writeExternalModel(dir.filePath(QStringLiteral("m.onnx")), "w.bin", 1024);
+        writeFile(dir.filePath(QStringLiteral("w.bin")), QByteArray(1024 * 2 * 4, '\0'));
+        const qint64 modelSize = QFileInfo(dir.filePath(QStringLiteral("m.onnx"))).size();
+        r = runCli({QStringLiteral("compile"), dir.filePath(QStringLiteral("m.onnx")), QStringLiteral("--max-model-bytes"),
+                    QString::number(modelSize + 100)});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("goes past the limit on a model's size"), r.err.constData());
+        r = runCli({QStringLiteral("compile"), dir.filePath(QStringLiteral("m.onnx")), QStringLiteral("--max-model-bytes"),
+                    QString::number(1024 * 2 * 4)});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+    }
+
+    void modelLoaderDefaultLimitIsProtobufs()
+    {
+        QCOMPARE(model::LoadOptions().maxModelBytes, (uint64_t(2) << 30) - 1);
+        model::LoadOptions small;
+        small.maxModelBytes = 10;
+        QVERIFY_THROWS_EXCEPTION(InputError, model::loadModelFromText("<ir_version: 8, opset_import: [\"\" : 17]> g (float[1] x) => (float[1] y) { y = Relu(x) }",
+                                                                     "m.onnxtxt", {}, small));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBadInputs)
+#include "tst_bad_inputs.moc"
