@@ -1,0 +1,337 @@
+// The Spyre simulator (issue 4): number formats, device layouts, numerics of compiled models against the
+// reference interpreter, exported bundles, the LX plan checks, the timing model's bounds and its trace, and the
+// CLI (`run --backend spyre`, `run-bundle`).
+#include "common/testutil.h"
+#include "core/common/diagnostics.h"
+#include "core/common/job_control.h"
+#include "core/model/half_float.h"
+#include "core/model/model_loader.h"
+#include "core/model/reference_interpreter.h"
+#include "core/model/test_data.h"
+#include "core/spyre/kernel_bundle.h"
+#include "core/spyre/model_builder.h"
+#include "core/spyre/spyre_pipeline.h"
+#include "core/spyresim/device_memory.h"
+#include "core/spyresim/spyre_simulator.h"
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+#include <cmath>
+#include <random>
+
+using namespace spyglass;
+
+namespace {
+
+spyre::SpyreTarget target() { return spyre::SpyreTarget::load(test::sourcePath(QStringLiteral("resources/targets/spyre.json")).toStdString()); }
+
+std::vector<spyre::SpyreSnapshot> compile(const model::ModelGraph& g, spyre::CompileOptions o = {})
+{
+    JobControl job;
+    o.keepIrText = false;
+    return spyre::SpyrePipeline::run(g, target(), o, job);
+}
+
+std::map<std::string, model::HostTensor> randomInputs(const model::ModelGraph& g, unsigned seed = 1)
+{
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::map<std::string, model::HostTensor> in;
+    for (int v : g.inputs) {
+        model::HostTensor t;
+        t.dtype = g.values[v].dtype;
+        t.shape = g.values[v].shape;
+        t.f.resize(static_cast<size_t>(t.size()));
+        for (float& x : t.f)
+            x = u(rng);
+        in[g.values[v].name] = std::move(t);
+    }
+    return in;
+}
+
+std::vector<model::HostTensor> ordered(const model::ModelGraph& g, const std::map<std::string, model::HostTensor>& m)
+{
+    std::vector<model::HostTensor> v;
+    for (int i : g.inputs)
+        v.push_back(m.at(g.values[i].name));
+    return v;
+}
+
+double atolFor(const model::HostTensor& ref)
+{
+    double m = 1;
+    for (float x : ref.f)
+        m = std::max(m, static_cast<double>(std::fabs(x)));
+    return 2e-3 * m;
+}
+
+spyresim::SimOptions quiet(bool numerics = true)
+{
+    spyresim::SimOptions o;
+    o.numerics = numerics;
+    o.hostThreads = 2;
+    return o;
+}
+
+}  // namespace
+
+class TestSpyreSimulator : public QObject {
+    Q_OBJECT
+
+private slots:
+    void dl16Format()
+    {
+        using namespace spyresim;
+        QCOMPARE(decodeDl16(encodeDl16(1.0f)), 1.0f);
+        QCOMPARE(encodeDl16(1.0f), uint16_t(31 << 9));   // exponent bias 31, fraction 0
+        QCOMPARE(decodeDl16(encodeDl16(-2.5f)), -2.5f);
+        // 9 fraction bits: 1 + 2^-10 is a tie between 1 and 1 + 2^-9 and rounds to even (1).
+        QCOMPARE(decodeDl16(encodeDl16(1.0f + std::ldexp(1.0f, -10))), 1.0f);
+        QCOMPARE(decodeDl16(encodeDl16(1.0f + 3 * std::ldexp(1.0f, -10))), 1.0f + std::ldexp(1.0f, -8));
+        // Larger range than fp16 (6 exponent bits): 1e9 is finite in DL16, infinite in fp16.
+        QVERIFY(std::fabs(decodeDl16(encodeDl16(1e9f)) - 1e9f) < 1e9f * 2e-3f);
+        QVERIFY(std::isinf(model::roundToHalf(1e9f)));
+        // No infinities: saturate; NaN stays NaN.
+        QVERIFY(std::isfinite(decodeDl16(encodeDl16(INFINITY))));
+        QVERIFY(decodeDl16(encodeDl16(INFINITY)) > 8e9f);   // 2^32 * (1 + 510/512)
+        QVERIFY(std::isnan(decodeDl16(encodeDl16(NAN))));
+        QCOMPARE(decodeDl16(encodeDl16(0.0f)), 0.0f);
+    }
+
+    void deviceTensorHoldsSticksWithPadding()
+    {
+        // [3, 100] sticked on dim 1: two sticks of 64 per row, 28 padding words in the second.
+        spyre::BundleTensor t;
+        t.name = "x";
+        t.dtype = "float32";
+        t.hostShape = {3, 100};
+        t.stickDim = 1;
+        t.layout = spyre::deviceLayout(t.hostShape, spyre::contiguousStrides(t.hostShape), 1, spyre::DeviceOrder::Default, 64, "DL16");
+        spyresim::DeviceTensor d(t, spyresim::DeviceFormat::Fp16);
+        QCOMPARE(d.deviceElements(), int64_t(3 * 128));
+        int64_t padding = 0;
+        for (int64_t o = 0; o < d.deviceElements(); ++o)
+            padding += d.isPadding(o);
+        QCOMPARE(padding, int64_t(3 * 28));
+        std::vector<float> host(300);
+        for (size_t i = 0; i < host.size(); ++i)
+            host[i] = static_cast<float>(i) * 0.5f;   // exact in fp16
+        d.writeHost(host.data());
+        const model::HostTensor back = d.readHost(model::DType::Float32);
+        QCOMPARE(back.f, host);
+        // Element [1, 70] sits in the second stick of row 1: device [stick 1][row 1][lane 6].
+        QCOMPARE(d.deviceOffset(1 * 100 + 70), int64_t(1 * 3 * 64 + 1 * 64 + 6));
+    }
+
+    void compiledExamplesMatchTheReference_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (const char* f : {"matmul.onnxtxt", "batched_matmul.onnxtxt", "softmax.onnxtxt", "layernorm_gelu.onnxtxt", "mlp.onnxtxt",
+                              "convnet.onnxtxt", "transpose_restickify.onnxtxt", "transformer_encoder_layer.onnx"})
+            QTest::newRow(f) << QString::fromLatin1(f);
+    }
+    void compiledExamplesMatchTheReference()
+    {
+        QFETCH(QString, file);
+        const model::ModelGraph g = model::loadModel(test::sourcePath(QStringLiteral("resources/examples/") + file).toStdString());
+        for (bool baseline : {false, true}) {
+            spyre::CompileOptions o;
+            o.baseline = baseline;
+            const auto snaps = compile(g, o);
+            const auto inputs = randomInputs(g);
+            const spyresim::SimResult r = spyresim::simulate(*snaps.back().program->bundle, target(), inputs, quiet());
+            const auto ref = model::runReference(g, ordered(g, inputs)).outputs;
+            for (size_t k = 0; k < g.outputs.size(); ++k) {
+                const auto c = model::compareTensors(r.outputs.at(g.values[g.outputs[k]].name), ref[k], 2e-2, atolFor(ref[k]));
+                QVERIFY2(c.ok, qPrintable(QString::fromStdString(c.summary(g.values[g.outputs[k]].name))));
+            }
+            QVERIFY(r.kernelTimeNs > 0);
+            QVERIFY(r.kernelTimeNs >= r.rooflineNs * 0.999);   // nothing beats the roofline
+        }
+    }
+
+    void exportedBundleGivesTheSameResult()
+    {
+        // The encoder layer carries its weights as initializers: the bundle must carry them too.
+        const model::ModelGraph g = model::loadModel(test::sourcePath(QStringLiteral("resources/examples/transformer_encoder_layer.onnx")).toStdString());
+        const auto snaps = compile(g);
+        const spyre::KernelBundle& fresh = *snaps.back().program->bundle;
+        const QString dir = test::outputDir() + QStringLiteral("/sim-bundle-mlp");
+        QDir(dir).removeRecursively();
+        spyre::exportKernelBundle(fresh, dir.toStdString());
+        QVERIFY(!fresh.constants.empty());
+        QCOMPARE(QDir(dir + QStringLiteral("/constants")).entryList({QStringLiteral("*.pb")}).size(), static_cast<int>(fresh.constants.size()));
+        const spyre::KernelBundle loaded = spyre::loadKernelBundle(dir.toStdString());
+        QCOMPARE(loaded.kernels.size(), fresh.kernels.size());
+        for (size_t k = 0; k < fresh.kernels.size(); ++k) {
+            QCOMPARE(loaded.kernels[k].loop.stmts.size(), fresh.kernels[k].loop.stmts.size());
+            QVERIFY(loaded.kernels[k].loop.store == fresh.kernels[k].loop.store);
+        }
+        const auto inputs = randomInputs(g);
+        const auto a = spyresim::simulate(fresh, target(), inputs, quiet());
+        const auto b = spyresim::simulate(loaded, target(), inputs, quiet());
+        const std::string out = g.values[g.outputs[0]].name;
+        QCOMPARE(b.outputs.at(out).f, a.outputs.at(out).f);   // bit for bit
+        QCOMPARE(b.kernelTimeNs, a.kernelTimeNs);
+    }
+
+    void brokenScratchpadPlansAreNamed()
+    {
+        const model::ModelGraph g = model::loadModel(test::sourcePath(QStringLiteral("resources/examples/softmax.onnxtxt")).toStdString());
+        const auto snaps = compile(g);
+        spyre::KernelBundle b = *snaps.back().program->bundle;
+        // An allocation beyond usable LX.
+        spyre::KernelBundle beyond = b;
+        bool changed = false;
+        for (spyre::Kernel& k : beyond.kernels)
+            for (spyre::KernelTensorArg& a : k.tensors)
+                if (a.inLx && !changed) {
+                    a.lxOffset = beyond.usableLxBytes - 128;
+                    changed = true;
+                }
+        QVERIFY(changed);
+        try {
+            spyresim::checkScratchpadPlan(beyond);
+            QFAIL("an allocation beyond usable LX was accepted");
+        } catch (const InputError& e) {
+            const QString m = QString::fromStdString(e.what());
+            QVERIFY2(m.contains(QStringLiteral("kernel op")) && m.contains(QStringLiteral("core")) && m.contains(QStringLiteral("beyond usable LX")), qPrintable(m));
+        }
+        // Two live allocations on top of each other.
+        spyre::KernelBundle overlap = b;
+        std::vector<spyre::KernelTensorArg*> lx;
+        for (spyre::Kernel& k : overlap.kernels)
+            for (spyre::KernelTensorArg& a : k.tensors)
+                if (a.inLx)
+                    lx.push_back(&a);
+        QVERIFY(lx.size() >= 2);
+        const std::string first = lx.front()->tensor;
+        spyre::KernelTensorArg* other = nullptr;
+        for (spyre::KernelTensorArg* a : lx)
+            if (a->tensor != first && a->lxFirstUse <= lx.front()->lxLastUse && lx.front()->lxFirstUse <= a->lxLastUse &&
+                !(a->lxFirstUse == lx.front()->lxLastUse || lx.front()->lxFirstUse == a->lxLastUse))
+                other = a;
+        if (other) {
+            for (spyre::KernelTensorArg* a : lx)
+                if (a->tensor == other->tensor)
+                    a->lxOffset = lx.front()->lxOffset;
+            try {
+                spyresim::checkScratchpadPlan(overlap);
+                QFAIL("overlapping live allocations were accepted");
+            } catch (const InputError& e) {
+                QVERIFY2(QString::fromStdString(e.what()).contains(QStringLiteral("overlap")), e.what());
+            }
+        }
+    }
+
+    void timingFollowsTheModel()
+    {
+        const spyre::SpyreTarget t = target();
+        // A large 2-D matmul is compute-bound: time >= MACs at the sustained rate on every core.
+        spyre::ModelGraphBuilder b("mm");
+        const int a = b.input("a", {512, 1024});
+        const int w = b.constant("w", {1024, 1024});
+        const int y = b.node("MatMul", "mm", {a, w}, {512, 1024});
+        b.output(y);
+        const model::ModelGraph g = b.take();
+        const auto snaps = compile(g);
+        const spyresim::SimResult r = spyresim::simulate(*snaps.back().program->bundle, t, {}, quiet(false));
+        const double macs = 512.0 * 1024 * 1024;
+        QCOMPARE(static_cast<double>(r.macs), macs);
+        QVERIFY(r.kernelTimeNs >= macs / (t.sustainedMacPerNsPerCore * t.cores) * 0.999);
+        QVERIFY(r.kernelTimeNs >= r.rooflineNs);
+        // The trace: compute events on core lanes, DMA on DMA lanes, ending at the kernel time.
+        QVERIFY(r.trace);
+        int coreLanes = 0, dmaLanes = 0;
+        for (const TraceLane& l : r.trace->lanes)
+            (l.kind == TraceLane::Kind::Core ? coreLanes : dmaLanes)++;
+        QCOMPARE(coreLanes, r.kernels[0].cores);
+        QCOMPARE(dmaLanes, r.kernels[0].cores);
+        QVERIFY(std::fabs(static_cast<double>(r.trace->endNs()) - r.kernelTimeNs) <= 2.0);
+        // Softmax without scratchpad planning moves more bytes and takes longer (torch-spyre: 32.5 -> 23.7 us).
+        const model::ModelGraph sm = model::loadModel(test::sourcePath(QStringLiteral("resources/examples/softmax.onnxtxt")).toStdString());
+        spyre::CompileOptions none;
+        none.scratchpad = spyre::ScratchpadPolicy::None;
+        const auto planned = spyresim::simulate(*compile(sm).back().program->bundle, t, {}, quiet(false));
+        const auto unplanned = spyresim::simulate(*compile(sm, none).back().program->bundle, t, {}, quiet(false));
+        QVERIFY(unplanned.bytesMoved > planned.bytesMoved);
+        QVERIFY(unplanned.kernelTimeNs > planned.kernelTimeNs);
+    }
+
+    void batchedMatmulBaselineIsSlower()
+    {
+        // [B,512,1024] @ [1024,N]: the default device order runs bmm at the slower calibrated rate.
+        spyre::ModelGraphBuilder b("bmm");
+        const int a = b.input("a", {8, 512, 1024});
+        const int w = b.constant("w", {1024, 2048});
+        const int y = b.node("MatMul", "bmm", {a, w}, {8, 512, 2048});
+        b.output(y);
+        const model::ModelGraph g = b.take();
+        spyre::CompileOptions base;
+        base.baseline = true;
+        const auto opt = spyresim::simulate(*compile(g).back().program->bundle, target(), {}, quiet(false));
+        const auto bas = spyresim::simulate(*compile(g, base).back().program->bundle, target(), {}, quiet(false));
+        QVERIFY2(opt.kernelTimeNs < bas.kernelTimeNs, qPrintable(QStringLiteral("optimized %1 ns, baseline %2 ns").arg(opt.kernelTimeNs).arg(bas.kernelTimeNs)));
+    }
+
+    void cliRunsTheSpyreBackend()
+    {
+        const QString model = test::sourcePath(QStringLiteral("resources/examples/mlp.onnxtxt"));
+        const QString trace = test::outputDir() + QStringLiteral("/sim-mlp-trace.json");
+        QFile::remove(trace);
+        const auto r = test::runCli({QStringLiteral("run"), model, QStringLiteral("--backend"), QStringLiteral("spyre"), QStringLiteral("--trace"), trace, QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+        for (const char* key : {"ok", "max_abs_err", "max_rel_err", "kernel_time_ns", "roofline_ns", "bytes_moved", "kernels"})
+            QVERIFY2(j.contains(QLatin1String(key)), key);
+        QVERIFY(j.value(QStringLiteral("kernel_time_ns")).toDouble() > 0);
+        QCOMPARE(j.value(QStringLiteral("checked_against")).toString(), QStringLiteral("reference interpreter"));
+        const QJsonArray ks = j.value(QStringLiteral("kernels")).toArray();
+        QVERIFY(!ks.isEmpty());
+        for (const QJsonValue& k : ks)
+            QVERIFY(k.toObject().contains(QStringLiteral("name")) && k.toObject().contains(QStringLiteral("time_ns")) &&
+                    k.toObject().contains(QStringLiteral("cores")));
+        QFile f(trace);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject tj = QJsonDocument::fromJson(f.readAll()).object();
+        QVERIFY(tj.value(QStringLiteral("traceEvents")).toArray().size() > 10);
+    }
+
+    void cliRunBundleChecksTestData()
+    {
+        // Export a bundle, make test data with the reference backend, then simulate the bundle against it.
+        const QString model = test::sourcePath(QStringLiteral("resources/examples/layernorm_gelu.onnxtxt"));
+        const QString dir = test::outputDir() + QStringLiteral("/sim-cli-bundle");
+        const QString data = test::outputDir() + QStringLiteral("/sim-cli-data");
+        QDir(dir).removeRecursively();
+        QDir(data).removeRecursively();
+        QCOMPARE(test::runCli({QStringLiteral("compile"), model, QStringLiteral("--export"), dir}).exitCode, 0);
+        QCOMPARE(test::runCli({QStringLiteral("run"), model, QStringLiteral("--write-test-data"), data}).exitCode, 0);
+        auto r = test::runCli({QStringLiteral("run-bundle"), dir, QStringLiteral("--test-data"), data, QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(QJsonDocument::fromJson(r.out).object().value(QStringLiteral("ok")).toBool());
+        // An impossible tolerance fails the check (exit 1) and names the worst element.
+        r = test::runCli({QStringLiteral("run-bundle"), dir, QStringLiteral("--test-data"), data, QStringLiteral("--rtol"), QStringLiteral("0"),
+                          QStringLiteral("--atol"), QStringLiteral("0")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("worst at"));
+        // Test data of another model: wrong shape, exit 2 naming the input.
+        const QString other = test::outputDir() + QStringLiteral("/sim-cli-data-other");
+        QDir(other).removeRecursively();
+        QCOMPARE(test::runCli({QStringLiteral("run"), test::sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt")), QStringLiteral("--write-test-data"), other}).exitCode, 0);
+        r = test::runCli({QStringLiteral("run-bundle"), dir, QStringLiteral("--test-data"), other});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("wrong shape"), r.err.constData());
+        // Timing only.
+        r = test::runCli({QStringLiteral("run-bundle"), dir, QStringLiteral("--no-numerics"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(QJsonDocument::fromJson(r.out).object().value(QStringLiteral("kernel_time_ns")).toDouble() > 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSpyreSimulator)
+#include "tst_spyre_simulator.moc"
