@@ -55,28 +55,43 @@ PassResult CoarseTilingPass::run(Program& program, PassContext& ctx)
         std::vector<int64_t> tiles(op.numVars(), 1);
         if (evaluate(program, op, tiles, cores, t).fits)
             continue;
-        // Outer vars first, the stick var last (in whole sticks).
-        std::vector<int> order;
+        // Greedy: each step cuts further the var whose next cut shrinks the per-core working set the most (the
+        // big operand's own dims first: cutting M of a matmul whose weight is the big tensor gains nothing),
+        // preferring outer vars on ties; the stick var is cut in whole sticks only. Stops when the tile fits.
+        std::vector<int> candidates;
         for (int v = 0; v < nIter; ++v)
-            if (v != sv && op.ranges[v] > 1)
-                order.push_back(v);
-        if (sv >= 0 && sv < nIter)
-            order.push_back(sv);
+            if (op.ranges[v] > 1 && (v != sv || op.ranges[v] % program.stickElements == 0))
+                candidates.push_back(v);
         bool fits = false;
-        for (int v : order) {
-            const int64_t units = v == sv ? ceilDiv(op.ranges[v], program.stickElements) : op.ranges[v];
-            // A stick var whose range is not a whole number of sticks cannot be cut evenly.
-            if (v == sv && op.ranges[v] % program.stickElements != 0)
-                continue;
-            for (int64_t d : divisorsAtMost(units, units)) {
-                tiles[v] = d;
-                if (evaluate(program, op, tiles, cores, t).fits) {
-                    fits = true;
-                    break;
+        for (;;) {
+            int bestVar = -1;
+            int64_t bestTiles = 0, bestBytes = 0;
+            bool bestFits = false;
+            for (int v : candidates) {
+                const int64_t units = v == sv ? op.ranges[v] / program.stickElements : op.ranges[v];
+                int64_t next = 0;
+                for (int64_t d : divisorsAtMost(units, units))
+                    if (d > tiles[v] && (next == 0 || d < next))
+                        next = d;
+                if (next == 0)
+                    continue;
+                std::vector<int64_t> trial = tiles;
+                trial[v] = next;
+                const TilingResult r = evaluate(program, op, trial, cores, t);
+                if (bestVar < 0 || r.perCoreBytes < bestBytes) {
+                    bestVar = v;
+                    bestTiles = next;
+                    bestBytes = r.perCoreBytes;
+                    bestFits = r.fits;
                 }
             }
-            if (fits)
+            if (bestVar < 0)
                 break;
+            tiles[bestVar] = bestTiles;
+            if (bestFits) {
+                fits = true;
+                break;
+            }
         }
         for (int v = 0; v < nIter; ++v)
             if (tiles[v] > 1) {
