@@ -24,6 +24,9 @@ namespace spyglass::spyre {
 struct Program;
 struct SpyreTarget;
 }
+namespace spyglass::spyresim {
+struct SimResult;
+}
 
 namespace spyglass {
 
@@ -58,6 +61,12 @@ struct CompiledDocument {
     std::vector<std::shared_ptr<const spyre::Program>> programs;
     std::shared_ptr<const spyre::SpyreTarget> target;
     std::map<std::string, int> pins;       // the stick-dimension pins this compile was asked for
+    // The Spyre simulator on the final kernel bundle: kernel times and the trace (its first lane, "kernels", spans
+    // each kernel including its fixed overhead, so the trace ends at the total kernel time). Null when the
+    // compile produced no bundle or the simulator refused it (then simulationNote says why).
+    std::shared_ptr<const spyresim::SimResult> simulation;
+    // One line for the log: the numerics check against the reference interpreter, or why there was none.
+    QString simulationNote;
 };
 
 class Document : public QObject {

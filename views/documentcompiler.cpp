@@ -2,17 +2,26 @@
 
 #include "core/common/diagnostics.h"
 #include "core/model/model_loader.h"
+#include "core/model/reference_interpreter.h"
+#include "core/model/tensor_file.h"
+#include "core/model/test_data.h"
 #include "core/spyre/spyre_pipeline.h"
 #include "core/spyre/spyre_target.h"
 #include "core/quantum/pipeline.h"
 #include "core/quantum/qasm_parser.h"
 #include "core/quantum/simulator.h"
 #include "core/quantum/state_analysis.h"
+#include "core/spyresim/spyre_simulator.h"
 
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QStringList>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
 
 namespace spyglass {
 
@@ -87,6 +96,145 @@ void compileCircuit(CompiledDocument& doc, JobControl& control)
         doc.quantumRun = simulateForExplorer(*doc.circuits.back(), control);
 }
 
+// Numbers as well as time when the model is small: below this much work (MACs + vector ops of the whole bundle)
+// the numeric simulation and the reference interpreter together take a fraction of a second.
+constexpr int64_t kNumericsWorkLimit = 32'000'000;
+
+// The same inputs `spyglass-cli run` generates without --test-data: floats uniform in [-1, 1), seed 0.
+std::vector<model::HostTensor> generatedInputs(const model::ModelGraph& graph)
+{
+    std::mt19937 rng(0);
+    std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
+    std::vector<model::HostTensor> inputs;
+    for (int v : graph.inputs) {
+        model::HostTensor t = model::makeTensor(graph.values[v].dtype, graph.values[v].shape);
+        for (float& x : t.f)
+            x = uni(rng);
+        inputs.push_back(std::move(t));
+    }
+    return inputs;
+}
+
+// The trace as the Timeline shows it: a first lane "kernels" with one span per kernel (its whole time, fixed
+// overhead included), then the simulator's core and DMA lanes. The core lanes alone end before the last
+// kernel's overhead; the kernels lane ends exactly at the total kernel time.
+std::shared_ptr<Trace> traceWithKernelLane(const spyresim::SimResult& sim)
+{
+    auto t = std::make_shared<Trace>();
+    t->addLane("kernels", TraceLane::Kind::Other);
+    for (const spyresim::KernelTime& k : sim.kernels) {
+        TraceEvent e;
+        e.lane = 0;
+        e.name = "kernel";
+        e.kernel = k.name;
+        e.op = k.op;
+        e.startNs = static_cast<int64_t>(std::llround(k.startNs));
+        e.endNs = std::max(e.startNs + 1, static_cast<int64_t>(std::llround(k.startNs + k.timeNs)));
+        e.bytes = k.bytesRead + k.bytesWritten;
+        t->events.push_back(std::move(e));
+    }
+    if (sim.trace) {
+        for (const TraceLane& l : sim.trace->lanes)
+            t->lanes.push_back(l);
+        for (TraceEvent e : sim.trace->events) {
+            ++e.lane;
+            t->events.push_back(std::move(e));
+        }
+    }
+    t->sort();
+    return t;
+}
+
+// Simulates the final bundle: timing always (cheap), numbers too for small models, compared with the reference
+// interpreter on the inputs `spyglass-cli run` would generate. The simulator refusing a bundle is a warning, not
+// a failed open: the compile itself is still worth looking at.
+void simulateModel(CompiledDocument& doc, const model::ModelGraph& graph, JobControl& control)
+{
+    const spyre::Program& program = *doc.programs.back();
+    if (!program.bundle) {
+        doc.simulationNote = QStringLiteral("Spyre simulator: the compiler produced no kernel bundle, nothing to simulate.");
+        return;
+    }
+    // The simulator reports its own 0..1 progress; map it onto the end of the compile's bar and let a Cancel of
+    // the compile reach it.
+    JobControl sub([&control](double f, const std::string& what) {
+        control.checkpoint();
+        control.report(0.8 + 0.15 * f, what);
+    });
+    spyresim::SimOptions timing;
+    timing.numerics = false;
+    auto sim = std::make_shared<spyresim::SimResult>();
+    try {
+        *sim = spyresim::simulate(*program.bundle, *doc.target, {}, timing, &sub);
+    } catch (const InputError& e) {
+        Diagnostic d = e.diagnostic();
+        d.severity = Severity::Warning;
+        if (d.location.file.empty())
+            d.location = at(doc.path);
+        d.message = "not simulated: " + d.message;
+        doc.diagnostics.push_back(std::move(d));
+        doc.simulationNote = QStringLiteral("Spyre simulator: not simulated (%1)").arg(QString::fromStdString(e.what()));
+        return;
+    }
+    sim->trace = traceWithKernelLane(*sim);
+    doc.simulation = sim;
+
+    int64_t work = 0;
+    for (const spyresim::KernelTime& k : sim->kernels)
+        work += k.macs + k.vectorOps;
+    if (work > kNumericsWorkLimit) {
+        doc.simulationNote = QStringLiteral("Spyre simulator: timing only (%1 MACs + vector ops is above the %2 the explorer checks for numbers; "
+                                            "use spyglass-cli run --backend spyre).")
+                                 .arg(work)
+                                 .arg(kNumericsWorkLimit);
+        return;
+    }
+    try {
+        control.report(0.95, "checking numbers against the reference interpreter");
+        const std::vector<model::HostTensor> inputs = generatedInputs(graph);
+        std::map<std::string, model::HostTensor> byName;
+        for (size_t k = 0; k < graph.inputs.size(); ++k)
+            byName[graph.values[graph.inputs[k]].name] = inputs[k];
+        spyresim::SimOptions numeric;
+        numeric.trace = false;
+        const spyresim::SimResult numbers = spyresim::simulate(*program.bundle, *doc.target, byName, numeric, &sub);
+        const std::vector<model::HostTensor> reference = model::runReference(graph, inputs).outputs;
+        // The spyre backend's default tolerance in `spyglass-cli run`: rtol 2e-2, atol 2e-3 * max(1, max|ref|).
+        double maxRef = 1.0;
+        for (const model::HostTensor& t : reference)
+            for (float x : t.f)
+                if (std::isfinite(x))
+                    maxRef = std::max(maxRef, static_cast<double>(std::fabs(x)));
+        const double rtol = 2e-2, atol = 2e-3 * maxRef;
+        double maxAbs = 0;
+        QStringList bad;
+        for (size_t k = 0; k < graph.outputs.size(); ++k) {
+            const std::string& name = graph.values[graph.outputs[k]].name;
+            const auto it = numbers.outputs.find(name);
+            if (it == numbers.outputs.end()) {
+                bad << QStringLiteral("'%1' not produced").arg(QString::fromStdString(name));
+                continue;
+            }
+            const model::TensorComparison c = model::compareTensors(it->second, reference[k], rtol, atol);
+            maxAbs = std::max(maxAbs, c.maxAbsErr);
+            if (!c.ok)
+                bad << QString::fromStdString(c.summary(name));
+        }
+        doc.simulationNote = QStringLiteral("Spyre simulator numerics (fp16 device memory, inputs uniform in [-1, 1), seed 0): max abs error %1 "
+                                            "vs the reference interpreter, %2 (rtol %3, atol %4).")
+                                 .arg(maxAbs, 0, 'g', 4)
+                                 .arg(bad.isEmpty() ? QStringLiteral("within tolerance") : QStringLiteral("OUTSIDE tolerance"))
+                                 .arg(rtol)
+                                 .arg(atol, 0, 'g', 4);
+        if (!bad.isEmpty())
+            doc.diagnostics.push_back(Diagnostic{Severity::Warning, at(doc.path),
+                                                 "the Spyre simulator's outputs differ from the reference interpreter: " + bad.join(QStringLiteral("; ")).toStdString(),
+                                                 {}, {}});
+    } catch (const InputError& e) {
+        doc.simulationNote = QStringLiteral("Spyre simulator: timing only, numbers not checked (%1)").arg(QString::fromStdString(e.what()));
+    }
+}
+
 void compileModel(CompiledDocument& doc, JobControl& control, const CompileRequest& request)
 {
     control.report(0.05, "loading model");
@@ -104,6 +252,10 @@ void compileModel(CompiledDocument& doc, JobControl& control, const CompileReque
     for (const auto& s : snapshots) {
         doc.passes.push_back(s.record);
         doc.programs.push_back(s.program);
+    }
+    if (!doc.programs.empty()) {
+        control.report(0.8, "simulating on Spyre");
+        simulateModel(doc, graph, control);
     }
 }
 

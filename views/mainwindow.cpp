@@ -29,6 +29,7 @@
 #include "core/spyre/loop_ir.h"
 #include "core/spyre/plan_summary.h"
 #include "core/spyre/spyre_target.h"
+#include "core/spyresim/spyre_simulator.h"
 #include "core/common/versions.h"
 
 #include <QAction>
@@ -57,6 +58,8 @@
 
 #include <imgui.h>
 
+#include <sstream>
+
 // Resources compiled into a static library must be registered by hand.
 static void initSpyglassResources() { Q_INIT_RESOURCE(spyglass); }
 
@@ -67,6 +70,16 @@ const QString kRecentKey = QStringLiteral("recentFiles");
 const QString kGeometryKey = QStringLiteral("window/geometry");
 const QString kStateKey = QStringLiteral("window/state");
 constexpr int kLayoutVersion = 2;   // bump when docks change so stale saved layouts are ignored
+
+QString formatNs(double ns)
+{
+    if (ns >= 1e9) return QStringLiteral("%1 s").arg(ns / 1e9, 0, 'f', 3);
+    if (ns >= 1e6) return QStringLiteral("%1 ms").arg(ns / 1e6, 0, 'f', 3);
+    if (ns >= 1e3) return QStringLiteral("%1 µs").arg(ns / 1e3, 0, 'f', 3);
+    return QStringLiteral("%1 ns").arg(ns, 0, 'f', 0);
+}
+
+const QString kChromeTraceChoice = QStringLiteral("Chrome trace of the Spyre simulation (JSON)");
 }
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Document(this)), jobs_(new JobRunner(this))
@@ -117,6 +130,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
         else if (document_->kind() == DocumentKind::Model)
             centralTabs_->setCurrentWidget(graphView_);
         inspector_->clear();
+        showSimulation();
         selectedNode_.clear();
         workDivision_->setOp(nullptr, -1, 1);
         stickLayout_->clear();
@@ -214,8 +228,8 @@ void MainWindow::createDocks()
     QDockWidget* problemsDock = addDock(tr("Problems"), QStringLiteral("problemsDock"), problems_, Qt::BottomDockWidgetArea);
     auto timeline = std::make_unique<TimelinePanel>();
     timeline_ = timeline.get();
-    QDockWidget* timelineDock = addDock(tr("Timeline"), QStringLiteral("timelineDock"), new ImGuiHost(std::move(timeline), this),
-                                        Qt::BottomDockWidgetArea);
+    timelineHost_ = new ImGuiHost(std::move(timeline), this);
+    QDockWidget* timelineDock = addDock(tr("Timeline"), QStringLiteral("timelineDock"), timelineHost_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(problemsDock, timelineDock);
     workDivision_ = new WorkDivisionView(this);
     QDockWidget* workDock = addDock(tr("Work division"), QStringLiteral("workDivisionDock"), workDivision_, Qt::BottomDockWidgetArea);
@@ -287,7 +301,12 @@ void MainWindow::createStatusBar()
     cancelButton_->setObjectName(QStringLiteral("cancelJob"));
     cancelButton_->setText(tr("Cancel"));
     cancelButton_->setVisible(false);
+    simLabel_ = new QLabel(this);
+    simLabel_->setObjectName(QStringLiteral("simulationStatus"));
+    simLabel_->setToolTip(tr("The final kernel bundle on the Spyre simulator's timing model: total kernel time, and the roofline bound "
+                             "(peak compute or peak bandwidth, whichever binds) it is compared with. The Timeline dock shows the trace."));
     statusBar()->addWidget(statusLabel_, 1);
+    statusBar()->addPermanentWidget(simLabel_);
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(cancelButton_);
     connect(cancelButton_, &QToolButton::clicked, jobs_, &JobRunner::cancel);
@@ -337,6 +356,12 @@ void MainWindow::recordCompile(CompiledDocument& doc, const QString& dbPath, qin
             start.targetPath = doc.target->path;
         recorder.beginRun(start);
         recorder.addPassTimings(doc.passes);
+        if (doc.simulation) {
+            const int64_t lxPeak = doc.programs.empty() ? 0 : doc.programs.back()->scratchpad.peakBytes;
+            for (const spyresim::KernelTime& k : doc.simulation->kernels)
+                recorder.addKernelTiming(k.name, k.timeNs, k.bytesRead + k.bytesWritten, lxPeak);
+            recorder.setSimulationWallMs(doc.simulation->wallMs);
+        }
         if (doc.quantumRun && !doc.circuits.empty())
             recorder.addCircuitTiming(doc.quantumRun->qubits, doc.circuits.back()->gateCount(), doc.quantumRun->simMs,
                                       QFileInfo(doc.path).fileName().toStdString());
@@ -452,6 +477,9 @@ void MainWindow::recompileWithPins(const std::map<std::string, int>& pins)
     // Remember the plan before, so the new one can be shown with its difference.
     whatIfBefore_ = std::make_shared<spyre::PlanSummary>(spyre::summarizePlan(*document_->compiled().programs.back()));
     whatIfPass_ = document_->selectedRecord() ? document_->selectedRecord()->name : std::string();
+    whatIfBeforeSimNs_.reset();
+    if (document_->compiled().simulation)
+        whatIfBeforeSimNs_ = document_->compiled().simulation->kernelTimeNs;
     CompileRequest request;
     request.pins = pins;
     compile(document_->path(), request);
@@ -472,19 +500,52 @@ void MainWindow::showWhatIf()
         const int64_t d = y - x;
         return d == 0 ? QStringLiteral("%1 (same)").arg(y) : QStringLiteral("%1 → %2 (%3%4)").arg(x).arg(y).arg(d > 0 ? QStringLiteral("+") : QString()).arg(d);
     };
-    whatIf_->setText(tr("<b>Layout what-if</b> — pins: %1.<br>restickify ops %2; elements moved %3; layout cost %4%5; LX peak bytes %6. "
+    // The simulated kernel time of both compiles (the timing model on each final bundle), when both were simulated.
+    const auto& simAfter = document_->compiled().simulation;
+    QString simText = tr("simulated kernel time not available (the simulator did not run on both plans)");
+    if (whatIfBeforeSimNs_ && simAfter) {
+        const double x = *whatIfBeforeSimNs_, y = simAfter->kernelTimeNs;
+        const double pct = x > 0 ? 100.0 * (y - x) / x : 0.0;
+        simText = std::llround(x) == std::llround(y)
+                      ? tr("simulated kernel time %1 (same)").arg(formatNs(y))
+                      : tr("simulated kernel time %1 → %2 (%3%4 %)").arg(formatNs(x), formatNs(y), pct > 0 ? QStringLiteral("+") : QString(),
+                                                                           QString::number(pct, 'f', 1));
+    }
+    whatIf_->setText(tr("<b>Layout what-if</b> — pins: %1.<br>restickify ops %2; elements moved %3; layout cost %4%5; LX peak bytes %6; %7. "
                         "<i>Right-click a buffer in the Graph to pin another stick dimension or clear the pins.</i>")
                          .arg(pins.isEmpty() ? tr("none") : pins.join(QStringLiteral(", ")), delta(a.restickifyCount, b.restickifyCount),
                               delta(a.restickifyElements, b.restickifyElements), delta(a.layoutCost, b.layoutCost),
-                              b.layoutOptimal ? tr(" (proven optimal under the pins)") : QString(), delta(a.lxPeakBytes, b.lxPeakBytes)));
+                              b.layoutOptimal ? tr(" (proven optimal under the pins)") : QString(), delta(a.lxPeakBytes, b.lxPeakBytes), simText));
     whatIf_->show();
     problems_->log(whatIf_->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
     whatIfBefore_.reset();
+    whatIfBeforeSimNs_.reset();
     // Stay on the pass the user was looking at.
     const auto& passes = document_->passes();
     for (size_t i = 0; i < passes.size(); ++i)
         if (passes[i].name == whatIfPass_)
             document_->selectPass(static_cast<int>(i));
+}
+
+QString MainWindow::simulationStatusText() const { return simLabel_->text(); }
+
+void MainWindow::showSimulation()
+{
+    const auto& sim = document_->compiled().simulation;
+    timeline_->setTrace(sim ? sim->trace : nullptr);
+    if (sim) {
+        const double pct = sim->kernelTimeNs > 0 ? 100.0 * sim->rooflineNs / sim->kernelTimeNs : 0.0;
+        const QString line = tr("Spyre simulator: %1 kernel(s), kernel time %2, roofline bound %3 (runs at %4 % of the roofline), %5 B moved")
+                                 .arg(sim->kernels.size())
+                                 .arg(formatNs(sim->kernelTimeNs), formatNs(sim->rooflineNs), QString::number(pct, 'f', 0))
+                                 .arg(sim->bytesMoved);
+        timeline_->setHeader(line.toStdString());
+        simLabel_->setText(tr("Spyre sim: %1 (roofline %2)").arg(formatNs(sim->kernelTimeNs), formatNs(sim->rooflineNs)));
+    } else {
+        timeline_->setHeader({});
+        simLabel_->clear();
+    }
+    timelineHost_->refresh();
 }
 
 void MainWindow::showGraphNodeMenu(const QString& id, const QPoint& globalPos)
@@ -533,6 +594,8 @@ void MainWindow::compile(const QString& path, const CompileRequest& request)
             auto doc = std::any_cast<CompiledDocument>(std::move(result));
             for (const Diagnostic& d : doc.diagnostics)
                 problems_->addProblem(d);
+            if (!doc.simulationNote.isEmpty())
+                problems_->log(doc.simulationNote);
             document_->setCompiled(std::move(doc));
             showWhatIf();
             emit documentOpened(path);
@@ -577,6 +640,8 @@ void MainWindow::exportDialog()
     const auto program = document_->compiled().programs.empty() ? nullptr : document_->compiled().programs.back();
     if (model && program && program->bundle)
         choices << tr("Kernel bundle (folder)");
+    if (model && document_->compiled().simulation && document_->compiled().simulation->trace)
+        choices << kChromeTraceChoice;
     if (model)
         choices << tr("Graph of this pass as DOT") << tr("Graph of this pass as SVG") << tr("Graph of this pass as PNG");
     if (circuit)
@@ -615,6 +680,19 @@ bool MainWindow::exportAs(const QString& choice, const QString& givenPath)
                 return false;
             spyre::exportKernelBundle(*document_->compiled().programs.back()->bundle, target.toStdString());
             done = true;
+        } else if (choice == kChromeTraceChoice) {
+            const auto& sim = document_->compiled().simulation;
+            if (!sim || !sim->trace) {
+                target = givenPath;
+                error = tr("the open document has no simulator trace");
+            } else {
+                target = askFile(QStringLiteral("*.json"));
+                if (target.isEmpty())
+                    return false;
+                std::ostringstream json;
+                writeChromeTrace(*sim->trace, json, "Spyre simulator: " + QFileInfo(document_->path()).fileName().toStdString());
+                done = writeFile(target, json.str(), &error);
+            }
         } else if (choice.startsWith(tr("Graph of this pass"))) {
             const QString ext = choice.section(QLatin1Char(' '), -1).toLower();
             target = askFile(QStringLiteral("*.") + ext);

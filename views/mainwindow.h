@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 class QAction;
@@ -56,6 +57,8 @@ public:
     void pinStickDimension(const QString& tensor, int dim);
     void clearPins();
     QString whatIfText() const;
+    // The status bar's simulator summary ("Spyre sim: kernel time …, roofline …"), empty without a simulation.
+    QString simulationStatusText() const;
 
     Document* document() const { return document_; }
     JobRunner* jobs() const { return jobs_; }
@@ -112,6 +115,7 @@ private:
     void compile(const QString& path, const CompileRequest& request);
     void recompileWithPins(const std::map<std::string, int>& pins);
     void showWhatIf();
+    void showSimulation();
     void showGraphNodeMenu(const QString& id, const QPoint& globalPos);
     static void recordCompile(CompiledDocument& doc, const QString& dbPath, qint64 sessionId);
     void inspectCircuitOp(int index);
@@ -124,6 +128,8 @@ private:
     StateView* stateView_ = nullptr;
     InspectorView* inspector_ = nullptr;
     TimelinePanel* timeline_ = nullptr;
+    ImGuiHost* timelineHost_ = nullptr;
+    QLabel* simLabel_ = nullptr;
     std::shared_ptr<const spyre::Program> shownProgram_;   // what the Graph view shows
     std::string selectedNode_;                              // Graph selection, kept across passes
     WorkDivisionView* workDivision_ = nullptr;
@@ -133,6 +139,7 @@ private:
     QLabel* whatIf_ = nullptr;
     std::shared_ptr<spyre::PlanSummary> whatIfBefore_;   // the plan before a what-if recompile
     std::string whatIfPass_;
+    std::optional<double> whatIfBeforeSimNs_;             // simulated kernel time before the what-if recompile
     ScratchpadMapPanel* scratchpad_ = nullptr;
     ImGuiHost* scratchpadHost_ = nullptr;
     PipelineView* pipeline_ = nullptr;

@@ -24,6 +24,8 @@ ImU32 colourFor(const std::string& name)
     if (name == "dma_in") return IM_COL32(76, 200, 120, 255);
     if (name == "dma_out") return IM_COL32(240, 170, 60, 255);
     if (name == "restickify") return IM_COL32(230, 80, 70, 255);
+    if (name == "kernel") return IM_COL32(170, 140, 230, 255);
+    if (name == "partial_sum") return IM_COL32(90, 200, 210, 255);
     // Anything else: a stable colour from the name.
     const unsigned h = static_cast<unsigned>(std::hash<std::string>{}(name));
     return IM_COL32(100 + h % 120, 100 + (h / 7) % 120, 100 + (h / 49) % 120, 255);
@@ -62,6 +64,7 @@ void TimelinePanel::setTrace(std::shared_ptr<const Trace> trace)
     traceEndNs_ = trace_ ? trace_->endNs() : 0;
     selStart_ = selEnd_ = 0;
     statsFor0_ = statsFor1_ = -1;
+    firstLane_ = 0;
     fit();
 }
 
@@ -107,7 +110,7 @@ void TimelinePanel::handleInput(float x0, float x1)
     const double nsPerPx = (viewEnd_ - viewStart_) / width;
     const double mouseNs = viewStart_ + (io.MousePos.x - x0) * nsPerPx;
 
-    if (ImGui::IsItemHovered() && io.MouseWheel != 0.0f) {
+    if (ImGui::IsItemHovered() && io.MouseWheel != 0.0f && !io.KeyCtrl) {   // Ctrl+wheel scrolls the lanes
         const double factor = std::pow(0.8, io.MouseWheel);
         setView(mouseNs - (mouseNs - viewStart_) * factor, mouseNs + (viewEnd_ - mouseNs) * factor);
     }
@@ -161,10 +164,12 @@ void TimelinePanel::draw()
         return;
     }
     if (!trace_ || trace_->events.empty()) {
-        ImGui::TextDisabled("No trace yet: run a compiled model on the Spyre simulator.");
+        ImGui::TextDisabled("No trace yet: open a model; its kernel bundle runs on the Spyre simulator after the compile.");
         ImGui::End();
         return;
     }
+    if (!header_.empty())
+        ImGui::TextUnformatted(header_.c_str());
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float x0 = origin.x + kGutter, x1 = origin.x + avail.x;
@@ -179,6 +184,12 @@ void TimelinePanel::draw()
 
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImGuiIO& io = ImGui::GetIO();
+    // A model on every core has 60+ lanes: the wheel over the lane names (or Ctrl+wheel anywhere) scrolls them.
+    const int visibleLanes = std::max(1, static_cast<int>((lanesHeight + kLaneGap) / (kLaneHeight + kLaneGap)));
+    const bool overLanes = io.MousePos.y >= origin.y + kRulerHeight && io.MousePos.y < origin.y + kRulerHeight + lanesHeight;
+    if (io.MouseWheel != 0.0f && ImGui::IsWindowHovered() && overLanes && (io.KeyCtrl || io.MousePos.x < x0))
+        firstLane_ -= static_cast<int>(std::lround(io.MouseWheel * 3));
+    firstLane_ = std::clamp(firstLane_, 0, std::max(0, static_cast<int>(laneRanges_.size()) - visibleLanes));
     const double span = viewEnd_ - viewStart_;
     const double pxPerNs = (x1 - x0) / span;
     const float top = origin.y + kRulerHeight;
@@ -187,8 +198,8 @@ void TimelinePanel::draw()
     const TraceEvent* hovered = nullptr;
     int hoveredMerged = 0;
     const auto& events = trace_->events;
-    for (size_t lane = 0; lane < laneRanges_.size(); ++lane) {
-        const float ly = top + static_cast<float>(lane) * (kLaneHeight + kLaneGap);
+    for (size_t lane = static_cast<size_t>(firstLane_); lane < laneRanges_.size(); ++lane) {
+        const float ly = top + static_cast<float>(lane - static_cast<size_t>(firstLane_)) * (kLaneHeight + kLaneGap);
         if (ly > top + lanesHeight)
             break;
         dl->AddText(ImVec2(origin.x + 4, ly + 3), IM_COL32(220, 220, 220, 255), trace_->lanes[lane].name.c_str());
@@ -218,9 +229,12 @@ void TimelinePanel::draw()
                 flushPending();
                 ex1 = std::max(ex1, ex0 + 1.0f);
                 dl->AddRectFilled(ImVec2(ex0, ly + 1), ImVec2(ex1, ly + kLaneHeight - 1), colourFor(e.name));
+                if (ex1 - ex0 > 4.0f)   // adjacent events of one colour (kernel after kernel) stay apart
+                    dl->AddRect(ImVec2(ex0, ly + 1), ImVec2(ex1, ly + kLaneHeight - 1), IM_COL32(20, 20, 24, 200));
                 if (ex1 - ex0 > 40.0f) {
                     dl->PushClipRect(ImVec2(std::max(ex0, x0), ly), ImVec2(std::min(ex1, x1), ly + kLaneHeight), true);
-                    dl->AddText(ImVec2(std::max(ex0, x0) + 3, ly + 3), IM_COL32(10, 10, 10, 255), e.op.empty() ? e.name.c_str() : e.op.c_str());
+                    const std::string label = e.name == "kernel" ? e.kernel + " " + e.op : e.op.empty() ? e.name : e.op;
+                    dl->AddText(ImVec2(std::max(ex0, x0) + 3, ly + 3), IM_COL32(10, 10, 10, 255), label.c_str());
                     dl->PopClipRect();
                 }
                 if (io.MousePos.y >= ly && io.MousePos.y < ly + kLaneHeight && io.MousePos.x >= ex0 && io.MousePos.x < ex1) {
@@ -313,6 +327,9 @@ void TimelinePanel::draw()
         ImGui::TextDisabled("Wheel: zoom   drag: pan   Shift+drag or right-drag: select a range   double-click: fit");
         ImGui::Text("%zu events on %zu lanes, %s in all", trace_->events.size(), trace_->lanes.size(),
                     formatNs(static_cast<double>(traceEndNs_)).c_str());
+        if (static_cast<int>(laneRanges_.size()) > visibleLanes)
+            ImGui::TextDisabled("lanes %d-%d of %zu shown; wheel over the lane names or Ctrl+wheel scrolls them", firstLane_ + 1,
+                                std::min(firstLane_ + visibleLanes, static_cast<int>(laneRanges_.size())), laneRanges_.size());
     }
     ImGui::EndChild();
     ImGui::End();

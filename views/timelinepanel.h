@@ -1,6 +1,6 @@
 #pragma once
 // The Timeline (a Dear ImGui panel): the simulator trace with a lane per core and per DMA lane.
-// Mouse wheel zooms around the pointer, left-drag pans, Shift+drag or right-drag selects a range whose
+// Mouse wheel zooms around the pointer (over the lane names, or with Ctrl, it scrolls the lanes), left-drag pans, Shift+drag or right-drag selects a range whose
 // statistics (busy %, bytes moved per lane) appear below, double-click fits. Events narrower than a
 // pixel are merged into one drawn span (level of detail, as Tracy does), so a million events stay
 // interactive: each lane costs O(pixels · log events) per frame, not O(events).
@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace spyglass {
@@ -19,6 +20,10 @@ class TimelinePanel : public ImGuiPanel {
 public:
     void setTrace(std::shared_ptr<const Trace> trace);
     const Trace* trace() const { return trace_.get(); }
+    int64_t traceEndNs() const { return traceEndNs_; }
+    // One line drawn above the ruler (the simulated kernel time and roofline bound of the shown trace).
+    void setHeader(std::string header) { header_ = std::move(header); }
+    const std::string& header() const { return header_; }
 
     void draw() override;
     QString placeholderText() const override;
@@ -43,6 +48,7 @@ private:
     void handleInput(float x0, float x1);
 
     std::shared_ptr<const Trace> trace_;
+    std::string header_;
     std::vector<std::pair<size_t, size_t>> laneRanges_;
     int64_t traceEndNs_ = 0;   // cached: Trace::endNs() walks every event
     double viewStart_ = 0, viewEnd_ = 1;
@@ -51,6 +57,7 @@ private:
     int64_t selAnchor_ = 0;
     std::vector<LaneStats> selStats_;
     int64_t statsFor0_ = -1, statsFor1_ = -1;
+    int firstLane_ = 0;   // vertical scroll: the first lane drawn
     int drawnEvents_ = 0;
     int mergedSpans_ = 0;
     double drawMs_ = 0;
