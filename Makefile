@@ -1,12 +1,13 @@
 # The two commands of the README:
 #   make run    installs the dependencies, builds, and opens Spyglass on a bundled example
-#   make test   installs the dependencies, builds, runs every test (GUI tests under Xvfb) and builds the .deb
+#   make test   installs the dependencies, builds, runs every test (GUI tests under Xvfb), builds the .deb, then
+#               runs the fuzzers for a bounded time and the whole suite again under ASan+UBSan
 BUILD ?= build
 JOBS  ?= 2
 XVFB  := xvfb-run -a -s "-screen 0 1600x1000x24"
 EXAMPLE ?= resources/examples/qft4.qasm
 
-.PHONY: deps configure build run test package clean
+.PHONY: deps configure build run test package fuzz test-asan clean
 
 deps:
 	bash scripts/install-deps.sh
@@ -23,10 +24,20 @@ run: build
 test: build
 	$(XVFB) ctest --test-dir $(BUILD) --output-on-failure --no-tests=error -j$(JOBS)
 	$(MAKE) --no-print-directory package
+	$(MAKE) --no-print-directory fuzz
+	$(MAKE) --no-print-directory test-asan
+
+# libFuzzer targets (clang) for the parsers of untrusted files, FUZZ_SECONDS each (default 60); fails on any finding.
+fuzz: deps
+	JOBS=$(JOBS) bash scripts/run-fuzzers.sh
+
+# The whole CTest suite built with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/, the asan preset).
+test-asan: deps
+	JOBS=$(JOBS) bash scripts/run-asan-tests.sh
 
 package:
 	cd $(BUILD) && cpack -G DEB
 	bash scripts/check-package.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-asan build-fuzz

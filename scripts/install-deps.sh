@@ -14,6 +14,7 @@ packages=(
   python3-onnx python3-numpy
   libopenblas-dev
   llvm
+  clang libclang-rt-14-dev
   file dpkg-dev
 )
 

@@ -143,6 +143,8 @@ PauliSum readPauliSumFile(const std::string& path)
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         throw InputError(SourceLocation{path, 0, 0}, "is a folder, expected a Hamiltonian file");
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+        throw InputError(SourceLocation{path, 0, 0}, "is not a regular file");
     if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxFileBytes)
         throw InputError(SourceLocation{path, 0, 0}, "the file is " + std::to_string(size >> 20) + " MiB; Hamiltonian files larger than " +
                                                          std::to_string(kMaxFileBytes >> 20) + " MiB are refused");

@@ -508,6 +508,9 @@ private:
         const std::string rs = root.string(), ts = target.string();
         if (ts.size() <= rs.size() || ts.compare(0, rs.size(), rs) != 0 || (ts[rs.size()] != '/' && rs.back() != '/'))
             lx().fail(f, "include '" + f.text + "' leaves the folder of the including file");
+        // Only plain files: opening a FIFO or a device would block or never end.
+        if (fs::exists(target, ec) && !fs::is_regular_file(target, ec))
+            lx().fail(f, "include '" + f.text + "' is not a regular file");
         std::ifstream in(target, std::ios::binary);
         if (!in || fs::is_directory(target, ec))
             lx().fail(f, "cannot open include file '" + f.text + "'");
@@ -834,6 +837,8 @@ ParseResult parseQasmFile(const std::string& path)
         throw InputError(SourceLocation{path, 0, 0}, "no such file or directory");
     if (fs::is_directory(path, ec))
         throw InputError(SourceLocation{path, 0, 0}, "is a folder, expected an OpenQASM file");
+    if (!fs::is_regular_file(path, ec))
+        throw InputError(SourceLocation{path, 0, 0}, "is not a regular file");
     if (const auto size = fs::file_size(path, ec); !ec && size > kMaxFileBytes)
         throw InputError(SourceLocation{path, 0, 0}, "the file is " + std::to_string(size >> 20) + " MiB; OpenQASM files larger than " +
                                                          std::to_string(kMaxFileBytes >> 20) + " MiB are refused");

@@ -193,7 +193,7 @@ private slots:
     }
 
     // Opening a FIFO would block forever (nobody writes to it): refused without opening it, for the model file
-    // itself and for its external data.
+    // itself and for its external data, circuits, their includes and Hamiltonians.
     void fifosAreRefusedNotWaitedOn()
     {
         QTemporaryDir dir;
@@ -209,6 +209,27 @@ private slots:
         r = runCli({QStringLiteral("compile"), QString::fromLocal8Bit(modelFifo)}, 30000);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("is not a regular file"), r.err.constData());
+
+        // The same for a circuit, an include and a Hamiltonian.
+        const QByteArray circuitFifo = dir.filePath(QStringLiteral("pipe.qasm")).toLocal8Bit();
+        QCOMPARE(mkfifo(circuitFifo.constData(), 0600), 0);
+        r = runCli({QStringLiteral("qsim"), QString::fromLocal8Bit(circuitFifo)}, 30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("pipe.qasm: error: is not a regular file"), r.err.constData());
+        const QByteArray includeFifo = dir.filePath(QStringLiteral("pipe.inc")).toLocal8Bit();
+        QCOMPARE(mkfifo(includeFifo.constData(), 0600), 0);
+        writeFile(dir.filePath(QStringLiteral("inc.qasm")), "OPENQASM 2.0;\ninclude \"pipe.inc\";\n");
+        r = runCli({QStringLiteral("qsim"), dir.filePath(QStringLiteral("inc.qasm"))}, 30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("inc.qasm:2:9: error: include 'pipe.inc' is not a regular file"), r.err.constData());
+        const QByteArray hamFifo = dir.filePath(QStringLiteral("pipe.ham")).toLocal8Bit();
+        QCOMPARE(mkfifo(hamFifo.constData(), 0600), 0);
+        r = runCli({QStringLiteral("vqe"), QStringLiteral("--qubits"), QStringLiteral("2"), QStringLiteral("--layers"), QStringLiteral("1"),
+                    QStringLiteral("--optimizer"), QStringLiteral("spsa"), QStringLiteral("--iterations"), QStringLiteral("1"),
+                    QStringLiteral("--seed"), QStringLiteral("1"), QStringLiteral("--hamiltonian"), QString::fromLocal8Bit(hamFifo)},
+                   30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("pipe.ham: error: is not a regular file"), r.err.constData());
     }
 
     void includeInsideTheFolderWorksSymlinkOutIsRefused()
