@@ -248,6 +248,15 @@ void writeFile(const std::string& path, const QByteArray& data)
         throw InputError(SourceLocation{path, 0, 0}, "cannot write file");
 }
 
+// JSON numbers are doubles: converting one outside int64's range is undefined behaviour, so check first.
+bool exactInt64(double d, int64_t& out)
+{
+    if (!(d >= -0x1p63 && d < 0x1p63) || d != std::trunc(d))
+        return false;
+    out = static_cast<int64_t>(d);
+    return true;
+}
+
 // Field-by-field reading with errors that name the file and the field.
 class Reader {
 public:
@@ -273,9 +282,10 @@ public:
     int64_t integer(const QJsonObject& o, const char* key) const
     {
         const QJsonValue v = need(o, key);
-        if (!v.isDouble() || v.toDouble() != static_cast<double>(static_cast<int64_t>(v.toDouble())))
+        int64_t i = 0;
+        if (!v.isDouble() || !exactInt64(v.toDouble(), i))
             fail(key, "must be an integer");
-        return static_cast<int64_t>(v.toDouble());
+        return i;
     }
     double number(const QJsonObject& o, const char* key) const
     {
@@ -310,9 +320,11 @@ public:
     {
         std::vector<T> out;
         for (const QJsonValue& v : array(o, key)) {
-            if (!v.isDouble())
+            int64_t i = 0;
+            if (!v.isDouble() || !exactInt64(v.toDouble(), i) || i < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
+                i > static_cast<int64_t>(std::numeric_limits<T>::max()))
                 fail(key, "must hold integers");
-            out.push_back(static_cast<T>(v.toDouble()));
+            out.push_back(static_cast<T>(i));
         }
         return out;
     }
@@ -370,7 +382,10 @@ AffineExpr readAffine(const Reader& r, const QJsonObject& o, const char* field)
         const int var = pair[0].toInt(-1);
         if (var < 0 || var > kIndirectVar + 64)
             r.fail(field, "term names no variable of the kernel");
-        e.add(var, static_cast<int64_t>(pair[1].toDouble()));
+        int64_t coeff = 0;
+        if (!exactInt64(pair[1].toDouble(), coeff))
+            r.fail(field, "a coefficient must be an integer");
+        e.add(var, coeff);
     }
     e.constant = r.integer(o, "constant");
     return e;
@@ -406,7 +421,8 @@ Stmt readStmt(const Reader& r, const QJsonObject& o, size_t position, size_t loa
     st.value = readNumber(opt("value"));
     st.value2 = readNumber(opt("value2"));
     st.var = opt("var").toInt(-1);
-    st.bound = static_cast<int64_t>(opt("bound").toDouble(0.0));
+    if (!exactInt64(opt("bound").toDouble(0.0), st.bound))
+        r.fail("stmts", "statement " + std::to_string(position) + ": bound must be an integer");
     if (st.kind == StmtKind::Mask) {
         st.cond = readAffine(r, r.object(o, "cond"), "cond");
         st.lower = r.integer(o, "lower");
