@@ -62,6 +62,7 @@ PackBuffers& threadBuffers()
 
 // Rows [0, mc) x columns [0, kc) of A (already offset to the block) into MR-row slivers: sliver s holds
 // A[s*MR + i][p] at s*MR*kc + p*MR + i. Rows past mc are zero so edge tiles can run the full micro-kernel.
+// The portable version; gemm_f32_avx2.cpp has a vectorised one for MR = 6.
 template<int MR>
 void packA(int64_t mc, int64_t kc, const float* A, int64_t lda, float* dst)
 {
@@ -81,21 +82,31 @@ void packA(int64_t mc, int64_t kc, const float* A, int64_t lda, float* dst)
 }
 
 // Rows [0, kc) x columns [0, nc) of B (already offset) into NR-column slivers: sliver s holds B[p][s*NR + j] at
-// s*NR*kc + p*NR + j; columns past nc are zero.
+// s*NR*kc + p*NR + j; columns past nc are zero. B is copied in chunks of kRowChunk rows: walking down a whole
+// sliver (or writing a whole row across all slivers) would touch a new page on every access once ldb (or kc) is a
+// few thousand floats, which defeats the hardware prefetchers and the TLB; a chunk reads a few pages sequentially
+// and writes kRowChunk * NR contiguous floats per sliver.
 template<int NR>
 void packB(int64_t kc, int64_t nc, const float* B, int64_t ldb, float* dst)
 {
-    for (int64_t c0 = 0; c0 < nc; c0 += NR, dst += NR * kc) {
-        const int64_t cols = std::min<int64_t>(NR, nc - c0);
-        const float* b = B + c0;
-        if (cols == NR) {
-            for (int64_t p = 0; p < kc; ++p)
+    constexpr int64_t kRowChunk = 8;
+    const int64_t full = nc / NR;
+    const int64_t rest = nc - full * NR;
+    for (int64_t p0 = 0; p0 < kc; p0 += kRowChunk) {
+        const int64_t rows = std::min(kRowChunk, kc - p0);
+        for (int64_t s = 0; s < full; ++s) {
+            const float* b = B + p0 * ldb + s * NR;
+            float* d = dst + s * NR * kc + p0 * NR;
+            for (int64_t p = 0; p < rows; ++p)
                 for (int j = 0; j < NR; ++j)
-                    dst[p * NR + j] = b[p * ldb + j];
-        } else {
-            for (int64_t p = 0; p < kc; ++p)
+                    d[p * NR + j] = b[p * ldb + j];
+        }
+        if (rest) {
+            const float* b = B + p0 * ldb + full * NR;
+            float* d = dst + full * NR * kc + p0 * NR;
+            for (int64_t p = 0; p < rows; ++p)
                 for (int j = 0; j < NR; ++j)
-                    dst[p * NR + j] = j < cols ? b[p * ldb + j] : 0.0f;
+                    d[p * NR + j] = j < rest ? b[p * ldb + j] : 0.0f;
         }
     }
 }
@@ -115,7 +126,7 @@ void checkArguments(int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, i
 
 template<int MR, int NR>
 void blockedGemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
-                 int64_t ldc, bool accumulate, gemm_detail::MicroKernel kernel)
+                 int64_t ldc, bool accumulate, gemm_detail::MicroKernel kernel, gemm_detail::PackA packA)
 {
     static_assert(kMC % MR == 0 && kNC % NR == 0, "block sizes must be whole numbers of micro-tiles");
     checkArguments(M, N, K, lda, ldb, ldc);
@@ -144,7 +155,7 @@ void blockedGemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, c
             packB<NR>(kc, nc, B + pc * ldb + jc, ldb, Bp);
             for (int64_t ic = 0; ic < M; ic += kMC) {
                 const int64_t mc = std::min(kMC, M - ic);
-                packA<MR>(mc, kc, A + ic * lda + pc, lda, Ap);
+                packA(mc, kc, A + ic * lda + pc, lda, Ap);
                 for (int64_t jr = 0; jr < nc; jr += NR) {
                     const int64_t nr = std::min<int64_t>(NR, nc - jr);
                     const float* b = Bp + jr * kc;
@@ -213,14 +224,15 @@ bool gemmF32Avx2Supported()
 void gemmF32Generic(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
                     float* C, int64_t ldc, bool accumulate)
 {
-    blockedGemm<kGenericMR, kGenericNR>(M, N, K, A, lda, B, ldb, C, ldc, accumulate, genericMicroKernel);
+    blockedGemm<kGenericMR, kGenericNR>(M, N, K, A, lda, B, ldb, C, ldc, accumulate, genericMicroKernel,
+                                             packA<kGenericMR>);
 }
 
 void gemmF32Avx2(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
                  float* C, int64_t ldc, bool accumulate)
 {
     using namespace gemm_detail;
-    blockedGemm<kAvx2MR, kAvx2NR>(M, N, K, A, lda, B, ldb, C, ldc, accumulate, avx2MicroKernel);
+    blockedGemm<kAvx2MR, kAvx2NR>(M, N, K, A, lda, B, ldb, C, ldc, accumulate, avx2MicroKernel, avx2PackA);
 }
 
 void gemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,

@@ -33,6 +33,12 @@ using MicroKernel = void (*)(int64_t kc, const float* Ap, const float* Bp, float
 constexpr int kAvx2MR = 6;
 constexpr int kAvx2NR = 16;
 void avx2MicroKernel(int64_t kc, const float* Ap, const float* Bp, float* C, int64_t ldc, bool accumulate);
+
+// Packs rows [0, mc) x columns [0, kc) of A into MR-row slivers (sliver s holds A[s*MR + i][p] at
+// s*MR*kc + p*MR + i, rows past mc zero). The AVX2 version transposes 6 x 8 blocks in registers: with few columns
+// of B per row of A (small N) packing A is otherwise a large share of the time.
+using PackA = void (*)(int64_t mc, int64_t kc, const float* A, int64_t lda, float* dst);
+void avx2PackA(int64_t mc, int64_t kc, const float* A, int64_t lda, float* dst);
 }  // namespace gemm_detail
 
 }  // namespace spyglass::spyresim
