@@ -70,6 +70,17 @@ std::optional<CoreRegions> coreRegions(const Program& p, const Op& op, const Acc
                     dims[d].emplace_back(base[d] + lo, base[d] + hi);
             }
         }
+        // Tiles are walked one after another by the same core: what it holds is their union.
+        for (Ranges& r : dims) {
+            std::sort(r.begin(), r.end());
+            Ranges merged;
+            for (const auto& x : r)
+                if (!merged.empty() && x.first <= merged.back().second)
+                    merged.back().second = std::max(merged.back().second, x.second);
+                else
+                    merged.push_back(x);
+            r = std::move(merged);
+        }
         out.push_back(std::move(dims));
     }
     return out;
