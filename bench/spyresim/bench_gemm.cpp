@@ -52,6 +52,12 @@ const std::vector<Shape> kDefaultShapes = {
     {512, 512, 64, "attention QK^T"},
     {512, 64, 512, "attention PV"},
     {1000, 1000, 333, "odd sizes"},
+    // What one simulated core gets when a 512 x 1024 x 1024 or 512 x 4096 x 1024 matmul is split over 32 cores
+    // by rows or by columns: small M or small N, where packing matters most.
+    {16, 1024, 1024, "per-core rows"},
+    {16, 4096, 1024, "per-core rows"},
+    {512, 32, 1024, "per-core columns"},
+    {512, 128, 1024, "per-core columns"},
 };
 
 const std::vector<Shape> kQuickShapes = {
@@ -59,6 +65,7 @@ const std::vector<Shape> kQuickShapes = {
     {1024, 1024, 1024, "square"},
     {512, 4096, 1024, "FFN up"},
     {512, 512, 64, "attention QK^T"},
+    {16, 1024, 1024, "per-core rows"},
 };
 
 double seconds()
