@@ -158,6 +158,18 @@ private slots:
         QVERIFY2(logText(w).contains(note), qPrintable(logText(w)));
         // softmax's outputs lie in [0, 1]: an fp16 simulation within tolerance is far below 1e-2 off.
         QVERIFY2(note.contains(QStringLiteral("within tolerance")), qPrintable(note));
+        QCOMPARE(w.problems()->problemCount(), 0);
+
+        // A verdict outside tolerance is also a warning in the Problems dock, naming the output; within, none.
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt"))));
+        const QString matmulNote = w.document()->compiled().simulationNote;
+        QVERIFY2(matmulNote.contains(QStringLiteral("max abs error")), qPrintable(matmulNote));
+        bool warned = false;
+        for (int i = 0; i < w.problems()->problemCount(); ++i)
+            warned = warned || (w.problems()->problemText(i).contains(QStringLiteral("differ from the reference interpreter")) &&
+                                w.problems()->problemText(i).contains(QStringLiteral("'C'")));
+        qInfo("%s", qPrintable(matmulNote));
+        QCOMPARE(warned, matmulNote.contains(QStringLiteral("OUTSIDE tolerance")));
     }
 
     void exportsTheTraceAsChromeJson()
