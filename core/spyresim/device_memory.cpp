@@ -6,6 +6,43 @@
 
 namespace spyglass::spyresim {
 
+namespace {
+
+// Calls fn(hostOffset, deviceOffset) for every host element in host order, one table lookup per element: the
+// outer dims' contribution is summed once per row of the innermost dim.
+template <typename Fn>
+void forEachElement(const spyre::Shape& shape, const std::vector<std::vector<int64_t>>& tables, Fn&& fn)
+{
+    const int rank = static_cast<int>(shape.size());
+    if (rank == 0) {
+        fn(int64_t{0}, int64_t{0});
+        return;
+    }
+    for (int64_t d : shape)
+        if (d == 0)
+            return;
+    const int64_t inner = shape.back();
+    const std::vector<int64_t>& last = tables.back();
+    std::vector<int64_t> coord(rank, 0);
+    int64_t host = 0;
+    for (;;) {
+        int64_t base = 0;
+        for (int d = 0; d + 1 < rank; ++d)
+            base += tables[d][coord[d]];
+        for (int64_t j = 0; j < inner; ++j)
+            fn(host + j, base + last[j]);
+        host += inner;
+        int d = rank - 2;
+        while (d >= 0 && ++coord[d] == shape[d])
+            coord[d--] = 0;
+        if (d < 0)
+            return;
+    }
+}
+
+}  // namespace
+
+
 bool isIntegerDtype(const std::string& d) { return d != "float32" && d != "float16" && d != "float64" && d != "bfloat16"; }
 
 model::DType hostDtypeOf(const std::string& d)
@@ -52,12 +89,11 @@ DeviceTensor::DeviceTensor(const spyre::BundleTensor& meta, DeviceFormat format)
     words_.assign(static_cast<size_t>(deviceElements_), 0);
     // Padding words: every device word no host element maps to.
     paddingMask_.assign(static_cast<size_t>(deviceElements_), 1);
-    for (int64_t h = 0; h < hostElements_; ++h) {
-        const int64_t o = deviceOffset(h);
+    forEachElement(shape_, dimOffset_, [&](int64_t, int64_t o) {
         if (o < 0 || o >= deviceElements_)
             throw std::logic_error("device layout of '" + meta.name + "' maps a host element outside the device size");
         paddingMask_[o] = 0;
-    }
+    });
 }
 
 int DeviceTensor::dimWithStride(int64_t coeff) const
@@ -75,8 +111,7 @@ void DeviceTensor::writeHost(const float* data)
             ints_[h] = static_cast<int64_t>(data[h]);
         return;
     }
-    for (int64_t h = 0; h < hostElements_; ++h)
-        words_[deviceOffset(h)] = encode(format_, data[h]);
+    forEachElement(shape_, dimOffset_, [&](int64_t h, int64_t o) { words_[o] = encode(format_, data[h]); });
 }
 
 void DeviceTensor::writeHostInts(const int64_t* data)
@@ -85,8 +120,7 @@ void DeviceTensor::writeHostInts(const int64_t* data)
         std::copy(data, data + hostElements_, ints_.begin());
         return;
     }
-    for (int64_t h = 0; h < hostElements_; ++h)
-        words_[deviceOffset(h)] = encode(format_, static_cast<float>(data[h]));
+    forEachElement(shape_, dimOffset_, [&](int64_t h, int64_t o) { words_[o] = encode(format_, static_cast<float>(data[h])); });
 }
 
 model::HostTensor DeviceTensor::readHost(model::DType dtype) const
@@ -97,8 +131,11 @@ model::HostTensor DeviceTensor::readHost(model::DType dtype) const
     const float* table = decodeTable(format_);
     if (t.isFloating()) {
         t.f.resize(static_cast<size_t>(hostElements_));
-        for (int64_t h = 0; h < hostElements_; ++h)
-            t.f[h] = integer_ ? static_cast<float>(ints_[h]) : table[words_[deviceOffset(h)]];
+        if (integer_)
+            for (int64_t h = 0; h < hostElements_; ++h)
+                t.f[h] = static_cast<float>(ints_[h]);
+        else
+            forEachElement(shape_, dimOffset_, [&](int64_t h, int64_t o) { t.f[h] = table[words_[o]]; });
     } else {
         t.i.resize(static_cast<size_t>(hostElements_));
         for (int64_t h = 0; h < hostElements_; ++h) {

@@ -156,8 +156,11 @@ SimResult simulate(const KernelBundle& bundle, const spyre::SpyreTarget& target,
             job->checkpoint();
             job->report(static_cast<double>(i) / static_cast<double>(bundle.kernels.size()), "simulating " + k.name);
         }
-        if (options.numerics)
+        if (options.numerics) {
+            const auto k0 = std::chrono::steady_clock::now();
             executeKernel(k, memory, options.format, threads);
+            r.kernelWallMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - k0).count();
+        }
         KernelTime kt = timeKernel(k, bundle, target, clock, r.trace.get());
         clock += kt.timeNs;
         r.kernelTimeNs += kt.timeNs;

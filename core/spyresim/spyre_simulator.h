@@ -37,6 +37,7 @@ struct SimResult {
     int64_t macs = 0;
     std::shared_ptr<Trace> trace;
     double wallMs = 0;          // host time the simulation took
+    double kernelWallMs = 0;    // of which executing kernels (without loading tensors into device memory)
     std::vector<std::string> notes;
 };
 
