@@ -299,6 +299,17 @@ private slots:
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QJsonObject tj = QJsonDocument::fromJson(f.readAll()).object();
         QVERIFY(tj.value(QStringLiteral("traceEvents")).toArray().size() > 10);
+        // --session records every kernel's simulated time (what the Charts dock plots).
+        const QString db = test::outputDir() + QStringLiteral("/sim-session.db");
+        QFile::remove(db);
+        QCOMPARE(test::runCli({QStringLiteral("run"), model, QStringLiteral("--backend"), QStringLiteral("spyre"), QStringLiteral("--session"),
+                               QStringLiteral("sim"), QStringLiteral("--db"), db}).exitCode, 0);
+        const auto shown = test::runCli({QStringLiteral("sessions"), QStringLiteral("show"), QStringLiteral("1"), QStringLiteral("--db"), db, QStringLiteral("--json")});
+        QCOMPARE(shown.exitCode, 0);
+        const QJsonArray recorded = QJsonDocument::fromJson(shown.out).object().value(QStringLiteral("runs")).toArray().at(0).toObject()
+                                        .value(QStringLiteral("kernels")).toArray();
+        QCOMPARE(recorded.size(), ks.size());
+        QCOMPARE(recorded.at(0).toObject().value(QStringLiteral("sim_ns")).toDouble(), ks.at(0).toObject().value(QStringLiteral("time_ns")).toDouble());
     }
 
     void cliRunBundleChecksTestData()
