@@ -15,11 +15,13 @@ namespace spyglass::spyresim {
 namespace {
 
 // KC * NR * 4 bytes of packed B (16 KiB for the AVX2 kernel) must sit in L1 next to a sliver of A; MC * KC * 4
-// bytes of packed A (168 KiB) in L2; KC * NC * 4 (4 MiB) of packed B in L3. MC is a multiple of both MRs (6, 4),
-// NC of both NRs (16, 8). Tuned with bench_gemm on a Zen 5 EPYC (48 KiB L1D, 1 MiB L2), see BENCHMARKS.md.
+// bytes of packed A (168 KiB) in L2; KC * NC * 4 (1 MiB) of packed B in L2/L3. MC is a multiple of both MRs (6, 4),
+// NC of both NRs (16, 8). Measured on a Zen 5 EPYC (48 KiB L1D, 1 MiB L2) with MC = 72/168/336 and
+// NC = 1024/2048/4096: all within run-to-run noise, so NC is the smallest, which keeps each thread's pack buffers
+// at 1.2 MiB (the simulator may run many cores' threads at once).
 constexpr int64_t kKC = 256;
 constexpr int64_t kMC = 168;
-constexpr int64_t kNC = 4096;
+constexpr int64_t kNC = 1024;
 
 // A 64-byte aligned float buffer that only grows; one per thread, so concurrent calls never share it.
 class PackBuffer {

@@ -1,5 +1,5 @@
 // gemmF32 (the Spyre simulator's fp32 GEMM) against a double-precision triple loop, for the portable and the
-// AVX2+FMA paths: shapes that cross every blocking boundary (MC = 168 rows, KC = 256, NC = 4096 columns) and
+// AVX2+FMA paths: shapes that cross every blocking boundary (MC = 168 rows, KC = 256, NC = 1024 columns) and
 // every micro-tile edge, M/N/K = 1, leading dimensions larger than the width (their padding holds NaN in A and B,
 // which would poison any result that read it, and a sentinel in C that must survive), accumulate on and off.
 #include "core/spyresim/gemm_f32.h"
@@ -104,7 +104,7 @@ void addShapes()
         {1, 1, 1},     {1, 1, 7},     {1, 33, 1},    {29, 1, 1},     {1, 40, 300},  {300, 1, 40},
         {7, 5, 3},     {6, 16, 1},    {6, 16, 256},  {4, 8, 9},      {12, 32, 257}, {5, 15, 255},
         {13, 17, 19},  {11, 23, 513}, {64, 64, 64},  {100, 100, 100}, {168, 48, 30}, {169, 47, 31},
-        {337, 33, 260}, {20, 4097, 3}, {9, 4113, 2}, {61, 130, 600},
+        {337, 33, 260}, {20, 4097, 3}, {9, 4113, 2}, {61, 130, 600}, {7, 2049, 260},
     };
     for (const S& s : shapes)
         for (bool padded : {false, true})
