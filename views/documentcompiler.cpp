@@ -175,6 +175,13 @@ void simulateModel(CompiledDocument& doc, const model::ModelGraph& graph, JobCon
         doc.diagnostics.push_back(std::move(d));
         doc.simulationNote = QStringLiteral("Spyre simulator: not simulated (%1)").arg(QString::fromStdString(e.what()));
         return;
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const std::exception& e) {
+        // A simulator fault on a bundle the compiler accepted: say so, and still show the compile.
+        doc.diagnostics.push_back(Diagnostic{Severity::Warning, at(doc.path), std::string("not simulated: the Spyre simulator failed: ") + e.what(), {}, {}});
+        doc.simulationNote = QStringLiteral("Spyre simulator: not simulated (%1)").arg(QString::fromStdString(e.what()));
+        return;
     }
     sim->trace = traceWithKernelLane(*sim);
     doc.simulation = sim;
@@ -230,7 +237,10 @@ void simulateModel(CompiledDocument& doc, const model::ModelGraph& graph, JobCon
             doc.diagnostics.push_back(Diagnostic{Severity::Warning, at(doc.path),
                                                  "the Spyre simulator's outputs differ from the reference interpreter: " + bad.join(QStringLiteral("; ")).toStdString(),
                                                  {}, {}});
-    } catch (const InputError& e) {
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const std::exception& e) {
+        // Shape-only constants, an input the reference interpreter refuses, ...: the timing stands on its own.
         doc.simulationNote = QStringLiteral("Spyre simulator: timing only, numbers not checked (%1)").arg(QString::fromStdString(e.what()));
     }
 }

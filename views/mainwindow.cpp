@@ -535,7 +535,7 @@ void MainWindow::showSimulation()
     timeline_->setTrace(sim ? sim->trace : nullptr);
     if (sim) {
         const double pct = sim->kernelTimeNs > 0 ? 100.0 * sim->rooflineNs / sim->kernelTimeNs : 0.0;
-        const QString line = tr("Spyre simulator: %1 kernel(s), kernel time %2, roofline bound %3 (runs at %4 % of the roofline), %5 B moved")
+        const QString line = tr("Spyre simulator, final kernel bundle: %1 kernel(s), kernel time %2, roofline bound %3 (runs at %4 % of the roofline), %5 B moved")
                                  .arg(sim->kernels.size())
                                  .arg(formatNs(sim->kernelTimeNs), formatNs(sim->rooflineNs), QString::number(pct, 'f', 0))
                                  .arg(sim->bytesMoved);
