@@ -1,8 +1,7 @@
 #include "core/quantum/vqe.h"
 
 #include "core/common/diagnostics.h"
-#include "core/quantum/pipeline.h"
-#include "core/quantum/simulator.h"
+#include "core/quantum/ansatz_real.h"
 
 #include <algorithm>
 #include <bit>
@@ -53,88 +52,13 @@ namespace {
 
 using Objective = std::function<double(const std::vector<double>&)>;
 
-// |psi(theta)> of the ansatz, computed with as few passes over memory as possible (same state as running
-// vqeAnsatz gate by gate; tests check that):
-//  - the first RY layer on |0...0> followed by the CZ ring is a product state times a sign, written in one pass;
-//  - the remaining layers are ordered so gates on low qubits form cache-blocked runs (RY and CZ on disjoint
-//    qubits commute), then fused into <= 4-qubit blocks.
-constexpr int kLowQubits = 13;
-constexpr int kAnsatzFuse = 4;   // blocks of <= 4 qubits, as qsim fuses
-
-template <class T>
-void writeFirstLayer(T* a, int n, int layers, const double* theta)
-{
-    const int lowBits = std::min(n, kLowQubits);
-    const uint64_t lowLen = uint64_t(1) << lowBits;
-    std::vector<double> low(lowLen, 1.0);
-    for (uint64_t i = 0; i < lowLen; ++i)
-        for (int q = 0; q < lowBits; ++q)
-            low[i] *= (i >> q & 1) ? std::sin(theta[q] / 2) : std::cos(theta[q] / 2);
-    const int64_t chunks = int64_t(1) << (n - lowBits);
-    const uint64_t chain = n >= 2 ? (uint64_t(1) << (n - 1)) - 1 : 0;   // pairs (q, q+1), q = 0..n-2
-    const bool ring = layers > 0 && n > 2;
-#pragma omp parallel for schedule(static) if (chunks >= 4)
-    for (int64_t ch = 0; ch < chunks; ++ch) {
-        double hf = 1;
-        for (int q = lowBits; q < n; ++q)
-            hf *= (uint64_t(ch) >> (q - lowBits) & 1) ? std::sin(theta[q] / 2) : std::cos(theta[q] / 2);
-        for (uint64_t k = 0; k < lowLen; ++k) {
-            const uint64_t i = (uint64_t(ch) << lowBits) | k;
-            int neg = 0;
-            if (layers > 0) {
-                neg = std::popcount(i & (i >> 1) & chain) & 1;
-                if (ring)
-                    neg ^= int((i >> (n - 1)) & i & 1);
-            }
-            const double v = low[k] * hf;
-            a[2 * i] = T(neg ? -v : v);
-            a[2 * i + 1] = 0;
-        }
-    }
-}
-
 }  // namespace
 
 void prepareAnsatzState(StateVector& sv, int layers, const std::vector<double>& theta)
 {
-    const int n = sv.numQubits();
-    if (sv.precision() == Precision::Double)
-        writeFirstLayer(sv.dataDouble(), n, layers, theta.data());
-    else
-        writeFirstLayer(sv.dataFloat(), n, layers, theta.data());
-    if (layers == 0)
-        return;
-    Circuit c;
-    c.numQubits = n;
-    auto add = [&](const char* name, std::vector<int> qs, std::vector<double> ps) {
-        Op op;
-        op.name = name;
-        op.qubits = std::move(qs);
-        op.params = std::move(ps);
-        c.ops.push_back(std::move(op));
-    };
-    const int pairs = n > 2 ? n : n - 1;
-    for (int l = 1; l <= layers; ++l) {
-        const double* t = theta.data() + size_t(l) * n;
-        for (int pass = 0; pass < 2; ++pass) {   // low qubits first, then the rest
-            for (int q = 0; q < n; ++q)
-                if ((q < kLowQubits) == (pass == 0))
-                    add("ry", {q}, {t[q]});
-            if (l == layers)
-                continue;
-            for (int i = 0; i < pairs; ++i) {
-                const int a = i, b = (i + 1) % n;
-                if ((std::max(a, b) < kLowQubits) == (pass == 0))
-                    add("cz", {a, b}, {});
-            }
-        }
-    }
-    const Circuit fused = prepareForSimulation(c, kAnsatzFuse);
-    std::vector<kernels::PreparedGate> gates;
-    gates.reserve(fused.ops.size());
-    for (const Op& op : fused.ops)
-        gates.push_back(prepareOp(fused, op));
-    sv.applyAll(gates);
+    RealAnsatzState real(sv.numQubits(), layers, sv.precision());
+    real.prepare(theta);
+    real.copyTo(sv);
 }
 
 namespace {
@@ -248,12 +172,13 @@ VqeResult runVqe(const VqeOptions& o, JobControl* job)
     if (h.minQubits() > o.qubits)
         throw InputError(SourceLocation{}, "vqe: the Hamiltonian acts on qubit " + std::to_string(h.minQubits() - 1) + " but there are only " +
                                                std::to_string(o.qubits) + " qubits");
-    StateVector sv(o.qubits, o.precision);
+    // The ansatz's amplitudes are real: one real state, allocated once, reused by every evaluation.
+    RealAnsatzState state(o.qubits, o.layers, o.precision);
     VqeResult res;
     double bestE = std::numeric_limits<double>::infinity();
     const Objective energy = [&](const std::vector<double>& theta) {
-        prepareAnsatzState(sv, o.layers, theta);
-        const double e = sv.expectation(h);
+        state.prepare(theta);
+        const double e = state.expectation(h);
         ++res.evaluations;
         if (e < bestE) {
             bestE = e;

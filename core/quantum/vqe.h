@@ -3,7 +3,8 @@
 //   ansatz: `layers` times [RY(theta) on every qubit, then CZ on (i, i+1 mod n) for every i (one CZ when
 //           n == 2)], followed by a final RY layer (as Qiskit's RealAmplitudes), n*(layers+1) parameters;
 //   start:  parameters drawn uniformly from [-pi, pi) with the seed;
-//   energy: exact expectation <psi|H|psi> from the state vector (no shot noise);
+//   energy: exact expectation <psi|H|psi> from the state vector (no shot noise), computed on the real
+//           amplitudes of the ansatz (ansatz_real.h, pauli_expectation.h);
 //   optimisers: Nelder-Mead (initial simplex step 0.5; reflection 1, expansion 2, contraction 0.5,
 //           shrink 0.5; one iteration = one simplex update) and SPSA (a = 0.2, c = 0.1, A = 10,
 //           alpha = 0.602, gamma = 0.101, Rademacher perturbations from the seed; two evaluations per
@@ -39,7 +40,7 @@ struct VqeResult {
 };
 
 Circuit vqeAnsatz(int qubits, int layers, const std::vector<double>& theta);
-// The ansatz state written into `sv` the fast way (first layer in closed form, cache-blocked fused rest).
+// The ansatz state written into `sv` the fast way (RealAnsatzState: real amplitudes, 2 * layers passes).
 void prepareAnsatzState(StateVector& sv, int layers, const std::vector<double>& theta);
 VqeResult runVqe(const VqeOptions& options, JobControl* job = nullptr);
 
