@@ -34,6 +34,7 @@ public:
     void setView(double start, double end);
     void fit();
     void setSelection(int64_t t0, int64_t t1);
+    int firstLane() const { return firstLane_; }   // vertical scroll position
     bool hasSelection() const { return selEnd_ > selStart_; }
     const std::vector<LaneStats>& selectionStats();
 

@@ -119,6 +119,41 @@ private slots:
         QVERIFY2(panel->viewStart() < start0, "dragging right moves the view to earlier times");
     }
 
+    void wheelOverLaneNamesScrollsLanes()
+    {
+        if (!ImGuiHost::glAvailable())
+            QSKIP("needs OpenGL (run under xvfb-run)");
+        auto owned = std::make_unique<TimelinePanel>();
+        TimelinePanel* panel = owned.get();
+        panel->setTrace(bigTrace(64, 200));   // a model on 32 cores: far more lanes than fit
+        ImGuiHost host(std::move(owned));
+        host.resize(1000, 400);
+        host.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&host));
+        QVERIFY(QTest::qWaitFor([&] { return host.glWidget()->framesRendered() > 0; }, 5000));
+        QWidget* gl = host.glWidget();
+        const QPoint overNames(40, 80);
+        QTest::mouseMove(gl, overNames);
+        QTest::qWait(30);
+        QCOMPARE(panel->firstLane(), 0);
+        const double span0 = panel->viewEnd() - panel->viewStart();
+        QWheelEvent down(overNames, gl->mapToGlobal(overNames), QPoint(), QPoint(0, -240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(gl, &down);
+        QVERIFY(QTest::qWaitFor([&] { return panel->firstLane() > 0; }, 2000));
+        QCOMPARE(panel->viewEnd() - panel->viewStart(), span0);   // scrolling lanes does not zoom
+        // It stops at the last lane, and scrolls back.
+        for (int i = 0; i < 40; ++i) {
+            QApplication::sendEvent(gl, &down);
+            QTest::qWait(10);
+        }
+        QTest::qWait(100);
+        const int last = panel->firstLane();
+        QVERIFY(last > 0 && last < 64);
+        QWheelEvent up(overNames, gl->mapToGlobal(overNames), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(gl, &up);
+        QVERIFY(QTest::qWaitFor([&] { return panel->firstLane() < last; }, 2000));
+    }
+
     void selectionStatsMatchTheTrace()
     {
         TimelinePanel panel;
