@@ -148,6 +148,8 @@ double expectationImpl(const T* a, int n, const PauliSum& h, RealTiling tiling, 
     plan.tileX = tileX.data();
     plan.tileW = tileW.data();
     plan.numTile = static_cast<int>(tileX.size());
+    std::vector<double> partial(size_t(1) << std::max(n - b, b - w));
+    plan.partial = partial.data();
     double total = realk::expectationPasses(a, plan, build);
     // Everything else: one pass per group with a parity per amplitude.
     for (const Group& g : general) {

@@ -46,6 +46,7 @@ struct ExpectationPlan {
     const uint64_t* tileX = nullptr;     // masks >= 2^lowQubits whose low part is < 2^tileQubits
     const double* tileW = nullptr;
     int numTile = 0;
+    double* partial = nullptr;           // scratch: one double per chunk and per tile
 };
 
 // Best: the AVX2 build when the CPU has AVX2+FMA (and SPYGLASS_NO_AVX2 is unset); Portable: always the portable

@@ -237,6 +237,21 @@ private slots:
         QVERIFY(r.energy >= exactGroundEnergy(tfimHamiltonian(9), 9) - 1e-9);
     }
 
+    void seededRunsRepeatExactly()
+    {
+        // 16 qubits: 8 chunks and 8 tiles shared dynamically between threads; the energies must still repeat
+        // bit for bit (partial sums are added in chunk order).
+        VqeOptions o;
+        o.qubits = 16;
+        o.layers = 2;
+        o.iterations = 6;
+        o.seed = 11;
+        const VqeResult a = runVqe(o), b = runVqe(o);
+        QVERIFY(a.energy == b.energy);
+        QVERIFY(a.history == b.history);
+        QVERIFY(a.parameters == b.parameters);
+    }
+
 private:
     static double qt_fidelity(const StateVector& a, const StateVector& b) { return quantum::test::fidelity(a.amplitudes(), b.amplitudes()); }
 };
