@@ -293,6 +293,12 @@ private slots:
                 dmaIn = dmaIn || (qRed(p) == 76 && qGreen(p) == 200 && qBlue(p) == 120);
             }
         QVERIFY2(compute && dmaIn, qPrintable(out));
+
+        // The whole window as a user sees it: the graph above, the Timeline dock below, the kernel time in the status bar.
+        const QImage window = w.grab().toImage();
+        const QString windowOut = outputDir() + QStringLiteral("/mainwindow-timeline.png");
+        QVERIFY(window.save(windowOut));
+        QVERIFY2(distinctColours(window) > 50, qPrintable(windowOut));
     }
 };
 
