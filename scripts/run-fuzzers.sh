@@ -53,10 +53,10 @@ run_one() {
     "$build/fuzz_$t" -runs=1 -timeout=30 -rss_limit_mb=2048 fuzz/regressions/"$t"/* >"$dir/regressions.log" 2>&1 || {
       echo "run-fuzzers: $t: a committed regression input fails again:"; tail -40 "$dir/regressions.log"; return 1; }
   fi
-  # -timeout: one input may take at most 10 s; -rss_limit_mb also caps single allocations (malloc_limit_mb
-  # defaults to it), so an input that makes a parser allocate gigabytes is a finding, not a slow machine.
+  # -timeout: one input may take at most 30 s (a hang, not a slow input on a busy machine). -rss_limit_mb also caps
+  # single allocations (malloc_limit_mb defaults to it): an input that makes a parser allocate gigabytes is a finding.
   "$build/fuzz_$t" "$dir/corpus" "$dir/seeds" \
-    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+    -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
     -artifact_prefix="$build/artifacts/$t/" >"$dir/fuzz.log" 2>&1 || {
       echo "run-fuzzers: $t: FAILED (input saved in $build/artifacts/$t/):"; tail -60 "$dir/fuzz.log"; return 1; }
   echo "run-fuzzers: $t: $n seeds, $(grep -o 'stat::number_of_executed_units: [0-9]*' "$dir/fuzz.log" | grep -o '[0-9]*$') inputs in ${seconds} s, no finding"

@@ -8,6 +8,8 @@
 #include "core/model/reference_interpreter.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace spyglass::model::import {
 
@@ -16,6 +18,24 @@ namespace {
 // Nodes whose inputs are all constant are folded when they are this small (shape arithmetic, scalar
 // constants); bigger ones (e.g. a transposed weight) stay ops on constants for the compiler to see.
 constexpr int64_t kMaxFoldElements = 65536;
+// Folding must not let a tiny file ask for gigabytes (Expand or a broadcast of constants to [40000, 50000], a
+// ConstantOfShape or Range of billions, a Dropout mask of a huge input): outputs are sized before they are
+// computed, and a constant that must exist (fold-only ops, masks) may hold at most this many elements (512 MiB).
+constexpr int64_t kMaxConstantElements = int64_t{1} << 26;
+
+// Elements of a shape, saturating at INT64_MAX (negative dimensions count as 0; the loader rejects them later).
+int64_t elementsOf(const Shape& shape)
+{
+    int64_t n = 1;
+    for (int64_t d : shape) {
+        if (d <= 0)
+            return 0;
+        if (n > std::numeric_limits<int64_t>::max() / d)
+            return std::numeric_limits<int64_t>::max();
+        n *= d;
+    }
+    return n;
+}
 
 struct StaticType {
     DType dtype;
@@ -82,6 +102,9 @@ bool foldConstants(onnx::ModelProto& model, int64_t opset, ConstantMap& constant
                 const auto st = staticType(np.input(0));
                 if (!st)
                     throw InputError(Diagnostic{Severity::Error, {}, "the mask output needs a static input shape", {}, node.label()});
+                if (elementsOf(st->shape) > kMaxConstantElements)
+                    throw InputError(Diagnostic{Severity::Error, {}, "the mask output would be a constant of " + std::to_string(elementsOf(st->shape)) +
+                                                                         " elements, more than the " + std::to_string(kMaxConstantElements) + " Spyglass folds", {}, node.label()});
                 HostTensor mask;
                 mask.dtype = DType::Bool;
                 mask.shape = st->shape;
@@ -124,6 +147,51 @@ bool foldConstants(onnx::ModelProto& model, int64_t opset, ConstantMap& constant
             break;
         }
         if (!allConstant || !support || (!foldOnly && inputElements > kMaxFoldElements)) {
+            *kept.Add() = np;
+            continue;
+        }
+        // Size the outputs before computing them: from the ops that make shapes out of values, else from shape
+        // inference, else a bound from the inputs. A compute op whose outputs may be large is not folded.
+        int64_t outputElements = -1;   // -1: unknown
+        if (np.op_type() == "ConstantOfShape" && inputs.size() == 1 && inputs[0] && !inputs[0]->isFloating())
+            outputElements = elementsOf(inputs[0]->i);
+        else if (np.op_type() == "Range" && inputs.size() == 3 && inputs[0] && inputs[1] && inputs[2] && inputs[0]->size() == 1 &&
+                 inputs[1]->size() == 1 && inputs[2]->size() == 1) {
+            auto scalar = [](const HostTensor* t) { return t->isFloating() ? static_cast<double>(t->f[0]) : static_cast<double>(t->i[0]); };
+            const double count = std::ceil((scalar(inputs[1]) - scalar(inputs[0])) / scalar(inputs[2]));
+            outputElements = !std::isfinite(count) ? std::numeric_limits<int64_t>::max() : count <= 0 ? 0 : count >= 9e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(count);
+        } else {
+            for (const std::string& out : np.output()) {
+                if (out.empty())
+                    continue;
+                const auto st = staticType(out);
+                if (!st) {
+                    outputElements = -1;
+                    break;
+                }
+                outputElements = std::max(outputElements, elementsOf(st->shape));
+            }
+        }
+        if (outputElements < 0) {
+            // Shape inference left an output unknown: bound it from the inputs. No supported op makes more elements
+            // than the product of its inputs' sizes plus their sum (broadcasting, MatMul, Concat, Gather), except
+            // Expand, bounded by its data times the shape it expands to.
+            double bound = 1, sum = 0;
+            for (const HostTensor* t : inputs)
+                if (t) {
+                    bound *= static_cast<double>(std::max<int64_t>(1, t->size()));
+                    sum += static_cast<double>(t->size());
+                }
+            if (np.op_type() == "Expand" && inputs.size() == 2 && inputs[1] && !inputs[1]->isFloating())
+                bound *= static_cast<double>(std::max<int64_t>(1, elementsOf(inputs[1]->i)));
+            bound += sum;
+            if (bound > static_cast<double>(kMaxConstantElements))
+                outputElements = bound >= 9e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(bound);
+        }
+        if (foldOnly && outputElements > kMaxConstantElements)
+            throw InputError(Diagnostic{Severity::Error, {}, "the output would be a constant of " + std::to_string(outputElements) +
+                                                                 " elements, more than the " + std::to_string(kMaxConstantElements) + " Spyglass folds", {}, node.label()});
+        if (!foldOnly && outputElements > kMaxFoldElements) {
             *kept.Add() = np;
             continue;
         }

@@ -17,6 +17,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 using namespace spyglass;
@@ -274,6 +275,27 @@ private slots:
         r = runCli({QStringLiteral("compile"), dir.filePath(QStringLiteral("m.onnx")), QStringLiteral("--max-model-bytes"),
                     QString::number(1024 * 2 * 4)});
         QVERIFY2(r.exitCode == 0, r.err.constData());
+    }
+
+    // A 300-byte model whose Expand of a constant would be 2e9 elements: the loader must see the size coming and
+    // leave the op unfolded instead of computing 8 GB to throw away (peak RSS grows by far less than that).
+    void foldingSizesOutputsBeforeComputingThem()
+    {
+        const std::string text = "<ir_version: 8, opset_import: [\"\" : 17]>\n"
+                                 "bomb (float[1] x) => (float[40000, 50000, 1] y) {\n"
+                                 "  s = Constant <value = int64[3] {40000, 50000, 1}> ()\n"
+                                 "  c = Constant <value = float[1] {1}> ()\n"
+                                 "  e = Expand (c, s)\n"
+                                 "  y = Add (x, e)\n}\n";
+        rusage before{}, after{};
+        getrusage(RUSAGE_SELF, &before);
+        const model::ModelGraph g = model::loadModelFromText(text, "bomb.onnxtxt");
+        getrusage(RUSAGE_SELF, &after);
+        bool expandKept = false;
+        for (const auto& n : g.nodes)
+            expandKept = expandKept || n.opType == "Expand";
+        QVERIFY(expandKept);
+        QVERIFY2(after.ru_maxrss - before.ru_maxrss < 512 * 1024, qPrintable(QStringLiteral("peak RSS grew by %1 KiB").arg(after.ru_maxrss - before.ru_maxrss)));
     }
 
     void modelLoaderDefaultLimitIsProtobufs()
