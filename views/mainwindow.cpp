@@ -452,7 +452,13 @@ void MainWindow::inspectCircuitOp(int index)
     inspector_->show(QString::fromStdString(op.name) + QStringLiteral(" on ") + qubits.join(QStringLiteral(", ")), {gate, circuit});
 }
 
-void MainWindow::openFile(const QString& path) { compile(path, {}); }
+void MainWindow::openFile(const QString& path)
+{
+    // A what-if whose recompile failed must not compare its plan with the next file opened.
+    whatIfBefore_.reset();
+    whatIfBeforeSimNs_.reset();
+    compile(path, {});
+}
 
 void MainWindow::pinStickDimension(const QString& tensor, int dim)
 {

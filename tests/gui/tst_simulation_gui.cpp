@@ -256,6 +256,13 @@ private slots:
         QVERIFY2(w.whatIfText().contains(expected), qPrintable(w.whatIfText() + QStringLiteral("\nexpected ") + expected));
         // The Timeline follows the recompile.
         QCOMPARE(w.timeline()->traceEndNs(), static_cast<int64_t>(std::llround(direct.kernelTimeNs)));
+
+        // A what-if the compiler rejects fails; the next file opened gets no banner comparing it with matmul's plan.
+        QSignalSpy failed(&w, &MainWindow::documentFailed);
+        w.pinStickDimension(QStringLiteral("no_such_tensor"), 0);
+        QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 60000));
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/softmax.onnxtxt"))));
+        QVERIFY2(w.whatIfText().isEmpty(), qPrintable(w.whatIfText()));
     }
 
     void screenshotOfTheTimeline()
