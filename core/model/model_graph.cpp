@@ -17,6 +17,14 @@ const char* dtypeName(DType t)
     return "unknown";
 }
 
+DType dtypeFromName(const std::string& name)
+{
+    for (DType t : {DType::Float16, DType::Float64, DType::Int64, DType::Int32, DType::Int8, DType::UInt8, DType::Bool})
+        if (name == dtypeName(t))
+            return t;
+    return DType::Float32;
+}
+
 int dtypeBytes(DType t)
 {
     switch (t) {

@@ -15,6 +15,10 @@ namespace spyglass::model {
 enum class DType { Float32, Float16, Float64, Int64, Int32, Int8, UInt8, Bool };
 
 const char* dtypeName(DType t);   // "float32", "float16", ...
+// The inverse of dtypeName; names it does not produce (e.g. "bfloat16") read as Float32.
+DType dtypeFromName(const std::string& name);
+// Integer and bool types (everything but the floating ones).
+inline bool isIntegerDtypeName(const std::string& name) { return name != "float32" && name != "float16" && name != "float64" && name != "bfloat16"; }
 int dtypeBytes(DType t);
 
 using Shape = std::vector<int64_t>;

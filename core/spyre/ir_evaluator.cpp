@@ -10,19 +10,9 @@ namespace spyglass::spyre {
 
 namespace {
 
-bool isIntegerDtype(const std::string& d) { return d != "float32" && d != "float16" && d != "float64"; }
+bool isIntegerDtype(const std::string& d) { return model::isIntegerDtypeName(d); }
 
-model::DType dtypeOf(const std::string& d)
-{
-    if (d == "float16") return model::DType::Float16;
-    if (d == "float64") return model::DType::Float64;
-    if (d == "int64") return model::DType::Int64;
-    if (d == "int32") return model::DType::Int32;
-    if (d == "int8") return model::DType::Int8;
-    if (d == "uint8") return model::DType::UInt8;
-    if (d == "bool") return model::DType::Bool;
-    return model::DType::Float32;
-}
+model::DType dtypeOf(const std::string& d) { return model::dtypeFromName(d); }
 
 double apply(const std::string& fn, const std::vector<double>& a, const Stmt& s)
 {

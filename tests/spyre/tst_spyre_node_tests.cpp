@@ -2,6 +2,7 @@
 // loader accepts must compile through every Spyre pass into a complete kernel bundle, and the final IR, evaluated
 // on the test's inputs (ir_evaluator.h), must give the test's expected outputs. Any error or mismatch fails.
 #include "common/testutil.h"
+#include "model/node_tests.h"
 
 #include "core/common/diagnostics.h"
 #include "core/common/job_control.h"
@@ -27,20 +28,6 @@ constexpr int kMinimumCompiled = 290;
 constexpr double kRtol = 1e-3;
 constexpr double kAtol = 1e-4;
 
-QString nodeTestsDir()
-{
-    const QString out = QStringLiteral(SPYGLASS_BINARY_DIR "/tests/model/onnx-node-tests");
-    const QString node = out + QStringLiteral("/node");
-    if (!QFile::exists(node + QStringLiteral("/.complete"))) {
-        QProcess gen;
-        gen.setProcessChannelMode(QProcess::MergedChannels);
-        gen.start(QStringLiteral("/usr/bin/python3"),
-                  {test::sourcePath(QStringLiteral("tests/model/generate_node_tests.py")), out});
-        gen.waitForFinished(300000);
-        qInfo().noquote() << gen.readAll().trimmed();
-    }
-    return node;
-}
 
 }  // namespace
 
@@ -49,7 +36,7 @@ class TestSpyreNodeTests : public QObject {
 private slots:
     void supportedNodeTestsCompile()
     {
-        const QDir root(nodeTestsDir());
+        const QDir root(test::onnxNodeTestsDir());
         QVERIFY2(root.exists(), qPrintable(QStringLiteral("no generated node tests at ") + root.path()));
         const QStringList tests = root.entryList({QStringLiteral("test_*")}, QDir::Dirs, QDir::Name);
         QVERIFY2(tests.size() > 500, qPrintable(QStringLiteral("only %1 node tests generated").arg(tests.size())));

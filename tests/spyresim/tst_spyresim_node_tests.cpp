@@ -7,6 +7,7 @@
 // not excused by name: a mismatch only counts as "limited by the device format" when the reference interpreter,
 // fed the same inputs rounded to fp16, gives what the simulator gives; anything else is a failure.
 #include "common/testutil.h"
+#include "model/node_tests.h"
 #include "core/common/job_control.h"
 #include "core/model/half_float.h"
 #include "core/model/model_loader.h"
@@ -27,18 +28,6 @@ namespace {
 
 constexpr int kMinimumSimulated = 290;
 
-QString nodeTestsDir()
-{
-    const QString out = QStringLiteral(SPYGLASS_BINARY_DIR "/tests/model/onnx-node-tests");
-    const QString node = out + QStringLiteral("/node");
-    if (!QFile::exists(node + QStringLiteral("/.complete"))) {
-        QProcess gen;
-        gen.setProcessChannelMode(QProcess::MergedChannels);
-        gen.start(QStringLiteral("/usr/bin/python3"), {test::sourcePath(QStringLiteral("tests/model/generate_node_tests.py")), out});
-        gen.waitForFinished(300000);
-    }
-    return node;
-}
 
 double spyreAtol(const model::HostTensor& ref)
 {
@@ -57,7 +46,7 @@ class TestSpyreSimNodeTests : public QObject {
 private slots:
     void nodeTestsPassOnTheSimulator()
     {
-        const QDir root(nodeTestsDir());
+        const QDir root(test::onnxNodeTestsDir());
         QVERIFY2(root.exists(), qPrintable(QStringLiteral("no generated node tests at ") + root.path()));
         const QStringList tests = root.entryList({QStringLiteral("test_*")}, QDir::Dirs, QDir::Name);
         const spyre::SpyreTarget target = spyre::SpyreTarget::load(test::sourcePath(QStringLiteral("resources/targets/spyre.json")).toStdString());
