@@ -127,7 +127,8 @@ void StateVector::apply(const kernels::PreparedGate& g)
 }
 
 namespace {
-constexpr int kChunkQubits = 13;
+constexpr int kChunkQubits = 13;   // 2^13 amplitudes: 128 KiB in complex128, fits in L2
+constexpr int kTileAmplitudeQubits = 15;   // a tile holds <= 2^15 amplitudes (512 KiB in complex128) when it can
 
 // Parity of the set bits without a popcount instruction (the portable build has none; a libcall per
 // amplitude would dominate the expectation value).
@@ -138,47 +139,146 @@ inline int parity(uint64_t x)
     x ^= x >> 8;
     x ^= x >> 4;
     return (0x6996 >> (x & 0xf)) & 1;
-}   // 2^13 amplitudes: 128 KiB in complex128, fits in L2
-
-int highestQubit(const kernels::PreparedGate& g)
-{
-    int h = g.targets[g.k - 1];
-    for (int c : g.controls)
-        h = std::max(h, c);
-    return h;
 }
+
 }  // namespace
 
 void StateVector::applyChunked(const kernels::PreparedGate* gates, size_t count, int cq)
 {
+    std::vector<const kernels::PreparedGate*> list(count);
+    for (size_t i = 0; i < count; ++i)
+        list[i] = &gates[i];
+    applyChunkRun(list.data(), count, cq);
+}
+
+void StateVector::applyChunkRun(const kernels::PreparedGate* const* gates, size_t count, int cq)
+{
     const int64_t chunks = int64_t(1) << (n_ - cq);
     const uint64_t chunkLen = uint64_t(2) << cq;
-#pragma omp parallel for schedule(static) if (chunks >= 4)
+#pragma omp parallel for schedule(dynamic, 1) if (chunks >= 4)
     for (int64_t ch = 0; ch < chunks; ++ch)
         for (size_t i = 0; i < count; ++i) {
             if (prec_ == Precision::Double)
-                kernels::apply(dataDouble() + ch * chunkLen, cq, gates[i]);
+                kernels::apply(dataDouble() + ch * chunkLen, cq, *gates[i]);
             else
-                kernels::apply(dataFloat() + ch * chunkLen, cq, gates[i]);
+                kernels::apply(dataFloat() + ch * chunkLen, cq, *gates[i]);
         }
+}
+
+namespace {
+
+// A tile: 2^w contiguous amplitudes (qubits < w) of every one of the 2^(n-b) rows (qubits >= b), copied into a
+// contiguous buffer of w + n - b qubits, where tile qubit j is state qubit j (j < w) or j - w + b (j >= w).
+template <class T>
+void tileRun(T* a, int n, int b, int w, const std::vector<kernels::PreparedGate>& mapped)
+{
+    const int h = n - b, tq = w + h;
+    const int64_t tiles = int64_t(1) << (b - w);
+    const uint64_t cols = uint64_t(1) << w, rows = uint64_t(1) << h;
+#pragma omp parallel if (tiles >= 2)
+    {
+        T* buf = static_cast<T*>(std::aligned_alloc(64, (size_t(2) << tq) * sizeof(T)));
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t t = 0; t < tiles; ++t) {
+            for (uint64_t r = 0; r < rows; ++r)
+                std::memcpy(buf + 2 * (r << w), a + 2 * ((r << b) | (uint64_t(t) << w)), 2 * cols * sizeof(T));
+            for (const kernels::PreparedGate& g : mapped)
+                kernels::apply(buf, tq, g);
+            for (uint64_t r = 0; r < rows; ++r)
+                std::memcpy(a + 2 * ((r << b) | (uint64_t(t) << w)), buf + 2 * (r << w), 2 * cols * sizeof(T));
+        }
+        std::free(buf);
+    }
+}
+
+uint64_t qubitMask(const kernels::PreparedGate& g)
+{
+    uint64_t m = 0;
+    for (int j = 0; j < g.k; ++j)
+        m |= uint64_t(1) << g.targets[j];
+    for (int c : g.controls)
+        m |= uint64_t(1) << c;
+    return m;
+}
+
+}  // namespace
+
+void StateVector::applyTileRun(const kernels::PreparedGate* const* gates, size_t count, int b, int w)
+{
+    // The qubit map is monotonic, so targets stay ascending and every matrix stays as prepared.
+    auto map = [&](int q) { return q < w ? q : q - b + w; };
+    std::vector<kernels::PreparedGate> mapped;
+    mapped.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+        kernels::PreparedGate g = *gates[i];
+        for (int j = 0; j < g.k; ++j)
+            g.targets[j] = map(g.targets[j]);
+        for (int& c : g.controls)
+            c = map(c);
+        mapped.push_back(std::move(g));
+    }
+    if (prec_ == Precision::Double)
+        tileRun(dataDouble(), n_, b, w, mapped);
+    else
+        tileRun(dataFloat(), n_, b, w, mapped);
 }
 
 void StateVector::applyAll(const std::vector<kernels::PreparedGate>& gates)
 {
-    size_t i = 0;
-    while (i < gates.size()) {
-        if (n_ > kChunkQubits + 1 && highestQubit(gates[i]) < kChunkQubits) {
-            size_t j = i;
-            while (j < gates.size() && highestQubit(gates[j]) < kChunkQubits)
-                ++j;
-            if (j - i >= 2) {
-                applyChunked(&gates[i], j - i, kChunkQubits);
-                i = j;
-                continue;
+    if (n_ <= kChunkQubits + 1) {
+        for (const kernels::PreparedGate& g : gates)
+            apply(g);
+        return;
+    }
+    // Cache blocking: a gate whose qubits are all < b runs chunk by chunk (2^b contiguous amplitudes in cache); a
+    // gate whose qubits are all < w or >= b runs tile by tile (2^w columns x all 2^(n-b) high rows, <= 2^15
+    // amplitudes). Gates on disjoint qubits commute, so each step takes the longest run of chunk-local (or
+    // tile-local) gates that can move to the front past the gates it skips, and applies it in one memory pass;
+    // a gate that fits neither (or a run of one) is applied alone.
+    const int b = kChunkQubits, h = n_ - b;
+    const int w = std::clamp(kTileAmplitudeQubits - h, 2, b);
+    const uint64_t all = n_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << n_) - 1;
+    const uint64_t chunkSpan = (uint64_t(1) << b) - 1;
+    const uint64_t tileSpan = ((uint64_t(1) << w) - 1) | (all & ~chunkSpan);
+    const size_t count = gates.size();
+    std::vector<uint64_t> masks(count);
+    for (size_t i = 0; i < count; ++i)
+        masks[i] = qubitMask(gates[i]);
+    std::vector<char> done(count, 0);
+    std::vector<size_t> run[2];
+    std::vector<const kernels::PreparedGate*> list;
+    size_t first = 0;
+    while (first < count) {
+        for (int kind = 0; kind < 2; ++kind) {
+            const uint64_t span = kind == 0 ? chunkSpan : tileSpan;
+            run[kind].clear();
+            uint64_t blocked = 0;
+            for (size_t i = first; i < count && blocked != all; ++i) {
+                if (done[i])
+                    continue;
+                if ((masks[i] & ~span) == 0 && (masks[i] & blocked) == 0)
+                    run[kind].push_back(i);
+                else
+                    blocked |= masks[i];
             }
         }
-        apply(gates[i]);
-        ++i;
+        const int kind = run[1].size() > run[0].size() ? 1 : 0;
+        if (run[kind].size() < 2) {
+            apply(gates[first]);
+            done[first] = 1;
+        } else {
+            list.clear();
+            for (size_t i : run[kind]) {
+                list.push_back(&gates[i]);
+                done[i] = 1;
+            }
+            if (kind == 0)
+                applyChunkRun(list.data(), list.size(), b);
+            else
+                applyTileRun(list.data(), list.size(), b, w);
+        }
+        while (first < count && done[first])
+            ++first;
     }
 }
 

@@ -40,7 +40,8 @@ public:
     // Applies a run of gates, all on qubits below `chunkQubits`, chunk by chunk: each 2^chunkQubits slice
     // stays in cache while every gate of the run is applied to it (one memory pass for the whole run).
     void applyChunked(const kernels::PreparedGate* gates, size_t count, int chunkQubits);
-    // Applies a gate list, grouping consecutive low-qubit gates into cache-blocked runs.
+    // Applies a gate list in cache-blocked runs: gates on low qubits chunk by chunk, gates on high (and the
+    // lowest few) qubits tile by tile, reordering gates only past gates on disjoint qubits (statevector.cpp).
     void applyAll(const std::vector<kernels::PreparedGate>& gates);
     double probabilityOfOne(int qubit) const;
     // Projects `qubit` onto `outcome` and renormalises (prob = probability of that outcome).
@@ -54,6 +55,10 @@ public:
     float* dataFloat() { return static_cast<float*>(data_); }
 
 private:
+    void applyChunkRun(const kernels::PreparedGate* const* gates, size_t count, int chunkQubits);
+    // Gates on qubits < w or >= b only, applied on tiles gathered into a buffer (see statevector.cpp).
+    void applyTileRun(const kernels::PreparedGate* const* gates, size_t count, int b, int w);
+
     int n_;
     Precision prec_;
     void* data_ = nullptr;
