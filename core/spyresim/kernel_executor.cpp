@@ -36,6 +36,13 @@ struct WorkItem {
     std::vector<int> cores;
     std::vector<Box> iterBoxes;   // per iteration-var tile: the group's part of it
     std::vector<Box> redBoxes;    // every member's reduction part, per reduction-var tile
+    std::vector<int> redBoxCore;  // the member core each reduction part belongs to
+};
+
+// How one access of a kernel meets LX: not at all, read from LX (must be held), or filling it (store, DMA load).
+struct LxUse {
+    LxResidency* residency = nullptr;
+    bool check = false;   // read without DMA: the core must hold the stick
 };
 
 [[noreturn]] void fail(const Kernel& k, const std::string& what)
@@ -70,7 +77,7 @@ void deviceOffsets(const DeviceTensor& t, int64_t h0, int64_t step, int n, int64
 
 class KernelRun {
 public:
-    KernelRun(const Kernel& k, std::map<std::string, DeviceTensor>& tensors, DeviceFormat format)
+    KernelRun(const Kernel& k, std::map<std::string, DeviceTensor>& tensors, DeviceFormat format, LxState* lx)
         : k_(k), format_(format), table_(decodeTable(format))
     {
         const spyre::KernelLoopBody& body = k.loop;
@@ -88,6 +95,23 @@ public:
         for (const spyre::KernelAccess& a : body.loads)
             loads_.push_back(tensor(a.tensor));
         store_ = tensor(body.store.tensor);
+        auto lxUse = [&](const std::string& name, const char* role) {
+            LxUse u;
+            if (!lx)
+                return u;
+            for (const spyre::KernelTensorArg& a : k.tensors)
+                if (a.tensor == name && a.role == role && a.inLx) {
+                    const auto it = lx->find(name);
+                    if (it == lx->end())
+                        return u;
+                    u.residency = &it->second;
+                    u.check = std::string(role) == "load" && a.dmaSticks == 0;
+                }
+            return u;
+        };
+        for (const spyre::KernelAccess& a : body.loads)
+            loadLx_.push_back(lxUse(a.tensor, "load"));
+        storeLx_ = lxUse(body.store.tensor, "store");
         for (size_t s = 0; s < body.stmts.size(); ++s) {
             const Stmt& st = body.stmts[s];
             BodyFn f = BodyFn::Unknown;
@@ -149,6 +173,8 @@ private:
     spyre::Shape ranges_;
     std::vector<DeviceTensor*> loads_;
     DeviceTensor* store_ = nullptr;
+    std::vector<LxUse> loadLx_;
+    LxUse storeLx_;
     std::vector<BodyFn> fns_;
     int redStmt_ = -1;
     ReduceOp reduceOp_ = ReduceOp::Sum;
@@ -289,8 +315,30 @@ private:
             }
             WorkItem& w = work_[it->second];
             w.cores.push_back(s.core);
-            for (Box& b : boxes(s, nIter_, nVars_))
+            for (Box& b : boxes(s, nIter_, nVars_)) {
                 w.redBoxes.push_back(std::move(b));
+                w.redBoxCore.push_back(s.core);
+            }
+        }
+    }
+
+    // A core touches stick `offset / 64` of an LX-resident tensor: reading it without DMA needs the stick in the
+    // core's LX; a store or a DMA load puts it there.
+    void touchLx(const LxUse& u, const DeviceTensor& t, const int64_t* offsets, int n, int core) const
+    {
+        if (!u.residency || core < 0 || core >= static_cast<int>(u.residency->held.size()))
+            return;
+        std::vector<uint8_t>& held = u.residency->held[core];
+        for (int j = 0; j < n; ++j) {
+            if (offsets[j] < 0)
+                continue;
+            const int64_t stick = offsets[j] / kLanes;
+            if (!u.check) {
+                held[stick] = 1;
+            } else if (!held[stick]) {
+                fail(k_, "core " + std::to_string(core) + " reads stick " + std::to_string(stick) + " of " + t.meta().name +
+                             " from its LX, but that core's LX does not hold it (another core stored it, or it was never loaded)");
+            }
         }
     }
 
@@ -301,6 +349,9 @@ private:
         std::vector<std::array<int64_t, kLanes>> indirect;
         int n = 1;
         std::array<int64_t, kLanes> offs{};
+        // The cores of the work item: a reduction split over cores ends with the combined result in every
+        // member's LX (the partial sums go round the group), so a store lands in all of them.
+        const std::vector<int>* group = nullptr;
     };
 
     int64_t hostBase(const AffineExpr& e, const Lanes& L) const
@@ -328,7 +379,7 @@ private:
         }
     }
 
-    void load(const Stmt& st, Lanes& L, LaneArray& out) const
+    void load(const Stmt& st, Lanes& L, LaneArray& out, int core) const
     {
         const spyre::KernelAccess& a = k_.loop.loads[st.load];
         const DeviceTensor& t = *loads_[st.load];
@@ -345,6 +396,7 @@ private:
         } else {
             deviceOffsets(t, h[0], L.n > 1 ? h[1] - h[0] : 0, L.n, L.offs.data());
         }
+        touchLx(loadLx_[st.load], t, L.offs.data(), L.n, core);
         const uint16_t* w = t.words();
         // Out of range only under a mask (padding) or a select (concat): the value is never used.
         for (int j = 0; j < L.n; ++j)
@@ -367,6 +419,11 @@ private:
             return;
         }
         deviceOffsets(t, h[0], L.n > 1 ? h[1] - h[0] : 0, L.n, L.offs.data());
+        if (L.group)
+            for (int c : *L.group)
+                touchLx(storeLx_, t, L.offs.data(), L.n, c);
+        else
+            touchLx(storeLx_, t, L.offs.data(), L.n, core);
         uint16_t* w = t.words();
         for (int j = 0; j < L.n; ++j)
             w[L.offs[j]] = encode(format_, v[j]);
@@ -380,7 +437,7 @@ private:
             LaneArray& out = L.vals[s];
             switch (st.kind) {
             case StmtKind::Load:
-                load(st, L, out);
+                load(st, L, out, core);
                 break;
             case StmtKind::IndirectIndex: {
                 auto& ind = L.indirect.at(st.load);
@@ -488,6 +545,7 @@ private:
         L.vals.resize(k_.loop.stmts.size());
         L.vars.assign(nVars_, 0);
         L.indirect.resize(indirectCount_);
+        L.group = &w.cores;
         const int core = w.cores.front();
         int64_t points = 0;
         for (const Box& ib : w.iterBoxes) {
@@ -521,9 +579,9 @@ private:
         LaneArray acc;
         acc.fill(identity());
         const int redArg = k_.loop.stmts[redStmt_].args[0];
-        for (const Box& rb : w.redBoxes)
-            forEachPoint(rb, nIter_, nVars_, -1, L.vars, [&] {
-                eval(0, static_cast<size_t>(redStmt_), L, core);
+        for (size_t b = 0; b < w.redBoxes.size(); ++b)
+            forEachPoint(w.redBoxes[b], nIter_, nVars_, -1, L.vars, [&] {
+                eval(0, static_cast<size_t>(redStmt_), L, w.redBoxCore[b]);
                 reduceInto(acc, L.vals[redArg], L.n);
             });
         L.vals[redStmt_] = acc;
@@ -531,12 +589,14 @@ private:
     }
 
     // ---- matmul path
-    void unpackRow(const DeviceTensor& t, int64_t h0, int64_t step, int64_t n, float* out, std::vector<int64_t>& offs) const
+    void unpackRow(const DeviceTensor& t, const LxUse& lx, int core, int64_t h0, int64_t step, int64_t n, float* out,
+                   std::vector<int64_t>& offs) const
     {
         offs.resize(static_cast<size_t>(n));
         for (int64_t j = 0; j < n; j += kLanes) {
             const int len = static_cast<int>(std::min<int64_t>(kLanes, n - j));
             deviceOffsets(t, h0 + step * j, step, len, offs.data() + j);
+            touchLx(lx, t, offs.data() + j, len, core);
         }
         const uint16_t* w = t.words();
         for (int64_t j = 0; j < n; ++j) {
@@ -556,6 +616,7 @@ private:
         std::vector<Range> ks;
         for (const Box& rb : w.redBoxes)
             ks.push_back(rb[0]);
+        const std::vector<int>& ksCore = w.redBoxCore;
         int64_t K = 0;
         for (const Range& r : ks)
             K += r.second - r.first;
@@ -570,6 +631,7 @@ private:
         Lanes L;
         L.vals.resize(k_.loop.stmts.size());
         L.vars.assign(nVars_, 0);
+        L.group = &w.cores;
         const int core = w.cores.front();
         // Batch vars: every iteration var that is neither M nor N.
         Box batch = ib;
@@ -583,25 +645,26 @@ private:
                 if (varM_ >= 0)
                     vars[varM_] = mr.first + m;
                 int64_t col = 0;
-                for (const Range& r : ks) {
+                for (size_t s = 0; s < ks.size(); ++s) {
+                    const Range& r = ks[s];
                     vars[varK_] = r.first;
                     int64_t h = ea.constant;
                     for (const auto& [v, c] : ea.terms)
                         h += c * vars[v];
-                    unpackRow(A, h, ea.coeffOf(varK_), r.second - r.first, pa.data() + m * K + col, offs);
+                    unpackRow(A, loadLx_[loadA_], ksCore[s], h, ea.coeffOf(varK_), r.second - r.first, pa.data() + m * K + col, offs);
                     col += r.second - r.first;
                 }
             }
             // B: K rows of N.
             vars[varN_] = nr.first;
             int64_t row = 0;
-            for (const Range& r : ks)
-                for (int64_t kk = r.first; kk < r.second; ++kk, ++row) {
+            for (size_t s = 0; s < ks.size(); ++s)
+                for (int64_t kk = ks[s].first; kk < ks[s].second; ++kk, ++row) {
                     vars[varK_] = kk;
                     int64_t h = eb.constant;
                     for (const auto& [v, c] : eb.terms)
                         h += c * vars[v];
-                    unpackRow(B, h, eb.coeffOf(varN_), N, pb.data() + row * N, offs);
+                    unpackRow(B, loadLx_[loadB_], ksCore[s], h, eb.coeffOf(varN_), N, pb.data() + row * N, offs);
                 }
             gemmF32(M, N, K, pa.data(), K, pb.data(), N, pc.data(), N, false);
             // Epilogue and store, one stick of N at a time, with the reduction's value taken from C.
@@ -646,9 +709,10 @@ void parallelFor(int count, int threads, const std::function<void(int)>& fn)
         t.join();
 }
 
-ExecutionStats executeKernel(const Kernel& kernel, std::map<std::string, DeviceTensor>& tensors, DeviceFormat format, int hostThreads)
+ExecutionStats executeKernel(const Kernel& kernel, std::map<std::string, DeviceTensor>& tensors, DeviceFormat format, int hostThreads,
+                             LxState* lx)
 {
-    KernelRun run(kernel, tensors, format);
+    KernelRun run(kernel, tensors, format, lx);
     return run.run(hostThreads);
 }
 

@@ -9,10 +9,21 @@
 #include "core/spyresim/device_memory.h"
 
 #include <functional>
+#include <cstdint>
 #include <map>
+#include <vector>
 #include <string>
 
 namespace spyglass::spyresim {
+
+// Which sticks of each LX-resident tensor every core's LX holds. LX is per core: a core can only read from LX the
+// sticks it stored there itself or loaded by DMA (a cloned graph input). Tensors not in the map live in device
+// memory only.
+struct LxResidency {
+    int64_t sticks = 0;                        // device sticks of the tensor
+    std::vector<std::vector<uint8_t>> held;    // [core][stick]
+};
+using LxState = std::map<std::string, LxResidency>;
 
 struct ExecutionStats {
     bool usedMatmulPath = false;
@@ -21,8 +32,11 @@ struct ExecutionStats {
 
 // `tensors` holds every tensor of the bundle by name. Throws InputError naming the kernel (and the core) when the
 // kernel reads or writes outside a tensor or names a function no body may use.
+// With `lx`, every load of a tensor the kernel keeps in LX without a DMA must hit a stick the reading core holds,
+// else InputError naming the kernel, core, tensor and stick; stores (and DMA loads) into LX record what each core
+// holds.
 ExecutionStats executeKernel(const spyre::Kernel& kernel, std::map<std::string, DeviceTensor>& tensors, DeviceFormat format,
-                             int hostThreads);
+                             int hostThreads, LxState* lx = nullptr);
 
 // Runs fn(0..count-1) on up to `threads` host threads (work is handed out one index at a time).
 void parallelFor(int count, int threads, const std::function<void(int)>& fn);

@@ -149,6 +149,18 @@ SimResult simulate(const KernelBundle& bundle, const spyre::SpyreTarget& target,
                                                                              "simulated for numbers; use timing only)");
     }
 
+    // Per core, which sticks of each LX-resident tensor its LX holds (the functional check of the scratchpad plan).
+    LxState lx;
+    if (options.numerics)
+        for (const Kernel& k : bundle.kernels)
+            for (const spyre::KernelTensorArg& a : k.tensors)
+                if (a.inLx && !lx.count(a.tensor)) {
+                    const DeviceTensor& d = memory.at(a.tensor);
+                    LxResidency res;
+                    res.sticks = (d.deviceElements() + 63) / 64;
+                    res.held.assign(static_cast<size_t>(bundle.cores), std::vector<uint8_t>(static_cast<size_t>(res.sticks), 0));
+                    lx.emplace(a.tensor, std::move(res));
+                }
     double clock = 0;
     for (size_t i = 0; i < bundle.kernels.size(); ++i) {
         const Kernel& k = bundle.kernels[i];
@@ -158,7 +170,7 @@ SimResult simulate(const KernelBundle& bundle, const spyre::SpyreTarget& target,
         }
         if (options.numerics) {
             const auto k0 = std::chrono::steady_clock::now();
-            executeKernel(k, memory, options.format, threads);
+            executeKernel(k, memory, options.format, threads, &lx);
             r.kernelWallMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - k0).count();
         }
         KernelTime kt = timeKernel(k, bundle, target, clock, r.trace.get());

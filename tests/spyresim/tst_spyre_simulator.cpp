@@ -201,6 +201,28 @@ private slots:
             const QString m = QString::fromStdString(e.what());
             QVERIFY2(m.contains(QStringLiteral("kernel op")) && m.contains(QStringLiteral("core")) && m.contains(QStringLiteral("beyond usable LX")), qPrintable(m));
         }
+        // A reader whose cores take each other's slices: each core would read sticks another core's LX holds.
+        spyre::KernelBundle swapped = b;
+        bool swappedOne = false;
+        for (spyre::Kernel& k : swapped.kernels) {
+            bool readsLx = false;
+            for (const spyre::KernelTensorArg& a : k.tensors)
+                readsLx = readsLx || (a.role == "load" && a.inLx && a.dmaSticks == 0);
+            if (!readsLx || k.slices.size() < 2 || swappedOne)
+                continue;
+            for (size_t c = 0; c < k.slices.size(); ++c)
+                k.slices[c].core = static_cast<int>(k.slices.size() - 1 - c);
+            swappedOne = true;
+        }
+        QVERIFY(swappedOne);
+        spyresim::checkScratchpadPlan(swapped);   // the placement itself is fine
+        try {
+            spyresim::simulate(swapped, target(), randomInputs(g), quiet());
+            QFAIL("a core read another core's LX");
+        } catch (const InputError& e) {
+            const QString m = QString::fromStdString(e.what());
+            QVERIFY2(m.contains(QStringLiteral("does not hold it")) && m.contains(QStringLiteral("core ")), qPrintable(m));
+        }
         // Two live allocations on top of each other.
         spyre::KernelBundle overlap = b;
         std::vector<spyre::KernelTensorArg*> lx;
