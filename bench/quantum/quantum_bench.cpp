@@ -8,8 +8,13 @@
 // 2. Single unfused gates at each size: time (median of 3) and ratio to the bound 2*bytes(state)/triad.
 // 3. QFT(n) with and without fusion, against the sum of unfused bounds (gates x bound).
 // 4. The circuits of docs/quantum.md's qsim/qulacs table (20 H on 26 qubits; 20 layers random rx/ry/rz + CZ
-//    on 24 qubits; QFT 20/24).
-// 5. VQE-TFIM: n qubits, 2 layers, Nelder-Mead 100 iterations, seed 1.
+//    on 24 qubits; QFT 20/24), fused <= --fuse-max, and the random circuit also fused <= 3 and unfused (every
+//    variant runs through StateVector::applyAll's cache blocking).
+// 5. VQE-TFIM: one energy evaluation (median of 21) on the real-amplitude path runVqe uses (RealAnsatzState +
+//    expectationReal) against the general complex path (ansatz fused <= 4 on a StateVector, then
+//    StateVector::expectation), then the whole run: n qubits, 2 layers, Nelder-Mead 100 iterations, seed 1.
+// The load average is printed before and after: the machine may be shared.
+#include "core/quantum/ansatz_real.h"
 #include "core/quantum/generators.h"
 #include "core/quantum/kernels.h"
 #include "core/quantum/pipeline.h"
@@ -20,6 +25,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -37,6 +43,19 @@ double now()
 }
 
 double median3(double a, double b, double c) { return std::max(std::min(a, b), std::min(std::max(a, b), c)); }
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+void printLoad(const char* when)
+{
+    double l[3] = {0, 0, 0};
+    if (getloadavg(l, 3) == 3)
+        std::printf("load average %s: %.2f %.2f %.2f\n", when, l[0], l[1], l[2]);
+}
 
 struct Bandwidth {
     double triad = 0;   // GB/s, STREAM convention (3 arrays counted)
@@ -151,8 +170,10 @@ int main(int argc, char** argv)
     const int vqeQubits = intArg(argc, argv, "--vqe-qubits", 20);
     const Precision prec = flagArg(argc, argv, "--single") ? Precision::Single : Precision::Double;
     const int amp = prec == Precision::Double ? 16 : 8;
-    std::printf("quantum_bench: %d OpenMP threads, AVX2 kernels %s, %s\n", omp_get_max_threads(), kernels::usingAvx2() ? "on" : "off",
-                prec == Precision::Double ? "complex128" : "complex64");
+    const char* wait = std::getenv("OMP_WAIT_POLICY");
+    std::printf("quantum_bench: %d OpenMP threads (OMP_WAIT_POLICY=%s), AVX2 kernels %s, %s\n", omp_get_max_threads(), wait ? wait : "unset",
+                kernels::usingAvx2() ? "on" : "off", prec == Precision::Double ? "complex128" : "complex64");
+    printLoad("at start");
 
     // 1 + 2: bandwidth and single gates
     std::printf("\n## single unfused gates (median of 3) vs bound = 2 * state bytes / triad bandwidth\n");
@@ -233,6 +254,15 @@ int main(int argc, char** argv)
             std::printf("| %d qubits, 20 layers random rx/ry/rz + CZ alternating pairs (%d gates, %d ops fused) | %.3f |\n", n, r.gateCount(),
                         rf.gateCount(), timeGates(sv, rf));
             std::fflush(stdout);
+            if (fuseMax != 3) {
+                sv.setZero();
+                const Circuit r3 = prepareForSimulation(r, 3);
+                std::printf("| %d qubits, the same random circuit fused <= 3 (%d ops) | %.3f |\n", n, r3.gateCount(), timeGates(sv, r3));
+                std::fflush(stdout);
+            }
+            sv.setZero();
+            std::printf("| %d qubits, the same random circuit unfused (%d gates, cache-blocked runs only) | %.3f |\n", n, r.gateCount(), timeGates(sv, r));
+            std::fflush(stdout);
         }
     }
 
@@ -245,9 +275,51 @@ int main(int argc, char** argv)
         o.iterations = 100;
         o.seed = 1;
         o.precision = prec;
+        {
+            // One energy evaluation: the real path runVqe uses against the general complex path.
+            std::mt19937_64 rng(7);
+            std::uniform_real_distribution<double> u(-3.14159, 3.14159);
+            std::vector<double> theta(static_cast<size_t>(o.qubits * (o.layers + 1)));
+            for (double& t : theta)
+                t = u(rng);
+            const PauliSum h = tfimHamiltonian(o.qubits);
+            RealAnsatzState real(o.qubits, o.layers, prec);
+            std::vector<double> tp, te;
+            double eReal = 0;
+            for (int rep = 0; rep < 21; ++rep) {
+                const double t0 = now();
+                real.prepare(theta);
+                const double t1 = now();
+                eReal = real.expectation(h);
+                const double t2 = now();
+                tp.push_back(t1 - t0);
+                te.push_back(t2 - t1);
+            }
+            const Circuit ansatz = prepareForSimulation(vqeAnsatz(o.qubits, o.layers, theta), 4);
+            StateVector sv(o.qubits, prec);
+            std::vector<double> tc;
+            double eComplex = 0;
+            for (int rep = 0; rep < 3; ++rep) {
+                const double t0 = now();
+                sv.setZero();
+                timeGates(sv, ansatz);
+                eComplex = sv.expectation(h);
+                tc.push_back(now() - t0);
+            }
+            const double real1 = median(tp) + median(te);
+            std::printf("\n## VQE-TFIM %d qubits, 2 layers: one energy evaluation\n| path | prepare ms | expectation ms | total ms | energy |\n|---|---|---|---|---|\n",
+                        o.qubits);
+            std::printf("| real amplitudes (RealAnsatzState + expectationReal), median of 21 | %.2f | %.2f | %.2f | %.12f |\n", median(tp) * 1e3,
+                        median(te) * 1e3, real1 * 1e3, eReal);
+            std::printf("| complex StateVector, ansatz fused <= 4 + StateVector::expectation, median of 3 | | | %.2f | %.12f |\n", median(tc) * 1e3,
+                        eComplex);
+            std::printf("| ratio complex / real | | | %.1fx | difference %.1e |\n", median(tc) / real1, std::fabs(eReal - eComplex));
+            std::fflush(stdout);
+        }
         const VqeResult r = runVqe(o);
         std::printf("\n## VQE-TFIM %d qubits, 2 layers, Nelder-Mead 100 iterations, seed 1\n| energy | evaluations | wall s | ms per evaluation |\n|---|---|---|---|\n| %.6f | %d | %.2f | %.1f |\n",
                     o.qubits, r.energy, r.evaluations, r.wallMs / 1e3, r.wallMs / r.evaluations);
     }
+    printLoad("at end");
     return 0;
 }
