@@ -1,5 +1,5 @@
 // `spyglass-cli compile MODEL`: run the Spyre compiler pass by pass; dump the IR after each pass, export the
-// kernel bundle, pin stick dimensions ("what if this tensor were sticked on dim D?").
+// kernel bundle, pin stick dimensions ("what if this tensor were sticked on dim D?") and core splits.
 #include "app/cli/cli.h"
 #include "app/cli/session_option.h"
 
@@ -19,6 +19,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <map>
 
 namespace spyglass::cli {
 namespace {
@@ -34,6 +35,32 @@ std::pair<std::string, int> parsePin(const std::string& text)
     if (dim.find_first_not_of("0123456789") != std::string::npos || dim.size() > 3)
         throw UsageError("--pin expects a dimension number after '=', got '" + dim + "'");
     return {text.substr(0, eq), std::stoi(dim)};
+}
+
+// "OP=p0:4,p1:8" -> {"OP", {p0: 4, p1: 8}}. Legality (vars exist, ways divide, cores suffice) is work_division's
+// to judge: only it knows the op's vars and units.
+std::pair<std::string, std::map<std::string, int>> parseSplitPin(const std::string& text)
+{
+    const auto eq = text.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+        throw UsageError("--pin-split expects OP=VAR:WAYS[,VAR:WAYS]..., got '" + text + "'");
+    std::map<std::string, int> ways;
+    const std::string list = text.substr(eq + 1);
+    size_t start = 0;
+    while (start <= list.size()) {
+        const size_t comma = std::min(list.find(',', start), list.size());
+        const std::string item = list.substr(start, comma - start);
+        const auto colon = item.find(':');
+        const std::string var = colon == std::string::npos ? item : item.substr(0, colon);
+        const std::string n = colon == std::string::npos ? std::string() : item.substr(colon + 1);
+        if (var.empty() || n.empty() || n.size() > 4 || n.find_first_not_of("0123456789") != std::string::npos)
+            throw UsageError("--pin-split expects VAR:WAYS items such as p0:4, got '" + item + "' in '" + text + "'");
+        if (ways.count(var))
+            throw UsageError("--pin-split names " + var + " twice in '" + text + "'");
+        ways[var] = std::stoi(n);
+        start = comma + 1;
+    }
+    return {text.substr(0, eq), ways};
 }
 
 ScratchpadPolicy parsePolicy(const std::string& s)
@@ -68,6 +95,12 @@ int runCompile(Args& args)
         const auto [name, dim] = parsePin(pin);
         options.pins[name] = dim;
     }
+    for (const std::string& pin : args.values("--pin-split")) {
+        auto [op, ways] = parseSplitPin(pin);
+        if (options.splitPins.count(op))
+            throw UsageError("--pin-split given twice for " + op);
+        options.splitPins[op] = std::move(ways);
+    }
     model::LoadOptions loadOptions;
     if (const auto limit = args.integer("--max-model-bytes", 1, std::numeric_limits<long long>::max()))
         loadOptions.maxModelBytes = static_cast<uint64_t>(*limit);
@@ -93,6 +126,16 @@ int runCompile(Args& args)
         for (const auto& [name, dim] : options.pins)
             pins[QString::fromStdString(name)] = dim;
         opts[QStringLiteral("pins")] = pins;
+        if (!options.splitPins.empty()) {
+            QJsonObject splits;
+            for (const auto& [op, ways] : options.splitPins) {
+                QJsonObject w;
+                for (const auto& [var, n] : ways)
+                    w[QString::fromStdString(var)] = n;
+                splits[QString::fromStdString(op)] = w;
+            }
+            opts[QStringLiteral("split_pins")] = splits;
+        }
         rec.beginRun({.kind = "compile", .artifactPath = modelPath, .artifactKind = "onnx", .targetPath = target.path,
                       .optionsJson = QJsonDocument(opts).toJson(QJsonDocument::Compact).toStdString()});
         for (const SpyreSnapshot& s : snaps)
@@ -170,7 +213,7 @@ int runCompile(Args& args)
 
 const RegisterCommand reg{{"compile", "compile an ONNX model for the Spyre target, pass by pass",
                            "compile MODEL [--target FILE] [--dump-dir DIR] [--export DIR] [--stop-after PASS] "
-                           "[--pin TENSOR=DIM]... [--baseline] [--scratchpad greedy|first-fit|best-fit] [--max-model-bytes N] "
+                           "[--pin TENSOR=DIM]... [--pin-split OP=VAR:WAYS[,VAR:WAYS]]... [--baseline] [--scratchpad greedy|first-fit|best-fit] [--max-model-bytes N] "
                            "[--session NAME [--db FILE]] [--json]",
                            runCompile,
                            "Passes: decompose, lower, fuse, propagate_layouts, optimize_layouts, insert_restickify,\n"
@@ -178,6 +221,8 @@ const RegisterCommand reg{{"compile", "compile an ONNX model for the Spyre targe
                            "--dump-dir writes NN-<pass>.txt (the IR after each pass; 00-import is the input).\n"
                            "--export writes a kernel bundle (manifest.json, kernels/*.json, listing.txt).\n"
                            "--pin forces a tensor (ONNX value or buffer name) to be sticked on dimension DIM.\n"
+                           "--pin-split forces an op's core split (op name as work_division prints it, e.g. op3, or\n"
+                           "its ONNX node name): --pin-split op0=p0:4,p1:8; vars left out are not split.\n"
                            "--baseline uses torch-spyre's default device order and work division.\n"
                            "--target loads another target description (default: resources/targets/spyre.json).\n"
                            "--max-model-bytes refuses larger model files (and as much external data); default 2 GiB - 1."}};

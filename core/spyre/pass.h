@@ -22,6 +22,9 @@ const char* scratchpadPolicyName(ScratchpadPolicy p);
 struct CompileOptions {
     std::string stopAfter;              // run passes up to and including this one; empty: all
     std::map<std::string, int> pins;    // tensor (ONNX value or buffer name) -> forced stick dimension
+    // op (name as printed by work_division, "op3", or the ONNX node it computes) -> var ("p0", "r0") -> ways.
+    // work_division takes the split as given (after checking it is legal) instead of choosing one.
+    std::map<std::string, std::map<std::string, int>> splitPins;
     // torch-spyre's defaults: default device order, default work division. The simulator's baseline.
     bool baseline = false;
     ScratchpadPolicy scratchpad = ScratchpadPolicy::Greedy;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
 #include <functional>
 #include <numeric>
 
@@ -183,6 +185,121 @@ CoreSplit bestMatmulSplit(const Program& p, const Op& op, const SpyreTarget& t, 
     return best;
 }
 
+
+// The pass's own choice: torch-spyre's default division; for matmuls (unless baseline) the cost model's best split.
+CoreSplit chooseSplit(const Program& program, const Op& op, const PassContext& ctx, int& modelled, int& differs)
+{
+    const SpyreTarget& t = ctx.target;
+    CoreSplit s;
+    s.ways = defaultDivision(program, op, t.cores);
+    s.cores = std::accumulate(s.ways.begin(), s.ways.end(), 1, std::multiplies<int>());
+    s.why = "default: largest dims first";
+    if (op.kind == OpKind::MatMul) {
+        s.estimatedUs = matmulSplitCostUs(program, op, s.ways, t);
+        if (!ctx.options.baseline) {
+            int evaluated = 0;
+            CoreSplit best = bestMatmulSplit(program, op, t, evaluated);
+            ++modelled;
+            if (best.ways != s.ways && best.estimatedUs < s.estimatedUs) {
+                ++differs;
+                char why[160];
+                std::snprintf(why, sizeof why, "cost model: best of %d splits (default would take %.3f us)", evaluated,
+                              s.estimatedUs);
+                best.why = why;
+                s = best;
+            } else {
+                s.why = "cost model: default split is best of " + std::to_string(evaluated);
+            }
+        }
+    } else {
+        s.estimatedUs = memoryEstimateUs(program, op, t);
+    }
+    return s;
+}
+
+// "p0:4, p1:8": a split as the user writes it back (the CLI's --pin-split and the GUI's dialog read this form).
+std::string formatWays(const std::map<std::string, int>& ways)
+{
+    std::string out;
+    for (const auto& [var, w] : ways)
+        out += (out.empty() ? "" : ",") + var + ":" + std::to_string(w);
+    return out;
+}
+
+// The pinned split for `op`, checked against what the pass itself could choose: vars of the op, whole divisors of
+// each var's units (sticks along the stick var, else elements: a core's slice is a whole number of them), reduction
+// vars only for the kinds whose split the pass models (a reduction combines partial results over cores; a matmul's
+// K split sums partials), and no more cores than the target has.
+CoreSplit pinnedSplit(const Program& p, const Op& op, const std::string& pinName,
+                      const std::map<std::string, int>& pin, const SpyreTarget& t)
+{
+    auto refuse = [&](const std::string& why) {
+        Diagnostic d;
+        d.location.file = p.sourcePath;
+        for (const std::string& o : op.origins)
+            d.node += (d.node.empty() ? "" : ", ") + o;
+        d.message = "--pin-split " + pinName + "=" + formatWays(pin) + ": " + op.name + " (" + opKindName(op.kind) +
+                    "): " + why;
+        return InputError(std::move(d));
+    };
+    auto varList = [&] {
+        std::string vars;
+        for (int v = 0; v < op.numVars(); ++v)
+            vars += (vars.empty() ? "" : ", ") + op.varName(v) + " (" + std::to_string(varUnits(p, op, v)) +
+                    (v == op.stickVar() ? " sticks)" : ")");
+        return vars;
+    };
+    if (pin.empty())
+        throw refuse("no vars given");
+    CoreSplit s;
+    s.ways.assign(op.numVars(), 1);
+    const int nIter = static_cast<int>(op.ranges.size());
+    for (const auto& [var, w] : pin) {
+        int v = -1;
+        for (int i = 0; i < op.numVars(); ++i)
+            if (op.varName(i) == var)
+                v = i;
+        if (v < 0)
+            throw refuse("no var '" + var + "'; its vars are " + varList());
+        if (w < 1)
+            throw refuse(var + " split " + std::to_string(w) + " ways: ways must be at least 1");
+        const int64_t units = varUnits(p, op, v);
+        if (units % w != 0)
+            throw refuse(var + " has " + std::to_string(units) + (v == op.stickVar() ? " sticks" : " elements") +
+                         " per tile, which " + std::to_string(w) + " does not divide");
+        if (v >= nIter && w > 1 && op.kind != OpKind::Reduction && op.kind != OpKind::MatMul)
+            throw refuse(var + " is a reduction var; only Reduction and MatMul ops may split one over cores");
+        s.ways[v] = w;
+    }
+    int64_t cores = 1;
+    for (int w : s.ways)
+        cores *= w;
+    if (cores > t.cores)
+        throw refuse("needs " + std::to_string(cores) + " cores; the target has " + std::to_string(t.cores));
+    s.cores = static_cast<int>(cores);
+    s.why = "pinned by the user";
+    return s;
+}
+
+// The pin for `op`: by its printed name first, else by the ONNX node it computes.
+const std::pair<const std::string, std::map<std::string, int>>* splitPinFor(const Op& op, const CompileOptions& o,
+                                                                           std::map<std::string, int>& used)
+{
+    auto it = o.splitPins.find(op.name);
+    // Origins read "MatMul 'layer0/mm'": the node's name is the quoted part. A restickify's origin quotes a tensor,
+    // not a node, so it is pinned by op name only.
+    if (it == o.splitPins.end() && op.kind != OpKind::Restickify)
+        for (it = o.splitPins.begin(); it != o.splitPins.end(); ++it)
+            if (std::any_of(op.origins.begin(), op.origins.end(), [&](const std::string& origin) {
+                    return origin == it->first || origin.find("'" + it->first + "'") != std::string::npos;
+                }))
+                break;
+    if (it == o.splitPins.end())
+        return nullptr;
+    ++used[it->first];
+    return &*it;
+}
+
 }  // namespace
 
 PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
@@ -190,31 +307,32 @@ PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
     if (program.stage != Stage::Loop)
         return {false, "nothing to do: not lowered"};
     const SpyreTarget& t = ctx.target;
-    int maxCores = 0, modelled = 0, differs = 0;
-    for (Op& op : program.ops) {
+    int maxCores = 0, modelled = 0, differs = 0, pinned = 0;
+    std::map<std::string, int> pinUses;
+    std::vector<const std::pair<const std::string, std::map<std::string, int>>*> pinOf;
+    for (const Op& op : program.ops)
+        pinOf.push_back(splitPinFor(op, ctx.options, pinUses));
+    for (const auto& [name, ways] : ctx.options.splitPins) {
+        const int uses = pinUses.count(name) ? pinUses.at(name) : 0;
+        if (uses == 0)
+            throw InputError(SourceLocation{program.sourcePath, 0, 0},
+                             "--pin-split " + name + ": no op of that name (or computing that ONNX node) in the program");
+        // One ONNX node can decompose into several ops with different vars; a pin names one split, so one op.
+        if (uses > 1)
+            throw InputError(SourceLocation{program.sourcePath, 0, 0},
+                             "--pin-split " + name + ": " + std::to_string(uses) +
+                                 " ops compute that node; pin one of them by its op name");
+    }
+    for (size_t i = 0; i < program.ops.size(); ++i) {
+        Op& op = program.ops[i];
         CoreSplit s;
-        s.ways = defaultDivision(program, op, t.cores);
-        s.cores = std::accumulate(s.ways.begin(), s.ways.end(), 1, std::multiplies<int>());
-        s.why = "default: largest dims first";
-        if (op.kind == OpKind::MatMul) {
-            s.estimatedUs = matmulSplitCostUs(program, op, s.ways, t);
-            if (!ctx.options.baseline) {
-                int evaluated = 0;
-                CoreSplit best = bestMatmulSplit(program, op, t, evaluated);
-                ++modelled;
-                if (best.ways != s.ways && best.estimatedUs < s.estimatedUs) {
-                    ++differs;
-                    char why[160];
-                    std::snprintf(why, sizeof why, "cost model: best of %d splits (default would take %.3f us)", evaluated,
-                                  s.estimatedUs);
-                    best.why = why;
-                    s = best;
-                } else {
-                    s.why = "cost model: default split is best of " + std::to_string(evaluated);
-                }
-            }
+        if (const auto* pin = pinOf[i]) {
+            s = pinnedSplit(program, op, pin->first, pin->second, t);
+            s.estimatedUs = op.kind == OpKind::MatMul ? matmulSplitCostUs(program, op, s.ways, t)
+                                                      : memoryEstimateUs(program, op, t);
+            ++pinned;
         } else {
-            s.estimatedUs = memoryEstimateUs(program, op, t);
+            s = chooseSplit(program, op, ctx, modelled, differs);
         }
         // Coarse tiling has already cut every tile as far as it could; if a core's slice is still beyond the span, the
         // kernel would address past what a core can reach (EAR overflow: wrong results on the real chip).
@@ -225,7 +343,8 @@ PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
                 d.node += (d.node.empty() ? "" : ", ") + o;
             d.message = op.name + ": one core's slice spans more than the " + std::to_string(t.spanBytes >> 20) +
                         " MiB of device memory a core can address in one kernel, even tiled and split over " +
-                        std::to_string(s.cores) + (s.cores == 1 ? " core" : " cores");
+                        std::to_string(s.cores) + (s.cores == 1 ? " core" : " cores") +
+                        (pinOf[i] ? " (the split pinned by --pin-split " + pinOf[i]->first + ")" : "");
             throw InputError(std::move(d));
         }
         op.split = s;
@@ -239,6 +358,8 @@ PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
         r.summary += " (baseline: torch-spyre default division)";
     else
         r.summary += "; cost model changed " + std::to_string(differs) + " of " + std::to_string(modelled) + " matmul splits";
+    if (pinned)
+        r.summary += "; " + std::to_string(pinned) + " pinned";
     return r;
 }
 
