@@ -61,6 +61,7 @@ struct CompiledDocument {
     std::vector<std::shared_ptr<const spyre::Program>> programs;
     std::shared_ptr<const spyre::SpyreTarget> target;
     std::map<std::string, int> pins;       // the stick-dimension pins this compile was asked for
+    std::map<std::string, std::map<std::string, int>> splitPins;   // and the core-split pins (op -> var -> ways)
     // The Spyre simulator on the final kernel bundle: kernel times and the trace (its first lane, "kernels", spans
     // each kernel including its fixed overhead, so the trace ends at the total kernel time). Null when the
     // compile produced no bundle or the simulator refused it (then simulationNote says why).

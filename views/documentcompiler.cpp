@@ -258,6 +258,8 @@ void compileModel(CompiledDocument& doc, JobControl& control, const CompileReque
     spyre::CompileOptions options;
     options.pins = request.pins;
     doc.pins = request.pins;
+    options.splitPins = request.splitPins;
+    doc.splitPins = request.splitPins;
     const auto snapshots = spyre::SpyrePipeline::run(graph, *doc.target, options, control);
     for (const auto& s : snapshots) {
         doc.passes.push_back(s.record);

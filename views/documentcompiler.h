@@ -14,9 +14,10 @@ namespace spyglass {
 // Files larger than this are refused before reading (a model or circuit of this size is not a document).
 constexpr qint64 kMaxDocumentBytes = 512ll * 1024 * 1024;
 
-// What the user asked for beyond the defaults: the layout "what-if" pins (tensor -> stick dimension).
+// What the user asked for beyond the defaults: the "what-if" pins (tensor -> stick dimension; op -> var -> ways).
 struct CompileRequest {
     std::map<std::string, int> pins;
+    std::map<std::string, std::map<std::string, int>> splitPins;
 };
 
 // Throws InputError for unreadable or unsupported files (and for pins the compiler rejects).

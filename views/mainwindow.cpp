@@ -27,6 +27,7 @@
 #include "core/session/session_recorder.h"
 #include "core/session/session_store.h"
 #include "core/spyre/loop_ir.h"
+#include "core/spyre/op_geometry.h"
 #include "core/spyre/plan_summary.h"
 #include "core/spyre/spyre_target.h"
 #include "core/spyresim/spyre_simulator.h"
@@ -44,6 +45,7 @@
 #include <QRegularExpression>
 #include <QVBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -58,6 +60,7 @@
 
 #include <imgui.h>
 
+#include <optional>
 #include <sstream>
 
 // Resources compiled into a static library must be registered by hand.
@@ -469,14 +472,27 @@ void MainWindow::pinStickDimension(const QString& tensor, int dim)
         pins.erase(tensor.toStdString());
     else
         pins[tensor.toStdString()] = dim;
-    recompileWithPins(pins);
+    recompileWithPins(pins, document_->compiled().splitPins);
 }
 
-void MainWindow::clearPins() { recompileWithPins({}); }
+void MainWindow::pinCoreSplit(const QString& op, const std::map<std::string, int>& ways)
+{
+    if (document_->kind() != DocumentKind::Model)
+        return;
+    auto splitPins = document_->compiled().splitPins;
+    if (ways.empty())
+        splitPins.erase(op.toStdString());
+    else
+        splitPins[op.toStdString()] = ways;
+    recompileWithPins(document_->compiled().pins, splitPins);
+}
+
+void MainWindow::clearPins() { recompileWithPins({}, {}); }
 
 QString MainWindow::whatIfText() const { return whatIf_->isVisible() || !whatIf_->isHidden() ? whatIf_->text() : QString(); }
 
-void MainWindow::recompileWithPins(const std::map<std::string, int>& pins)
+void MainWindow::recompileWithPins(const std::map<std::string, int>& pins,
+                                   const std::map<std::string, std::map<std::string, int>>& splitPins)
 {
     if (document_->compiled().programs.empty())
         return;
@@ -488,13 +504,14 @@ void MainWindow::recompileWithPins(const std::map<std::string, int>& pins)
         whatIfBeforeSimNs_ = document_->compiled().simulation->kernelTimeNs;
     CompileRequest request;
     request.pins = pins;
+    request.splitPins = splitPins;
     compile(document_->path(), request);
 }
 
 void MainWindow::showWhatIf()
 {
     if (!whatIfBefore_ || document_->compiled().programs.empty()) {
-        whatIf_->setVisible(!document_->compiled().pins.empty());
+        whatIf_->setVisible(!document_->compiled().pins.empty() || !document_->compiled().splitPins.empty());
         return;
     }
     const spyre::PlanSummary& a = *whatIfBefore_;
@@ -502,6 +519,8 @@ void MainWindow::showWhatIf()
     QStringList pins;
     for (const auto& [t, d] : document_->compiled().pins)
         pins << QStringLiteral("%1 = d%2").arg(QString::fromStdString(t)).arg(d);
+    for (const auto& [op, ways] : document_->compiled().splitPins)
+        pins << tr("%1 split %2").arg(QString::fromStdString(op), formatWays(ways));
     auto delta = [](int64_t x, int64_t y) {
         const int64_t d = y - x;
         return d == 0 ? QStringLiteral("%1 (same)").arg(y) : QStringLiteral("%1 → %2 (%3%4)").arg(x).arg(y).arg(d > 0 ? QStringLiteral("+") : QString()).arg(d);
@@ -518,7 +537,7 @@ void MainWindow::showWhatIf()
                                                                            QString::number(pct, 'f', 1));
     }
     whatIf_->setText(tr("<b>Layout what-if</b> — pins: %1.<br>restickify ops %2; elements moved %3; layout cost %4%5; LX peak bytes %6; %7. "
-                        "<i>Right-click a buffer in the Graph to pin another stick dimension or clear the pins.</i>")
+                        "<i>Right-click a buffer in the Graph to pin another stick dimension, an op to pin its core split, or clear the pins.</i>")
                          .arg(pins.isEmpty() ? tr("none") : pins.join(QStringLiteral(", ")), delta(a.restickifyCount, b.restickifyCount),
                               delta(a.restickifyElements, b.restickifyElements), delta(a.layoutCost, b.layoutCost),
                               b.layoutOptimal ? tr(" (proven optimal under the pins)") : QString(), delta(a.lxPeakBytes, b.lxPeakBytes), simText));
@@ -557,6 +576,12 @@ void MainWindow::showSimulation()
 void MainWindow::showGraphNodeMenu(const QString& id, const QPoint& globalPos)
 {
     const auto program = document_->selectedProgram();
+    if (program && id.startsWith(QLatin1String("op:"))) {
+        const int op = id.section(QLatin1Char(':'), 1).toInt();
+        if (op >= 0 && op < static_cast<int>(program->ops.size()))
+            showOpMenu(*program, op, globalPos);
+        return;
+    }
     if (!program || !id.startsWith(QLatin1String("buf:")))
         return;
     const int index = id.section(QLatin1Char(':'), 1).toInt();
@@ -572,9 +597,131 @@ void MainWindow::showGraphNodeMenu(const QString& id, const QPoint& globalPos)
     }
     if (document_->compiled().pins.count(tensor.toStdString()))
         menu.addAction(tr("Unpin %1").arg(tensor), this, [this, tensor] { pinStickDimension(tensor, -1); });
-    if (!document_->compiled().pins.empty())
+    if (!document_->compiled().pins.empty() || !document_->compiled().splitPins.empty())
         menu.addAction(tr("Clear all pins"), this, &MainWindow::clearPins);
     menu.exec(globalPos);
+}
+
+namespace {
+
+// The op of the final program that `op` of an earlier pass becomes: inserting restickify ops renumbers ops, so
+// before work_division an op is found again by the ONNX nodes it computes. Null when that is not one op.
+const spyre::Op* finalOpOf(const spyre::Program& shown, int op, const spyre::Program& last)
+{
+    const spyre::Op& o = shown.ops[static_cast<size_t>(op)];
+    if (&shown == &last)
+        return &o;
+    const spyre::Op* found = nullptr;
+    for (const spyre::Op& f : last.ops)
+        if (f.kind == o.kind && f.origins == o.origins) {
+            if (found)
+                return nullptr;
+            found = &f;
+        }
+    return found;
+}
+
+QString currentSplitText(const spyre::Op& op)
+{
+    std::map<std::string, int> ways;
+    for (size_t v = 0; v < op.split.ways.size(); ++v)
+        if (op.split.ways[v] > 1)
+            ways[op.varName(static_cast<int>(v))] = op.split.ways[v];
+    if (ways.empty() && op.numVars() > 0)
+        ways[op.varName(0)] = 1;
+    return formatWays(ways);
+}
+
+}  // namespace
+
+QString formatWays(const std::map<std::string, int>& ways)
+{
+    QStringList parts;
+    for (const auto& [var, n] : ways)
+        parts << QStringLiteral("%1:%2").arg(QString::fromStdString(var)).arg(n);
+    return parts.join(QStringLiteral(", "));
+}
+
+std::optional<std::map<std::string, int>> parseWays(const QString& text, QString* error)
+{
+    std::map<std::string, int> ways;
+    for (const QString& raw : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const QString item = raw.trimmed();
+        static const QRegularExpression re(QStringLiteral("^([pr][0-9]+)\\s*:\\s*([0-9]{1,4})$"));
+        const QRegularExpressionMatch m = re.match(item);
+        if (!m.hasMatch()) {
+            *error = QObject::tr("'%1' is not VAR:WAYS (such as p0:4)").arg(item);
+            return std::nullopt;
+        }
+        const std::string var = m.captured(1).toStdString();
+        if (ways.count(var)) {
+            *error = QObject::tr("%1 is given twice").arg(m.captured(1));
+            return std::nullopt;
+        }
+        ways[var] = m.captured(2).toInt();
+    }
+    if (ways.empty()) {
+        *error = QObject::tr("no VAR:WAYS given");
+        return std::nullopt;
+    }
+    return ways;
+}
+
+void MainWindow::showOpMenu(const spyre::Program& program, int op, const QPoint& globalPos)
+{
+    QMenu menu(this);
+    const spyre::Op* final = finalOpOf(program, op, *document_->compiled().programs.back());
+    const QString name = final ? QString::fromStdString(final->name) : QString();
+    QAction* pin = menu.addAction(final ? tr("Pin core split of %1…").arg(name) : tr("Pin core split…"));
+    if (final)
+        connect(pin, &QAction::triggered, this, [this, name] { coreSplitDialog(name); });
+    else {
+        pin->setEnabled(false);
+        pin->setToolTip(tr("This op is not one op of the final program; select it at the work_division pass."));
+    }
+    if (final && document_->compiled().splitPins.count(name.toStdString()))
+        menu.addAction(tr("Unpin core split of %1").arg(name), this, [this, name] { pinCoreSplit(name, {}); });
+    if (!document_->compiled().pins.empty() || !document_->compiled().splitPins.empty())
+        menu.addAction(tr("Clear all pins"), this, &MainWindow::clearPins);
+    menu.exec(globalPos);
+}
+
+void MainWindow::coreSplitDialog(const QString& opName)
+{
+    const auto& last = *document_->compiled().programs.back();
+    const spyre::Op* op = nullptr;
+    for (const spyre::Op& o : last.ops)
+        if (QString::fromStdString(o.name) == opName)
+            op = &o;
+    if (!op)
+        return;
+    // The legal ways of a var divide its units (sticks along the stick var); the label lists them so the user can
+    // pick without a round trip through the compiler.
+    QStringList vars;
+    for (int v = 0; v < op->numVars(); ++v)
+        vars << tr("%1: %2%3%4")
+                    .arg(QString::fromStdString(op->varName(v)))
+                    .arg(spyre::varUnits(last, *op, v))
+                    .arg(v == op->stickVar() ? tr(" sticks") : QString())
+                    .arg(v >= static_cast<int>(op->ranges.size()) ? tr(" (reduction)") : QString());
+    const int cores = document_->compiled().target ? document_->compiled().target->cores : 0;
+    const QString label = tr("Core split of %1 (%2), as VAR:WAYS; unnamed vars are not split.\n"
+                             "Units per tile — %3. Ways must divide them; at most %4 cores in all.\n"
+                             "Now: %5 (%6)")
+                              .arg(opName, QString::fromLatin1(spyre::opKindName(op->kind)), vars.join(QStringLiteral(", ")))
+                              .arg(cores)
+                              .arg(currentSplitText(*op), QString::fromStdString(op->split.why));
+    bool ok = false;
+    const QString text = QInputDialog::getText(this, tr("Pin core split"), label, QLineEdit::Normal, currentSplitText(*op), &ok);
+    if (!ok)
+        return;
+    QString error;
+    const auto ways = parseWays(text, &error);
+    if (!ways) {
+        QMessageBox::warning(this, tr("Pin core split"), error);
+        return;
+    }
+    pinCoreSplit(opName, *ways);
 }
 
 void MainWindow::compile(const QString& path, const CompileRequest& request)

@@ -25,6 +25,11 @@ struct PlanSummary;
 
 namespace spyglass {
 
+// A core split as the what-if shows and reads it: "p0:4, p1:8" (var -> ways). parseWays checks only the form;
+// whether the split is legal for the op is work_division's to say.
+QString formatWays(const std::map<std::string, int>& ways);
+std::optional<std::map<std::string, int>> parseWays(const QString& text, QString* error);
+
 class ChartsView;
 class CircuitView;
 class WindowSession;
@@ -55,6 +60,9 @@ public:
     // Layout what-if: recompiles the open model with `tensor` (ONNX value or buffer name) pinned to stick
     // dimension `dim` (-1 unpins) on top of the current pins, and shows the plan's change in a banner.
     void pinStickDimension(const QString& tensor, int dim);
+    // The same what-if for an op's core split: `op` as work_division names it ("op0") or its ONNX node; `ways` is
+    // var -> parts ("p0" -> 4); empty unpins. clearPins drops both kinds.
+    void pinCoreSplit(const QString& op, const std::map<std::string, int>& ways);
     void clearPins();
     QString whatIfText() const;
     // The status bar's simulator summary ("Spyre sim: kernel time …, roofline …"), empty without a simulation.
@@ -113,7 +121,10 @@ private:
     JobRunner* jobs_;
     void showSelectedPass();
     void compile(const QString& path, const CompileRequest& request);
-    void recompileWithPins(const std::map<std::string, int>& pins);
+    void recompileWithPins(const std::map<std::string, int>& pins,
+                           const std::map<std::string, std::map<std::string, int>>& splitPins);
+    void showOpMenu(const spyre::Program& program, int op, const QPoint& globalPos);
+    void coreSplitDialog(const QString& op);
     void showWhatIf();
     void showSimulation();
     void showGraphNodeMenu(const QString& id, const QPoint& globalPos);
