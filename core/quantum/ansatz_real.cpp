@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <omp.h>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -49,6 +50,7 @@ RealAnsatzState::RealAnsatzState(int n, int layers, Precision p, RealTiling tili
     impl_ = new Impl;
     Impl& im = *impl_;
     im.tiling = tiling;
+    threads_ = std::max(1, omp_get_max_threads());
     const int b = im.tiling.lowQubits;
     im.cs.resize(size_t(layers + 1) * n);
     im.sn.resize(size_t(layers + 1) * n);
@@ -106,6 +108,7 @@ void RealAnsatzState::prepare(const std::vector<double>& theta, realk::Build bui
     plan.cs = im.cs.data();
     plan.sn = im.sn.data();
     plan.lowProduct = lp;
+    plan.threads = threads_;
     for (int sel = 0; sel < 4; ++sel)
         plan.signTable[sel] = im.signTable[sel].data();
     if (prec_ == Precision::Double)
@@ -119,9 +122,11 @@ double RealAnsatzState::expectation(const PauliSum& h, realk::Build build) const
     if (h.minQubits() > n_)
         throw InputError(SourceLocation{}, "the Hamiltonian acts on qubit " + std::to_string(h.minQubits() - 1) + " but the state has " +
                                                std::to_string(n_) + " qubits");
-    return prec_ == Precision::Double ? expectationReal(static_cast<const double*>(data_), n_, h, impl_->tiling, build)
-                                      : expectationReal(static_cast<const float*>(data_), n_, h, impl_->tiling, build);
+    return prec_ == Precision::Double ? expectationReal(static_cast<const double*>(data_), n_, h, impl_->tiling, build, threads_)
+                                      : expectationReal(static_cast<const float*>(data_), n_, h, impl_->tiling, build, threads_);
 }
+
+void RealAnsatzState::setThreads(int threads) { threads_ = std::max(1, threads); }
 
 double RealAnsatzState::amplitude(uint64_t i) const
 {

@@ -37,6 +37,9 @@ public:
     void prepare(const std::vector<double>& theta, realk::Build build = realk::Build::Best);
     double expectation(const PauliSum& h, realk::Build build = realk::Build::Best) const;
     double amplitude(uint64_t i) const;
+    // OpenMP threads for the passes (default: omp_get_max_threads()); results do not depend on it.
+    void setThreads(int threads);
+    int threads() const { return threads_; }
     // The state as complex amplitudes (imaginary parts 0), e.g. to compare with the gate-by-gate simulator.
     void copyTo(StateVector& sv) const;
 
@@ -49,6 +52,7 @@ private:
     Precision prec_;
     void* data_ = nullptr;
     Impl* impl_ = nullptr;
+    int threads_ = 1;
 };
 
 }  // namespace spyglass::quantum

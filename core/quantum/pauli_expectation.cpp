@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <omp.h>
 #include <stdexcept>
 #include <vector>
 
@@ -85,7 +86,7 @@ struct DiagWeights {
 };
 
 template <class T>
-double expectationImpl(const T* a, int n, const PauliSum& h, RealTiling tiling, realk::Build build)
+double expectationImpl(const T* a, int n, const PauliSum& h, RealTiling tiling, realk::Build build, int threads)
 {
     if (tiling.tileQubits < 0 || tiling.tileQubits > tiling.lowQubits || tiling.lowQubits > n)
         throw std::invalid_argument("bad real-state tiling");
@@ -150,6 +151,7 @@ double expectationImpl(const T* a, int n, const PauliSum& h, RealTiling tiling, 
     plan.numTile = static_cast<int>(tileX.size());
     std::vector<double> partial(size_t(1) << std::max(n - b, b - w));
     plan.partial = partial.data();
+    plan.threads = threads > 0 ? threads : omp_get_max_threads();
     double total = realk::expectationPasses(a, plan, build);
     // Everything else: one pass per group with a parity per amplitude.
     for (const Group& g : general) {
@@ -169,15 +171,15 @@ double expectationImpl(const T* a, int n, const PauliSum& h, RealTiling tiling, 
 
 }  // namespace
 
-double expectationReal(const double* amps, int n, const PauliSum& h) { return expectationImpl(amps, n, h, realTiling(n), realk::Build::Best); }
-double expectationReal(const float* amps, int n, const PauliSum& h) { return expectationImpl(amps, n, h, realTiling(n), realk::Build::Best); }
-double expectationReal(const double* amps, int n, const PauliSum& h, RealTiling t, realk::Build build)
+double expectationReal(const double* amps, int n, const PauliSum& h) { return expectationImpl(amps, n, h, realTiling(n), realk::Build::Best, 0); }
+double expectationReal(const float* amps, int n, const PauliSum& h) { return expectationImpl(amps, n, h, realTiling(n), realk::Build::Best, 0); }
+double expectationReal(const double* amps, int n, const PauliSum& h, RealTiling t, realk::Build build, int threads)
 {
-    return expectationImpl(amps, n, h, t, build);
+    return expectationImpl(amps, n, h, t, build, threads);
 }
-double expectationReal(const float* amps, int n, const PauliSum& h, RealTiling t, realk::Build build)
+double expectationReal(const float* amps, int n, const PauliSum& h, RealTiling t, realk::Build build, int threads)
 {
-    return expectationImpl(amps, n, h, t, build);
+    return expectationImpl(amps, n, h, t, build, threads);
 }
 
 }  // namespace spyglass::quantum

@@ -28,10 +28,11 @@ RealTiling realTiling(int numQubits);
 
 double expectationReal(const double* amps, int numQubits, const PauliSum& h);
 double expectationReal(const float* amps, int numQubits, const PauliSum& h);
-// The same with another cut (0 <= tileQubits <= lowQubits <= numQubits) and kernel build; tests use it to
-// exercise every path.
+// The same with another cut (0 <= tileQubits <= lowQubits <= numQubits), kernel build and thread count (0: the
+// OpenMP default); tests use it to exercise every path.
 double expectationReal(const double* amps, int numQubits, const PauliSum& h, RealTiling tiling,
-                       realk::Build build = realk::Build::Best);
-double expectationReal(const float* amps, int numQubits, const PauliSum& h, RealTiling tiling, realk::Build build = realk::Build::Best);
+                       realk::Build build = realk::Build::Best, int threads = 0);
+double expectationReal(const float* amps, int numQubits, const PauliSum& h, RealTiling tiling, realk::Build build = realk::Build::Best,
+                       int threads = 0);
 
 }  // namespace spyglass::quantum

@@ -17,6 +17,7 @@ struct AnsatzPlan {
     const double* sn = nullptr;          // sin(theta/2)
     const double* lowProduct = nullptr;  // first-layer product over qubits < b, 2^b entries
     const unsigned char* signTable[4] = {};   // CZ ring sign bit per chunk-local index, by chunk selector
+    int threads = 1;                     // OpenMP threads for every pass
 };
 
 struct ZTerm {
@@ -47,6 +48,7 @@ struct ExpectationPlan {
     const double* tileW = nullptr;
     int numTile = 0;
     double* partial = nullptr;           // scratch: one double per chunk and per tile
+    int threads = 1;                     // OpenMP threads for every pass
 };
 
 // Best: the AVX2 build when the CPU has AVX2+FMA (and SPYGLASS_NO_AVX2 is unset); Portable: always the portable

@@ -12,6 +12,7 @@
 #include <limits>
 #include <numbers>
 #include <numeric>
+#include <omp.h>
 #include <random>
 
 namespace spyglass::quantum {
@@ -176,9 +177,33 @@ VqeResult runVqe(const VqeOptions& o, JobControl* job)
     RealAnsatzState state(o.qubits, o.layers, o.precision);
     VqeResult res;
     double bestE = std::numeric_limits<double>::infinity();
+    // Thread count by measurement: on a quiet machine every core helps, but on one shared with other work a
+    // second thread can cost more than it gives (the passes end in barriers, and a thread that waits for a
+    // partner the scheduler has not run burns the time slice). The first 6 of every 64 evaluations alternate
+    // between all threads and one, and the faster median is used until the next probe. The energies do not
+    // depend on the thread count.
+    const int maxThreads = std::max(1, omp_get_max_threads());
+    int chosenThreads = maxThreads;
+    std::vector<double> probeAll, probeOne;
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
     const Objective energy = [&](const std::vector<double>& theta) {
+        const int phase = res.evaluations % 64;
+        const bool probe = maxThreads > 1 && phase < 6;
+        state.setThreads(probe ? ((phase & 1) ? 1 : maxThreads) : chosenThreads);
+        const auto start = std::chrono::steady_clock::now();
         state.prepare(theta);
         const double e = state.expectation(h);
+        if (probe) {
+            (state.threads() == 1 ? probeOne : probeAll).push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            if (phase == 5) {
+                chosenThreads = median(probeOne) < median(probeAll) ? 1 : maxThreads;
+                probeOne.clear();
+                probeAll.clear();
+            }
+        }
         ++res.evaluations;
         if (e < bestE) {
             bestE = e;

@@ -250,6 +250,17 @@ private slots:
         QVERIFY(a.energy == b.energy);
         QVERIFY(a.history == b.history);
         QVERIFY(a.parameters == b.parameters);
+        // runVqe picks its thread count by timing; the state and energy must not depend on it
+        const auto theta = randomAngles(16, 2, 3);
+        RealAnsatzState one(16, 2, Precision::Double), two(16, 2, Precision::Double);
+        one.setThreads(1);
+        two.setThreads(2);
+        one.prepare(theta);
+        two.prepare(theta);
+        for (uint64_t i = 0; i < (uint64_t(1) << 16); i += 97)
+            QVERIFY(one.amplitude(i) == two.amplitude(i));
+        const PauliSum h = mixedHamiltonian(16, 4);
+        QVERIFY(one.expectation(h) == two.expectation(h));
     }
 
 private:
