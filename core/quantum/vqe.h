@@ -4,7 +4,8 @@
 //           n == 2)], followed by a final RY layer (as Qiskit's RealAmplitudes), n*(layers+1) parameters;
 //   start:  parameters drawn uniformly from [-pi, pi) with the seed;
 //   energy: exact expectation <psi|H|psi> from the state vector (no shot noise), computed on the real
-//           amplitudes of the ansatz (ansatz_real.h, pauli_expectation.h);
+//           amplitudes of the ansatz (ansatz_real.h, pauli_expectation.h) with 1 or all OpenMP threads, whichever
+//           timed faster on probe evaluations (the energies do not depend on it);
 //   optimisers: Nelder-Mead (initial simplex step 0.5; reflection 1, expansion 2, contraction 0.5,
 //           shrink 0.5; one iteration = one simplex update) and SPSA (a = 0.2, c = 0.1, A = 10,
 //           alpha = 0.602, gamma = 0.101, Rademacher perturbations from the seed; two evaluations per
