@@ -63,6 +63,9 @@ public:
     // The same what-if for an op's core split: `op` as work_division names it ("op0") or its ONNX node; `ways` is
     // var -> parts ("p0" -> 4); empty unpins. clearPins drops both kinds.
     void pinCoreSplit(const QString& op, const std::map<std::string, int>& ways);
+    // The Graph's "Pin core split…": asks for the split of `op` (a final-program op name), prefilled with the current
+    // one, then pins it.
+    void coreSplitDialog(const QString& op);
     void clearPins();
     QString whatIfText() const;
     // The status bar's simulator summary ("Spyre sim: kernel time …, roofline …"), empty without a simulation.
@@ -124,7 +127,6 @@ private:
     void recompileWithPins(const std::map<std::string, int>& pins,
                            const std::map<std::string, std::map<std::string, int>>& splitPins);
     void showOpMenu(const spyre::Program& program, int op, const QPoint& globalPos);
-    void coreSplitDialog(const QString& op);
     void showWhatIf();
     void showSimulation();
     void showGraphNodeMenu(const QString& id, const QPoint& globalPos);

@@ -11,6 +11,8 @@
 #include "core/spyre/loop_ir.h"
 #include "core/spyresim/spyre_simulator.h"
 
+#include <QApplication>
+#include <QInputDialog>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -115,6 +117,30 @@ private slots:
         QVERIFY(w.document()->compiled().pins.empty());
         QVERIFY(w.document()->compiled().splitPins.empty());
         QCOMPARE(finalOp0(w).split.ways, chosen);
+    }
+
+    void theDialogShowsTheVarsAndPinsWhatIsTyped()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt"))));
+        QString label, prefill;
+        QTimer::singleShot(0, &w, [&] {
+            auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            label = dialog->labelText();
+            prefill = dialog->textValue();
+            dialog->setTextValue(QStringLiteral("p0:8, r0:2"));
+            dialog->accept();
+        });
+        QSignalSpy opened(&w, &MainWindow::documentOpened);
+        w.coreSplitDialog(QStringLiteral("op0"));
+        QCOMPARE(prefill, formatWays({{"p0", finalOp0(w).split.ways[0]}, {"p1", finalOp0(w).split.ways[1]}}));
+        QVERIFY2(label.contains(QStringLiteral("p0: 256, p1: 2 sticks, r0: 512 (reduction)")), qPrintable(label));
+        QVERIFY2(label.contains(QStringLiteral("at most 32 cores")), qPrintable(label));
+        QVERIFY(opened.wait(60000));
+        QCOMPARE(finalOp0(w).split.ways, (std::vector<int>{8, 1, 2}));
     }
 
     void anIllegalSplitFailsWithTheReason()
