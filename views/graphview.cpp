@@ -111,7 +111,13 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), alive_(std::make_
     });
 }
 
-GraphView::~GraphView() { *alive_ = false; }
+GraphView::~GraphView()
+{
+    *alive_ = false;
+    // The scene is our child and is destroyed after this destructor body: clearing its items then emits
+    // selectionChanged, whose handler would call into a GraphView that no longer exists (UBSan under ASan).
+    scene()->disconnect(this);
+}
 
 void GraphView::clearGraph()
 {

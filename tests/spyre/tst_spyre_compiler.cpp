@@ -507,7 +507,9 @@ private slots:
         int64_t tilesTiny = 1, tilesDefault = 1;
         for (const TileLoop& l : bt.ops.front().tiles)
             tilesTiny *= l.count;
-        for (const TileLoop& l : finalProgram(compile(big, defaultTarget()))->ops.front().tiles)
+        // Hold the program: a range-for over a member of a temporary shared_ptr reads freed memory.
+        const auto defaultOwner = finalProgram(compile(big, defaultTarget()));
+        for (const TileLoop& l : defaultOwner->ops.front().tiles)
             tilesDefault *= l.count;
         QVERIFY(tilesTiny > tilesDefault);
     }
