@@ -21,7 +21,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 
 namespace spyglass {
 
@@ -101,19 +100,6 @@ void compileCircuit(CompiledDocument& doc, JobControl& control)
 constexpr int64_t kNumericsWorkLimit = 32'000'000;
 
 // The same inputs `spyglass-cli run` generates without --test-data: floats uniform in [-1, 1), seed 0.
-std::vector<model::HostTensor> generatedInputs(const model::ModelGraph& graph)
-{
-    std::mt19937 rng(0);
-    std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
-    std::vector<model::HostTensor> inputs;
-    for (int v : graph.inputs) {
-        model::HostTensor t = model::makeTensor(graph.values[v].dtype, graph.values[v].shape);
-        for (float& x : t.f)
-            x = uni(rng);
-        inputs.push_back(std::move(t));
-    }
-    return inputs;
-}
 
 // The trace as the Timeline shows it: a first lane "kernels" with one span per kernel (its whole time, fixed
 // overhead included), then the simulator's core and DMA lanes. The core lanes alone end before the last
@@ -198,7 +184,7 @@ void simulateModel(CompiledDocument& doc, const model::ModelGraph& graph, JobCon
     }
     try {
         control.report(0.95, "checking numbers against the reference interpreter");
-        const std::vector<model::HostTensor> inputs = generatedInputs(graph);
+        const std::vector<model::HostTensor> inputs = model::generatedInputs(graph);
         std::map<std::string, model::HostTensor> byName;
         for (size_t k = 0; k < graph.inputs.size(); ++k)
             byName[graph.values[graph.inputs[k]].name] = inputs[k];
@@ -206,13 +192,8 @@ void simulateModel(CompiledDocument& doc, const model::ModelGraph& graph, JobCon
         numeric.trace = false;
         const spyresim::SimResult numbers = spyresim::simulate(*program.bundle, *doc.target, byName, numeric, &sub);
         const std::vector<model::HostTensor> reference = model::runReference(graph, inputs).outputs;
-        // The spyre backend's default tolerance in `spyglass-cli run`: rtol 2e-2, atol 2e-3 * max(1, max|ref|).
-        double maxRef = 1.0;
-        for (const model::HostTensor& t : reference)
-            for (float x : t.f)
-                if (std::isfinite(x))
-                    maxRef = std::max(maxRef, static_cast<double>(std::fabs(x)));
-        const double rtol = 2e-2, atol = 2e-3 * maxRef;
+        // The spyre backend's default tolerance in `spyglass-cli run`.
+        const double rtol = spyresim::kDeviceRtol, atol = spyresim::deviceAtol(reference);
         double maxAbs = 0;
         QStringList bad;
         for (size_t k = 0; k < graph.outputs.size(); ++k) {

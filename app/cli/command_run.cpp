@@ -92,16 +92,8 @@ BackendResult runReferenceBackend(const ModelGraph& graph, const std::vector<Hos
     return r;
 }
 
-// torch-spyre's defaults for the spyre backend: rtol 2e-2, atol 2e-3 * max(1, max|ref|).
-double spyreAtol(const std::vector<HostTensor>& expected)
-{
-    double m = 1.0;
-    for (const HostTensor& t : expected)
-        for (float x : t.f)
-            if (std::isfinite(x))
-                m = std::max(m, static_cast<double>(std::fabs(x)));
-    return 2e-3 * m;
-}
+// The spyre backend's default atol: torch-spyre's 2e-3 * max(1, max|ref|) over the expected outputs.
+double spyreAtol(const std::vector<HostTensor>& expected) { return spyresim::deviceAtol(expected); }
 
 spyre::ScratchpadPolicy parseScratchpadPolicy(const std::string& s)
 {
@@ -190,7 +182,7 @@ BackendResult runSpyreBackend(const ModelGraph& graph, const std::vector<HostTen
 
 const Backend kBackends[] = {
     {"reference", "fp32 reference interpreter (plain loops, numpy semantics)", 1e-4, referenceAtol, runReferenceBackend},
-    {"spyre", "compile for Spyre, then simulate the kernel bundle (fp16 device memory, timing model)", 2e-2, spyreAtol, runSpyreBackend},
+    {"spyre", "compile for Spyre, then simulate the kernel bundle (fp16 device memory, timing model)", spyresim::kDeviceRtol, spyreAtol, runSpyreBackend},
 };
 
 const Backend& findBackend(const std::string& name)
@@ -204,20 +196,6 @@ const Backend& findBackend(const std::string& name)
     throw UsageError("unknown backend '" + name + "' (available: " + known + ")");
 }
 
-// Deterministic inputs when no test data is given: floats uniform in [-1, 1), integers and bools 0.
-std::vector<HostTensor> generatedInputs(const ModelGraph& graph)
-{
-    std::mt19937 rng(0);
-    std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
-    std::vector<HostTensor> inputs;
-    for (int v : graph.inputs) {
-        HostTensor t = makeTensor(graph.values[v].dtype, graph.values[v].shape);
-        for (float& x : t.f)
-            x = uni(rng);
-        inputs.push_back(std::move(t));
-    }
-    return inputs;
-}
 
 // The expected outputs must fit the model's outputs; a mismatch is bad test data (exit 2), not a failed check.
 void checkExpectedOutputs(const ModelGraph& graph, const TestDataSet& data)

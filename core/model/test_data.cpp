@@ -5,6 +5,7 @@
 #include "core/model/tensor_file.h"
 
 #include <cmath>
+#include <random>
 #include <filesystem>
 #include <sstream>
 
@@ -146,6 +147,20 @@ TensorComparison compareTensors(const HostTensor& got, const HostTensor& ref, do
         }
     }
     return c;
+}
+
+std::vector<HostTensor> generatedInputs(const ModelGraph& graph)
+{
+    std::mt19937 rng(0);
+    std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
+    std::vector<HostTensor> inputs;
+    for (int v : graph.inputs) {
+        HostTensor t = makeTensor(graph.values[v].dtype, graph.values[v].shape);
+        for (float& x : t.f)
+            x = uni(rng);
+        inputs.push_back(std::move(t));
+    }
+    return inputs;
 }
 
 }  // namespace spyglass::model

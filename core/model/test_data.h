@@ -45,4 +45,8 @@ struct TensorComparison {
 // integer and bool: exact equality.
 TensorComparison compareTensors(const HostTensor& got, const HostTensor& ref, double rtol, double atol);
 
+// Deterministic inputs for graph.inputs when no test data is given (the CLI's `run` and the explorer's numbers
+// check): floats uniform in [-1, 1) from seed 0, integers and bools 0.
+std::vector<HostTensor> generatedInputs(const ModelGraph& graph);
+
 }  // namespace spyglass::model

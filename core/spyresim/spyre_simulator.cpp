@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 namespace spyglass::spyresim {
@@ -48,6 +49,16 @@ int64_t sliceBytes(const Kernel& k, const spyre::BundleTensor& t, int stickBytes
 }
 
 }  // namespace
+
+double deviceAtol(const std::vector<model::HostTensor>& reference)
+{
+    double m = 1.0;
+    for (const model::HostTensor& t : reference)
+        for (float x : t.f)
+            if (std::isfinite(x))
+                m = std::max(m, static_cast<double>(std::fabs(x)));
+    return 2e-3 * m;
+}
 
 void checkScratchpadPlan(const KernelBundle& bundle)
 {

@@ -41,6 +41,12 @@ struct SimResult {
     std::vector<std::string> notes;
 };
 
+// torch-spyre's tolerances for device results: |y - ref| <= atol + rtol * |ref| with rtol 2e-2 and
+// atol 2e-3 * max(1, max|ref|) over the finite reference values given.
+constexpr double kDeviceRtol = 2e-2;
+double deviceAtol(const std::vector<model::HostTensor>& reference);
+inline double deviceAtol(const model::HostTensor& reference) { return deviceAtol(std::vector<model::HostTensor>{reference}); }
+
 // Checks the scratchpad plan of every kernel: each allocation inside usable LX, each core's slice of a tensor
 // within its allocation, and no two allocations live at the same kernel overlapping (an in-place hand-over at the
 // kernel where one dies and the other is born is allowed). Throws InputError naming the kernel, core and buffer.

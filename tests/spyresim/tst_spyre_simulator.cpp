@@ -61,13 +61,6 @@ std::vector<model::HostTensor> ordered(const model::ModelGraph& g, const std::ma
     return v;
 }
 
-double atolFor(const model::HostTensor& ref)
-{
-    double m = 1;
-    for (float x : ref.f)
-        m = std::max(m, static_cast<double>(std::fabs(x)));
-    return 2e-3 * m;
-}
 
 spyresim::SimOptions quiet(bool numerics = true)
 {
@@ -146,7 +139,7 @@ private slots:
             const spyresim::SimResult r = spyresim::simulate(*snaps.back().program->bundle, target(), inputs, quiet());
             const auto ref = model::runReference(g, ordered(g, inputs)).outputs;
             for (size_t k = 0; k < g.outputs.size(); ++k) {
-                const auto c = model::compareTensors(r.outputs.at(g.values[g.outputs[k]].name), ref[k], 2e-2, atolFor(ref[k]));
+                const auto c = model::compareTensors(r.outputs.at(g.values[g.outputs[k]].name), ref[k], spyresim::kDeviceRtol, spyresim::deviceAtol(ref[k]));
                 QVERIFY2(c.ok, qPrintable(QString::fromStdString(c.summary(g.values[g.outputs[k]].name))));
             }
             QVERIFY(r.kernelTimeNs > 0);

@@ -29,14 +29,6 @@ namespace {
 constexpr int kMinimumSimulated = 290;
 
 
-double spyreAtol(const model::HostTensor& ref)
-{
-    double m = 1.0;
-    for (float x : ref.f)
-        if (std::isfinite(x))
-            m = std::max(m, static_cast<double>(std::fabs(x)));
-    return 2e-3 * m;
-}
 
 }  // namespace
 
@@ -86,7 +78,7 @@ private slots:
                             problems += "output '" + out + "' missing; ";
                             continue;
                         }
-                        const model::TensorComparison c = model::compareTensors(it->second, expected[k], 2e-2, spyreAtol(expected[k]));
+                        const model::TensorComparison c = model::compareTensors(it->second, expected[k], spyresim::kDeviceRtol, spyresim::deviceAtol(expected[k]));
                         if (!c.ok)
                             problems += c.summary(out) + "; ";
                     }
