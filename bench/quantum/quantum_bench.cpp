@@ -97,15 +97,18 @@ Bandwidth measureBandwidth(size_t bytes)
     return bw;
 }
 
-double timeGates(StateVector& sv, const Circuit& c)
+double timeGates(StateVector& sv, const Circuit& c, int* passes = nullptr)
 {
     std::vector<kernels::PreparedGate> g;
     for (const Op& op : c.ops)
         if (op.kind == OpKind::Gate)
             g.push_back(prepareOp(c, op));
     const double t0 = now();
-    sv.applyAll(g);
-    return now() - t0;
+    const StateVector::Passes p = sv.applyAll(g);
+    const double t = now() - t0;
+    if (passes)
+        *passes = p.total();
+    return t;
 }
 
 Circuit single(int n, const char* name, std::vector<int> qubits, std::vector<double> params = {})
@@ -211,7 +214,7 @@ int main(int argc, char** argv)
 
     // 3: QFT with and without fusion
     std::printf("\n## QFT(n) on |0...0>, gates only: unfused vs fused (<= %d qubits per block)\n", fuseMax);
-    std::printf("| qubits | gates | unfused s | fused s | blocks | sum of unfused bounds s | speedup vs unfused | bounds / fused |\n|---|---|---|---|---|---|---|---|\n");
+    std::printf("| qubits | gates | unfused s (passes) | fused s (passes) | blocks | sum of unfused bounds s | speedup vs unfused | bounds / fused |\n|---|---|---|---|---|---|---|---|\n");
     for (int n = qftMin; n <= qftMax; n += 2) {
         const size_t bytes = (size_t(1) << n) * amp;
         const Bandwidth bw = measureBandwidth(bytes);
@@ -219,11 +222,12 @@ int main(int argc, char** argv)
         const Circuit q = makeQft(n, 0, false);
         const Circuit fused = prepareForSimulation(q, fuseMax);
         StateVector sv(n, prec);
-        const double tu = timeGates(sv, q);
+        int pu = 0, pf = 0;
+        const double tu = timeGates(sv, q, &pu);
         sv.setZero();
-        const double tf = timeGates(sv, fused);
-        std::printf("| %d | %d | %.3f | %.3f | %d | %.3f | %.1fx | %.1fx |\n", n, q.gateCount(), tu, tf, fused.gateCount(), q.gateCount() * bound,
-                    tu / tf, q.gateCount() * bound / tf);
+        const double tf = timeGates(sv, fused, &pf);
+        std::printf("| %d | %d | %.3f (%d) | %.3f (%d) | %d | %.3f | %.1fx | %.1fx |\n", n, q.gateCount(), tu, pu, tf, pf, fused.gateCount(),
+                    q.gateCount() * bound, tu / tf, q.gateCount() * bound / tf);
         std::fflush(stdout);
     }
 

@@ -74,6 +74,7 @@ PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& t
                 diag = false;
                 break;
             }
+    g.diagonalMatrix = diag;
     // A one-qubit diagonal with both factors != 1 (rz) runs faster on the dense kernel.
     if (diag && k == 1 && (g.matrix[0] != 1 || g.matrix[1] != 0) && (g.matrix[6] != 1 || g.matrix[7] != 0))
         diag = false;

@@ -15,7 +15,8 @@ struct PreparedGate {
     int k = 0;                        // number of target qubits
     int targets[kMaxTargets] = {};    // ascending
     std::vector<int> controls;        // control qubits (all must be 1)
-    bool diagonal = false;
+    bool diagonal = false;            // runs on the diagonal kernel
+    bool diagonalMatrix = false;      // the matrix is diagonal (also when a dense kernel runs it, as for rz)
     std::vector<double> matrix;       // 2^k x 2^k complex, row-major, interleaved re/im (dense gates)
     std::vector<int> diagIndex;       // diagonal gates: local indices whose factor is not 1 ...
     std::vector<double> diagValue;    // ... and those factors (re, im)

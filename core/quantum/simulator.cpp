@@ -96,17 +96,8 @@ void applyGates(const Circuit& c, StateVector& sv, JobControl* job)
             throw InputError(SourceLocation{c.name, op.line, 0}, "measure/reset inside a unitary run");
         }
     }
-    // In slices so a job can be cancelled and see progress; 256 gates leave applyAll room to form long
-    // cache-blocked runs (a layered circuit has 20-40 gates per layer).
-    constexpr size_t kSlice = 256;
-    for (size_t i = 0; i < prepared.size(); i += kSlice) {
-        if (job) {
-            job->checkpoint();
-            job->report(double(i) / prepared.size(), "simulating");
-        }
-        const size_t end = std::min(prepared.size(), i + kSlice);
-        sv.applyAll(std::vector<kernels::PreparedGate>(prepared.begin() + static_cast<long>(i), prepared.begin() + static_cast<long>(end)));
-    }
+    // One list, so cache-blocked runs can span the whole circuit; applyAll checks the job between runs.
+    sv.applyAll(prepared, job);
 }
 
 std::unique_ptr<StateVector> finalState(const Circuit& c, Precision p, JobControl* job)

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -129,6 +130,7 @@ void StateVector::apply(const kernels::PreparedGate& g)
 namespace {
 constexpr int kChunkQubits = 13;   // 2^13 amplitudes: 128 KiB in complex128, fits in L2
 constexpr int kTileAmplitudeQubits = 15;   // a tile holds <= 2^15 amplitudes (512 KiB in complex128) when it can
+constexpr size_t kLookAheadGates = 4096;   // gates examined per cache-blocked run
 
 // Parity of the set bits without a popcount instruction (the portable build has none; a libcall per
 // amplitude would dominate the expectation value).
@@ -143,34 +145,147 @@ inline int parity(uint64_t x)
 
 }  // namespace
 
-void StateVector::applyChunked(const kernels::PreparedGate* gates, size_t count, int cq)
-{
-    std::vector<const kernels::PreparedGate*> list(count);
-    for (size_t i = 0; i < count; ++i)
-        list[i] = &gates[i];
-    applyChunkRun(list.data(), count, cq);
-}
-
-void StateVector::applyChunkRun(const kernels::PreparedGate* const* gates, size_t count, int cq)
-{
-    const int64_t chunks = int64_t(1) << (n_ - cq);
-    const uint64_t chunkLen = uint64_t(2) << cq;
-#pragma omp parallel for schedule(dynamic, 1) if (chunks >= 4)
-    for (int64_t ch = 0; ch < chunks; ++ch)
-        for (size_t i = 0; i < count; ++i) {
-            if (prec_ == Precision::Double)
-                kernels::apply(dataDouble() + ch * chunkLen, cq, *gates[i]);
-            else
-                kernels::apply(dataFloat() + ch * chunkLen, cq, *gates[i]);
-        }
-}
-
 namespace {
 
-// A tile: 2^w contiguous amplitudes (qubits < w) of every one of the 2^(n-b) rows (qubits >= b), copied into a
-// contiguous buffer of w + n - b qubits, where tile qubit j is state qubit j (j < w) or j - w + b (j >= w).
+// A gate of a cache-blocked run, specialised for every value of its qubits that a block holds fixed. Inside a
+// block only the free qubits vary, so a control on a fixed qubit either always fires (it is dropped) or never
+// does (the gate is skipped), and a diagonal gate on fixed qubits reduces to a smaller diagonal, or a scalar, on
+// its free ones. That is what lets diagonal gates on any qubit (a QFT's controlled phases, rz and rzz layers) and
+// gates controlled from far qubits join a run instead of costing a pass over the state each.
+struct BlockGate {
+    std::vector<int> fixedQubits;                                  // the gate's state qubits fixed in a block, ascending
+    std::vector<std::optional<kernels::PreparedGate>> variants;    // bit i of the index = value of fixedQubits[i];
+                                                                   // empty: nothing to do in such a block
+};
+
+// 2^8 variants per gate at most; a diagonal on more fixed qubits (a wide fused block) runs alone.
+constexpr int kMaxFixedQubitsPerGate = 8;
+
+uint64_t targetMask(const kernels::PreparedGate& g)
+{
+    uint64_t m = 0;
+    for (int j = 0; j < g.k; ++j)
+        m |= uint64_t(1) << g.targets[j];
+    return m;
+}
+
+uint64_t qubitMask(const kernels::PreparedGate& g)
+{
+    uint64_t m = targetMask(g);
+    for (int c : g.controls)
+        m |= uint64_t(1) << c;
+    return m;
+}
+
+// Whether g can run inside blocks in which the qubits of `fixedMask` are fixed.
+bool fitsBlock(const kernels::PreparedGate& g, uint64_t fixedMask)
+{
+    if (std::popcount(qubitMask(g) & fixedMask) > kMaxFixedQubitsPerGate)
+        return false;
+    return g.diagonalMatrix || (targetMask(g) & fixedMask) == 0;
+}
+
+// `localQubit` maps a free state qubit to its qubit in the block (monotonic, so target order is kept).
+template <class LocalQubit>
+BlockGate specialise(const kernels::PreparedGate& g, uint64_t fixedMask, LocalQubit localQubit)
+{
+    BlockGate bg;
+    for (int j = 0; j < g.k; ++j)
+        if (fixedMask >> g.targets[j] & 1)
+            bg.fixedQubits.push_back(g.targets[j]);
+    for (int c : g.controls)
+        if (fixedMask >> c & 1)
+            bg.fixedQubits.push_back(c);
+    std::sort(bg.fixedQubits.begin(), bg.fixedQubits.end());
+    const int dim = 1 << g.k;
+    const auto fixedValue = [&](uint64_t v, int q) {
+        const auto at = std::find(bg.fixedQubits.begin(), bg.fixedQubits.end(), q) - bg.fixedQubits.begin();
+        return int(v >> at & 1);
+    };
+    bg.variants.resize(size_t(1) << bg.fixedQubits.size());
+    for (uint64_t v = 0; v < bg.variants.size(); ++v) {
+        bool fires = true;
+        std::vector<int> controls;
+        for (int c : g.controls) {
+            if (!(fixedMask >> c & 1))
+                controls.push_back(localQubit(c));
+            else if (!fixedValue(v, c))
+                fires = false;
+        }
+        if (!fires)
+            continue;
+        std::vector<int> freeTargets;   // positions in g.targets
+        int fixedBits = 0;              // the gate-local index bits the fixed targets set
+        for (int j = 0; j < g.k; ++j) {
+            if (!(fixedMask >> g.targets[j] & 1))
+                freeTargets.push_back(j);
+            else if (fixedValue(v, g.targets[j]))
+                fixedBits |= 1 << j;
+        }
+        std::vector<int> targets;
+        for (int j : freeTargets)
+            targets.push_back(localQubit(g.targets[j]));
+        if (static_cast<int>(freeTargets.size()) == g.k) {
+            bg.variants[v] = kernels::prepare(controls, targets, g.matrix);
+            continue;
+        }
+        // A diagonal gate with fixed targets: the entries whose fixed-target bits match, on the free targets.
+        const int f = static_cast<int>(freeTargets.size()), fdim = 1 << f;
+        std::vector<double> m(size_t(2) * fdim * fdim, 0.0);
+        bool identity = true;
+        for (int u = 0; u < fdim; ++u) {
+            int full = fixedBits;
+            for (int i = 0; i < f; ++i)
+                if (u >> i & 1)
+                    full |= 1 << freeTargets[i];
+            const double re = g.matrix[2 * (size_t(full) * dim + full)], im = g.matrix[2 * (size_t(full) * dim + full) + 1];
+            m[2 * (size_t(u) * fdim + u)] = re;
+            m[2 * (size_t(u) * fdim + u) + 1] = im;
+            identity = identity && re == 1 && im == 0;
+        }
+        if (identity)
+            continue;
+        if (f == 0) {
+            // A scalar on the whole block (or its controlled part): a one-qubit diagonal on a free qubit that is
+            // no control.
+            int t = 0;
+            while (std::find(controls.begin(), controls.end(), t) != controls.end())
+                ++t;
+            bg.variants[v] = kernels::prepare(controls, {t}, {m[0], m[1], 0, 0, 0, 0, m[0], m[1]});
+            continue;
+        }
+        bg.variants[v] = kernels::prepare(controls, targets, m);
+    }
+    return bg;
+}
+
 template <class T>
-void tileRun(T* a, int n, int b, int w, const std::vector<kernels::PreparedGate>& mapped)
+void applyInBlock(T* block, int blockQubits, const std::vector<BlockGate>& gates, uint64_t base)
+{
+    for (const BlockGate& bg : gates) {
+        size_t v = 0;
+        for (size_t i = 0; i < bg.fixedQubits.size(); ++i)
+            v |= size_t(base >> bg.fixedQubits[i] & 1) << i;
+        if (const auto& g = bg.variants[v])
+            kernels::apply(block, blockQubits, *g);
+    }
+}
+
+// Chunks: 2^b contiguous amplitudes (qubits >= b fixed), updated in place while they stay in cache.
+template <class T>
+void chunkRun(T* a, int n, int b, const std::vector<BlockGate>& gates)
+{
+    const int64_t chunks = int64_t(1) << (n - b);
+#pragma omp parallel for schedule(dynamic, 1) if (chunks >= 4)
+    for (int64_t ch = 0; ch < chunks; ++ch)
+        applyInBlock(a + (uint64_t(ch) << (b + 1)), b, gates, uint64_t(ch) << b);
+}
+
+// Tiles: 2^w contiguous amplitudes (qubits < w) of every one of the 2^(n-b) rows (qubits >= b), the qubits
+// w..b-1 fixed, copied into a contiguous buffer of w + n - b qubits where tile qubit j is state qubit j (j < w)
+// or j - w + b (j >= w).
+template <class T>
+void tileRun(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
 {
     const int h = n - b, tq = w + h;
     const int64_t tiles = int64_t(1) << (b - w);
@@ -182,8 +297,7 @@ void tileRun(T* a, int n, int b, int w, const std::vector<kernels::PreparedGate>
         for (int64_t t = 0; t < tiles; ++t) {
             for (uint64_t r = 0; r < rows; ++r)
                 std::memcpy(buf + 2 * (r << w), a + 2 * ((r << b) | (uint64_t(t) << w)), 2 * cols * sizeof(T));
-            for (const kernels::PreparedGate& g : mapped)
-                kernels::apply(buf, tq, g);
+            applyInBlock(buf, tq, gates, uint64_t(t) << w);
             for (uint64_t r = 0; r < rows; ++r)
                 std::memcpy(a + 2 * ((r << b) | (uint64_t(t) << w)), buf + 2 * (r << w), 2 * cols * sizeof(T));
         }
@@ -191,95 +305,104 @@ void tileRun(T* a, int n, int b, int w, const std::vector<kernels::PreparedGate>
     }
 }
 
-uint64_t qubitMask(const kernels::PreparedGate& g)
-{
-    uint64_t m = 0;
-    for (int j = 0; j < g.k; ++j)
-        m |= uint64_t(1) << g.targets[j];
-    for (int c : g.controls)
-        m |= uint64_t(1) << c;
-    return m;
-}
-
 }  // namespace
 
-void StateVector::applyTileRun(const kernels::PreparedGate* const* gates, size_t count, int b, int w)
+StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGate>& gates, JobControl* job)
 {
-    // The qubit map is monotonic, so targets stay ascending and every matrix stays as prepared.
-    auto map = [&](int q) { return q < w ? q : q - b + w; };
-    std::vector<kernels::PreparedGate> mapped;
-    mapped.reserve(count);
-    for (size_t i = 0; i < count; ++i) {
-        kernels::PreparedGate g = *gates[i];
-        for (int j = 0; j < g.k; ++j)
-            g.targets[j] = map(g.targets[j]);
-        for (int& c : g.controls)
-            c = map(c);
-        mapped.push_back(std::move(g));
-    }
-    if (prec_ == Precision::Double)
-        tileRun(dataDouble(), n_, b, w, mapped);
-    else
-        tileRun(dataFloat(), n_, b, w, mapped);
-}
-
-void StateVector::applyAll(const std::vector<kernels::PreparedGate>& gates)
-{
+    Passes passes;
+    const auto between = [&](size_t applied) {
+        if (job) {
+            job->checkpoint();
+            job->report(double(applied) / double(std::max<size_t>(1, gates.size())), "simulating");
+        }
+    };
     if (n_ <= kChunkQubits + 1) {
-        for (const kernels::PreparedGate& g : gates)
-            apply(g);
-        return;
+        for (size_t i = 0; i < gates.size(); ++i) {
+            if (i % 256 == 0)
+                between(i);
+            apply(gates[i]);
+        }
+        passes.singleGates = static_cast<int>(gates.size());
+        return passes;
     }
-    // Cache blocking: a gate whose qubits are all < b runs chunk by chunk (2^b contiguous amplitudes in cache); a
-    // gate whose qubits are all < w or >= b runs tile by tile (2^w columns x all 2^(n-b) high rows, <= 2^15
-    // amplitudes). Gates on disjoint qubits commute, so each step takes the longest run of chunk-local (or
-    // tile-local) gates that can move to the front past the gates it skips, and applies it in one memory pass;
-    // a gate that fits neither (or a run of one) is applied alone.
+    // Cache blocking. A chunk is 2^b contiguous amplitudes (qubits >= b fixed); a tile is 2^w columns x all
+    // 2^(n-b) high rows, <= 2^15 amplitudes (qubits w..b-1 fixed). A gate fits a block when its non-diagonal
+    // targets are free there (controls and diagonal factors on fixed qubits are resolved per block, see
+    // BlockGate). Each step takes the longest run of gates fitting chunks (or tiles) that can move to the front
+    // past the gates it skips (gates on disjoint qubits commute, and so do two diagonal gates) and applies it in
+    // one memory pass; a gate that fits neither (or a run of one) is applied alone.
     const int b = kChunkQubits, h = n_ - b;
     const int w = std::clamp(kTileAmplitudeQubits - h, 2, b);
     const uint64_t all = n_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << n_) - 1;
-    const uint64_t chunkSpan = (uint64_t(1) << b) - 1;
-    const uint64_t tileSpan = ((uint64_t(1) << w) - 1) | (all & ~chunkSpan);
+    const uint64_t chunkFixed = all & ~((uint64_t(1) << b) - 1);
+    const uint64_t tileFixed = ((uint64_t(1) << b) - 1) & ~((uint64_t(1) << w) - 1);
     const size_t count = gates.size();
     std::vector<uint64_t> masks(count);
-    for (size_t i = 0; i < count; ++i)
+    std::vector<char> fits[2] = {std::vector<char>(count), std::vector<char>(count)};
+    for (size_t i = 0; i < count; ++i) {
         masks[i] = qubitMask(gates[i]);
+        fits[0][i] = fitsBlock(gates[i], chunkFixed);
+        fits[1][i] = fitsBlock(gates[i], tileFixed);
+    }
     std::vector<char> done(count, 0);
     std::vector<size_t> run[2];
-    std::vector<const kernels::PreparedGate*> list;
-    size_t first = 0;
+    size_t first = 0, applied = 0;
     while (first < count) {
+        between(applied);
         for (int kind = 0; kind < 2; ++kind) {
-            const uint64_t span = kind == 0 ? chunkSpan : tileSpan;
             run[kind].clear();
-            uint64_t blocked = 0;
-            for (size_t i = first; i < count && blocked != all; ++i) {
+            uint64_t skipped = 0, skippedDense = 0;   // qubits of the gates left behind (of the non-diagonal ones)
+            // The look-ahead is bounded so a long circuit of gates that fit no block stays linear.
+            size_t examined = 0;
+            for (size_t i = first; i < count && skippedDense != all && examined < kLookAheadGates; ++i) {
                 if (done[i])
                     continue;
-                if ((masks[i] & ~span) == 0 && (masks[i] & blocked) == 0)
+                ++examined;
+                const bool commutes = (masks[i] & (gates[i].diagonalMatrix ? skippedDense : skipped)) == 0;
+                if (fits[kind][i] && commutes) {
                     run[kind].push_back(i);
-                else
-                    blocked |= masks[i];
+                } else {
+                    skipped |= masks[i];
+                    if (!gates[i].diagonalMatrix)
+                        skippedDense |= masks[i];
+                }
             }
         }
         const int kind = run[1].size() > run[0].size() ? 1 : 0;
         if (run[kind].size() < 2) {
             apply(gates[first]);
             done[first] = 1;
+            ++applied;
+            ++passes.singleGates;
         } else {
-            list.clear();
+            applied += run[kind].size();
+            const uint64_t fixed = kind == 0 ? chunkFixed : tileFixed;
+            std::vector<BlockGate> blockGates;
+            blockGates.reserve(run[kind].size());
             for (size_t i : run[kind]) {
-                list.push_back(&gates[i]);
+                if (kind == 0)
+                    blockGates.push_back(specialise(gates[i], fixed, [](int q) { return q; }));
+                else
+                    blockGates.push_back(specialise(gates[i], fixed, [&](int q) { return q < w ? q : q - b + w; }));
                 done[i] = 1;
             }
-            if (kind == 0)
-                applyChunkRun(list.data(), list.size(), b);
-            else
-                applyTileRun(list.data(), list.size(), b, w);
+            ++(kind == 0 ? passes.chunkRuns : passes.tileRuns);
+            if (kind == 0) {
+                if (prec_ == Precision::Double)
+                    chunkRun(dataDouble(), n_, b, blockGates);
+                else
+                    chunkRun(dataFloat(), n_, b, blockGates);
+            } else {
+                if (prec_ == Precision::Double)
+                    tileRun(dataDouble(), n_, b, w, blockGates);
+                else
+                    tileRun(dataFloat(), n_, b, w, blockGates);
+            }
         }
         while (first < count && done[first])
             ++first;
     }
+    return passes;
 }
 
 namespace {

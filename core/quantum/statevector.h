@@ -2,6 +2,7 @@
 // The state vector: 2^n amplitudes in complex128 or complex64, allocated only after checking that the
 // machine has the memory (a clear error instead of an OOM kill).
 
+#include "core/common/job_control.h"
 #include "core/quantum/circuit.h"
 #include "core/quantum/kernels.h"
 #include "core/quantum/pauli.h"
@@ -37,12 +38,16 @@ public:
     cplx amplitude(uint64_t i) const;
 
     void apply(const kernels::PreparedGate& g);
-    // Applies a run of gates, all on qubits below `chunkQubits`, chunk by chunk: each 2^chunkQubits slice
-    // stays in cache while every gate of the run is applied to it (one memory pass for the whole run).
-    void applyChunked(const kernels::PreparedGate* gates, size_t count, int chunkQubits);
-    // Applies a gate list in cache-blocked runs: gates on low qubits chunk by chunk, gates on high (and the
-    // lowest few) qubits tile by tile, reordering gates only past gates on disjoint qubits (statevector.cpp).
-    void applyAll(const std::vector<kernels::PreparedGate>& gates);
+    // Applies a gate list in cache-blocked runs: chunk by chunk (2^13 contiguous amplitudes) or tile by tile
+    // (the lowest few and the high qubits), each run one memory pass. Diagonal gates on any qubits and controls
+    // on any qubits fit a run; gates move only past gates they commute with (statevector.cpp). `job` is
+    // checked and told the progress between runs.
+    // Returns how many passes over the state it made, of each kind.
+    struct Passes {
+        int chunkRuns = 0, tileRuns = 0, singleGates = 0;
+        int total() const { return chunkRuns + tileRuns + singleGates; }
+    };
+    Passes applyAll(const std::vector<kernels::PreparedGate>& gates, JobControl* job = nullptr);
     double probabilityOfOne(int qubit) const;
     // Projects `qubit` onto `outcome` and renormalises (prob = probability of that outcome).
     void collapse(int qubit, int outcome, double prob);
@@ -55,10 +60,6 @@ public:
     float* dataFloat() { return static_cast<float*>(data_); }
 
 private:
-    void applyChunkRun(const kernels::PreparedGate* const* gates, size_t count, int chunkQubits);
-    // Gates on qubits < w or >= b only, applied on tiles gathered into a buffer (see statevector.cpp).
-    void applyTileRun(const kernels::PreparedGate* const* gates, size_t count, int b, int w);
-
     int n_;
     Precision prec_;
     void* data_ = nullptr;

@@ -3,6 +3,7 @@
 // gate the kernels know: one-qubit, controlled, diagonal, sparse and dense fused blocks.
 #include "quantum/quantum_testutil.h"
 
+#include "core/quantum/generators.h"
 #include "core/quantum/pipeline.h"
 
 #include <QtTest>
@@ -143,6 +144,78 @@ private slots:
         for (uint64_t i = 0; i < one.size(); ++i)
             diff = std::max(diff, std::abs(one.amplitude(i) - all.amplitude(i)));
         QVERIFY(diff < 1e-12);
+    }
+    void qftRunsInFewPasses_data()
+    {
+        QTest::addColumn<int>("fuse");
+        QTest::newRow("unfused") << 0;
+        QTest::newRow("fused <= 4") << 4;
+    }
+
+    // The controlled phases of a QFT are diagonal, so they join chunk and tile runs whatever their qubits: the
+    // 20-qubit QFT (20 H, 190 cp, 10 swaps) takes a handful of passes over the state, not one per gate, and
+    // gives the same state as gate-by-gate application.
+    void qftRunsInFewPasses()
+    {
+        QFETCH(int, fuse);
+        const int n = 20;
+        const Circuit raw = makeQft(n, 0x5a5a5, false);
+        const Circuit c = fuse ? prepareForSimulation(raw, fuse) : raw;
+        const auto gates = prepared(c);
+        StateVector one(n, Precision::Double), all(n, Precision::Double);
+        const auto psi = quantum::test::randomState(n, 77);
+        one.setAmplitudes(psi);
+        all.setAmplitudes(psi);
+        for (const auto& g : gates)
+            one.apply(g);
+        const StateVector::Passes passes = all.applyAll(gates);
+        double diff = 0;
+        for (uint64_t i = 0; i < one.size(); ++i)
+            diff = std::max(diff, std::abs(one.amplitude(i) - all.amplitude(i)));
+        QVERIFY2(diff < 1e-12, qPrintable(QString::number(diff)));
+        QVERIFY2(passes.total() <= 12, qPrintable(QStringLiteral("%1 chunk runs, %2 tile runs, %3 single gates for %4 gates")
+                                                      .arg(passes.chunkRuns)
+                                                      .arg(passes.tileRuns)
+                                                      .arg(passes.singleGates)
+                                                      .arg(gates.size())));
+        QVERIFY(passes.chunkRuns >= 1 && passes.tileRuns >= 1);
+    }
+
+    // Diagonal gates and far controls resolved per block: a gate list made only of them (cp, crz, rzz, cx
+    // controlled from the top qubits onto low targets) is one chunk run.
+    void diagonalsAndFarControlsFitChunks()
+    {
+        const int n = 18;
+        Circuit c;
+        c.numQubits = n;
+        std::mt19937_64 rng(9);
+        const char* names[] = {"cp", "crz", "rzz", "cx", "t", "rz"};
+        for (int i = 0; i < 60; ++i) {
+            Op op;
+            op.name = names[i % 6];
+            const int hi = 13 + int(rng() % 5), lo = int(rng() % 13);
+            if (op.name == "t" || op.name == "rz")
+                op.qubits = {hi};
+            else
+                op.qubits = {hi, lo};   // control (or first qubit) high, target low
+            if (op.name != "cx" && op.name != "t")
+                op.params = {0.1 * (i + 1)};
+            c.ops.push_back(op);
+        }
+        const auto gates = prepared(c);
+        const auto psi = quantum::test::randomState(n, 3);
+        StateVector one(n, Precision::Single), all(n, Precision::Single);
+        one.setAmplitudes(psi);
+        all.setAmplitudes(psi);
+        for (const auto& g : gates)
+            one.apply(g);
+        const StateVector::Passes passes = all.applyAll(gates);
+        QCOMPARE(passes.total(), 1);
+        QCOMPARE(passes.chunkRuns, 1);
+        double diff = 0;
+        for (uint64_t i = 0; i < one.size(); ++i)
+            diff = std::max(diff, double(std::abs(one.amplitude(i) - all.amplitude(i))));
+        QVERIFY2(diff < 1e-5, qPrintable(QString::number(diff)));
     }
 };
 
