@@ -34,6 +34,10 @@ void apply(float* amps, int numQubits, const PreparedGate& g);
 
 bool usingAvx2();
 
+// The time one application of `g` takes per amplitude of a cache-resident state, relative units (about ns on
+// the 2-vCPU EPYC of BENCHMARKS.md): what the fuse pass weighs when it decides whether merging gates pays.
+double relativeCost(const PreparedGate& g);
+
 // Implementations (generic and AVX2 builds of the same source).
 namespace generic {
 void apply(double* amps, int numQubits, const PreparedGate& g);

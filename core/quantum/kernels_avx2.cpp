@@ -2,6 +2,7 @@
 #include "core/quantum/kernels.h"
 
 #include <cstdint>
+#include <omp.h>
 
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")

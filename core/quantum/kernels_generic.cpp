@@ -2,6 +2,7 @@
 #include "core/quantum/kernels.h"
 
 #include <cstdint>
+#include <omp.h>
 
 namespace spyglass::quantum::kernels::generic {
 #include "core/quantum/kernels_impl.inc"

@@ -1,10 +1,17 @@
-// fuse: groups consecutive gates into blocks acting on at most k qubits and multiplies each block into one
-// matrix, so the simulator makes one pass over the state per block instead of one per gate.
-// Greedy: open blocks are kept on disjoint qubit sets; a gate joins the blocks it touches when the union
-// stays within k qubits, otherwise those blocks are closed (emitted) and the gate opens a new one.
+// fuse: groups gates into blocks acting on at most k qubits, each multiplied into one matrix, so the simulator
+// applies one kernel per block instead of one per gate. Merging is not free: a dense k-qubit block costs 2^k
+// multiply-adds per amplitude, while the simulator's cache blocking already spares most memory passes. So a
+// gate joins a block only when the merged block is estimated to run no slower than its parts applied one by one
+// (kernels::relativeCost of the prepared kernels): runs of diagonal gates (phases, cz, rzz, the controlled phases
+// of a QFT) and gates on the same qubits merge; a Hadamard does not absorb phases on other qubits, and one-qubit
+// gates on different qubits pair up but do not grow into large dense tensor products.
+// Greedy: open blocks are kept on disjoint qubit sets; a gate that does not merge closes (emits) the blocks it
+// touches and opens a new one.
 #include "core/quantum/pass.h"
 
 #include "core/quantum/gates.h"
+#include "core/quantum/kernels.h"
+#include "core/quantum/simulator.h"
 
 #include <algorithm>
 
@@ -13,9 +20,26 @@ namespace spyglass::quantum {
 namespace {
 
 struct Block {
-    std::vector<int> qubits;
+    std::vector<int> qubits;     // matrix index bit j = qubits[j]
+    std::vector<cplx> matrix;    // product of the gates so far
     std::vector<Op> gates;
+    double cost = 0;             // relative cost of applying the block as one kernel (or its single gate)
 };
+
+std::vector<double> interleaved(const std::vector<cplx>& m)
+{
+    std::vector<double> out(2 * m.size());
+    for (size_t i = 0; i < m.size(); ++i) {
+        out[2 * i] = m[i].real();
+        out[2 * i + 1] = m[i].imag();
+    }
+    return out;
+}
+
+double blockCost(const std::vector<int>& qubits, const std::vector<cplx>& m)
+{
+    return kernels::relativeCost(kernels::prepare({}, qubits, interleaved(m)));
+}
 
 class Fuse : public Pass {
 public:
@@ -23,7 +47,7 @@ public:
     std::string name() const override { return "fuse"; }
     std::string description() const override
     {
-        return "fuse gates into blocks of at most " + std::to_string(k_) + " qubits for the simulator";
+        return "fuse gates into blocks of at most " + std::to_string(k_) + " qubits where the merged block runs faster";
     }
     PassResult run(Circuit& c) override
     {
@@ -32,7 +56,7 @@ public:
         blocks_ = 0;
         fusedGates_ = 0;
         const int before = c.gateCount();
-        auto closeIf = [&](auto pred) {
+        auto emitWhere = [&](auto pred) {
             for (size_t b = 0; b < open.size();) {
                 if (pred(open[b])) {
                     emit(open[b], out);
@@ -55,56 +79,65 @@ public:
                 // Measurements, resets, conditioned or opaque gates: close everything they touch (all blocks for
                 // conditioned ops, whose trigger depends on earlier measurements).
                 if (op.cond.active())
-                    closeIf([](const Block&) { return true; });
+                    emitWhere([](const Block&) { return true; });
                 else
-                    closeIf([&](const Block& b) { return touches(b, op.qubits); });
+                    emitWhere([&](const Block& b) { return touches(b, op.qubits); });
                 out.push_back(std::move(op));
                 continue;
             }
-            std::vector<int> uni = op.qubits;
+            Block single;
+            single.qubits = op.qubits;
+            single.matrix = opMatrix(op);
+            single.cost = kernels::relativeCost(prepareOp(c, op));
+            single.gates.push_back(std::move(op));
+
             std::vector<size_t> hit;
             for (size_t b = 0; b < open.size(); ++b)
-                if (touches(open[b], op.qubits)) {
+                if (touches(open[b], single.qubits))
                     hit.push_back(b);
-                    for (int q : open[b].qubits)
-                        if (std::find(uni.begin(), uni.end(), q) == uni.end())
-                            uni.push_back(q);
-                }
             if (hit.empty()) {
-                // A gate on fresh qubits joins the fullest open block it fits in (open blocks are disjoint, so
-                // it commutes with all of them); a layer of one-qubit gates then fuses too.
-                size_t bestBlock = open.size();
-                for (size_t b = 0; b < open.size(); ++b)
-                    if (static_cast<int>(open[b].qubits.size() + op.qubits.size()) <= k_ &&
-                        (bestBlock == open.size() || open[b].qubits.size() > open[bestBlock].qubits.size()))
-                        bestBlock = b;
-                if (bestBlock != open.size()) {
-                    for (int q : op.qubits)
-                        open[bestBlock].qubits.push_back(q);
-                    open[bestBlock].gates.push_back(std::move(op));
+                // A gate on fresh qubits commutes with every open block (they are disjoint from it), so it may join
+                // one: the cheapest merge that does not cost more than the two apart.
+                size_t best = open.size();
+                Block bestMerged;
+                for (size_t b = 0; b < open.size(); ++b) {
+                    if (static_cast<int>(open[b].qubits.size() + single.qubits.size()) > k_)
+                        continue;
+                    Block merged = merge({&open[b]}, single);
+                    if (merged.cost <= open[b].cost + single.cost && (best == open.size() || merged.cost < bestMerged.cost)) {
+                        best = b;
+                        bestMerged = std::move(merged);
+                    }
+                }
+                if (best != open.size())
+                    open[best] = std::move(bestMerged);
+                else
+                    open.push_back(std::move(single));
+                continue;
+            }
+            std::vector<const Block*> parts;
+            double apart = single.cost;
+            size_t unionSize = single.qubits.size();
+            for (size_t b : hit) {
+                parts.push_back(&open[b]);
+                apart += open[b].cost;
+                for (int q : open[b].qubits)
+                    unionSize += std::find(single.qubits.begin(), single.qubits.end(), q) == single.qubits.end();
+            }
+            if (static_cast<int>(unionSize) <= k_) {
+                Block merged = merge(parts, single);
+                if (merged.cost <= apart) {
+                    for (size_t i = hit.size(); i-- > 0;)
+                        open.erase(open.begin() + static_cast<long>(hit[i]));
+                    open.push_back(std::move(merged));
                     continue;
                 }
             }
-            if (static_cast<int>(uni.size()) <= k_) {
-                Block merged;
-                merged.qubits = uni;
-                for (size_t b : hit)
-                    for (Op& g : open[b].gates)
-                        merged.gates.push_back(std::move(g));
-                merged.gates.push_back(std::move(op));
-                for (size_t i = hit.size(); i-- > 0;)
-                    open.erase(open.begin() + static_cast<long>(hit[i]));
-                open.push_back(std::move(merged));
-            } else {
-                for (size_t i = hit.size(); i-- > 0;) {
-                    emit(open[hit[i]], out);
-                    open.erase(open.begin() + static_cast<long>(hit[i]));
-                }
-                Block nb;
-                nb.qubits = op.qubits;
-                nb.gates.push_back(std::move(op));
-                open.push_back(std::move(nb));
+            for (size_t i = hit.size(); i-- > 0;) {
+                emit(open[hit[i]], out);
+                open.erase(open.begin() + static_cast<long>(hit[i]));
             }
+            open.push_back(std::move(single));
         }
         for (Block& b : open)
             emit(b, out);
@@ -117,6 +150,32 @@ public:
     }
 
 private:
+    // The blocks in `parts` (disjoint, all before `gate`) and then `gate`, as one block.
+    static Block merge(const std::vector<const Block*>& parts, const Block& gate)
+    {
+        Block m;
+        for (const Block* p : parts)
+            for (int q : p->qubits)
+                m.qubits.push_back(q);
+        for (int q : gate.qubits)
+            if (std::find(m.qubits.begin(), m.qubits.end(), q) == m.qubits.end())
+                m.qubits.push_back(q);
+        const int dim = 1 << m.qubits.size();
+        m.matrix.assign(static_cast<size_t>(dim) * dim, cplx(0));
+        for (int i = 0; i < dim; ++i)
+            m.matrix[static_cast<size_t>(i) * dim + i] = 1;
+        for (const Block* p : parts) {
+            m.matrix = matMul(embedMatrix(p->matrix, p->qubits, m.qubits), m.matrix, dim);
+            for (const Op& g : p->gates)
+                m.gates.push_back(g);
+        }
+        m.matrix = matMul(embedMatrix(gate.matrix, gate.qubits, m.qubits), m.matrix, dim);
+        for (const Op& g : gate.gates)
+            m.gates.push_back(g);
+        m.cost = blockCost(m.qubits, m.matrix);
+        return m;
+    }
+
     void emit(Block& b, std::vector<Op>& out)
     {
         if (b.gates.size() == 1) {

@@ -6,6 +6,7 @@
 
 #include "core/quantum/coupling.h"
 #include "core/quantum/export.h"
+#include "core/quantum/generators.h"
 #include "core/quantum/pipeline.h"
 #include "core/quantum/qasm_parser.h"
 #include "core/quantum/qpir_printer.h"
@@ -222,6 +223,29 @@ private slots:
         for (const Op& op : f.ops)
             QVERIFY(op.qubits.size() <= 4);
         const auto psi = qt::randomState(8, 4);
+        QVERIFY(qt::fidelity(qt::runOn(c, psi), qt::runOn(f, psi)) > 1 - 1e-9);
+    }
+
+    // Fusion weighs kernel costs: in a QFT every controlled phase ends up in a diagonal block (or alone), never in a
+    // block with a Hadamard on another qubit (that would make a slower sparse block); the state is unchanged.
+    void fuseKeepsQftPhasesDiagonal()
+    {
+        const Circuit c = makeQft(8, 0, false);
+        Circuit f = c;
+        makeFusePass(4)->run(f);
+        int phasesInDiagonalBlocks = 0, phasesAlone = 0;
+        for (const Op& op : f.ops) {
+            if (op.name == "cp")
+                ++phasesAlone;
+            if (op.fused && op.fused->diagonal) {
+                QVERIFY(op.qubits.size() <= 4);
+                phasesInDiagonalBlocks += op.fused->gateCount;
+            }
+        }
+        QCOMPARE(phasesInDiagonalBlocks + phasesAlone, 28);
+        QVERIFY(phasesInDiagonalBlocks >= 20);
+        QVERIFY(f.gateCount() * 3 < c.gateCount() * 2);
+        const auto psi = qt::randomState(8, 5);
         QVERIFY(qt::fidelity(qt::runOn(c, psi), qt::runOn(f, psi)) > 1 - 1e-9);
     }
 
