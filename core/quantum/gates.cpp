@@ -176,6 +176,16 @@ bool isIdentityUpToPhase(const std::vector<cplx>& a, int dim, double tol)
     return equalUpToPhase(a, id, tol);
 }
 
+std::vector<double> interleavedMatrix(const std::vector<cplx>& m)
+{
+    std::vector<double> out(2 * m.size());
+    for (size_t i = 0; i < m.size(); ++i) {
+        out[2 * i] = m[i].real();
+        out[2 * i + 1] = m[i].imag();
+    }
+    return out;
+}
+
 bool isDiagonal(const std::vector<cplx>& a, int dim, double tol)
 {
     for (int i = 0; i < dim; ++i)

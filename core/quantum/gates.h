@@ -35,6 +35,8 @@ std::vector<cplx> adjoint(const std::vector<cplx>& a, int dim);
 bool equalUpToPhase(const std::vector<cplx>& a, const std::vector<cplx>& b, double tol = 1e-9);
 bool isIdentityUpToPhase(const std::vector<cplx>& a, int dim, double tol = 1e-9);
 bool isDiagonal(const std::vector<cplx>& a, int dim, double tol = 0);
+// (re, im) pairs, the layout the state-vector kernels take matrices in.
+std::vector<double> interleavedMatrix(const std::vector<cplx>& m);
 // Expands `m` acting on `opQubits` to the qubit list `onto` (a superset), both little-endian.
 std::vector<cplx> embedMatrix(const std::vector<cplx>& m, const std::vector<int>& opQubits, const std::vector<int>& onto);
 // ZYZ angles (theta, phi, lambda) with U = e^{i g} u3(theta, phi, lambda).

@@ -26,19 +26,9 @@ struct Block {
     double cost = 0;             // relative cost of applying the block as one kernel (or its single gate)
 };
 
-std::vector<double> interleaved(const std::vector<cplx>& m)
-{
-    std::vector<double> out(2 * m.size());
-    for (size_t i = 0; i < m.size(); ++i) {
-        out[2 * i] = m[i].real();
-        out[2 * i + 1] = m[i].imag();
-    }
-    return out;
-}
-
 double blockCost(const std::vector<int>& qubits, const std::vector<cplx>& m)
 {
-    return kernels::relativeCost(kernels::prepare({}, qubits, interleaved(m)));
+    return kernels::relativeCost(kernels::prepare({}, qubits, interleavedMatrix(m)));
 }
 
 class Fuse : public Pass {

@@ -10,16 +10,6 @@ namespace spyglass::quantum {
 
 namespace {
 
-std::vector<double> interleave(const std::vector<cplx>& m)
-{
-    std::vector<double> out(2 * m.size());
-    for (size_t i = 0; i < m.size(); ++i) {
-        out[2 * i] = m[i].real();
-        out[2 * i + 1] = m[i].imag();
-    }
-    return out;
-}
-
 [[noreturn]] void cannotRun(const Circuit& c, const Op& op, const std::string& why)
 {
     throw InputError(SourceLocation{c.name, op.line, 0}, "cannot simulate gate '" + op.name + "': " + why);
@@ -36,11 +26,11 @@ kernels::PreparedGate prepareOp(const Circuit& c, const Op& op)
         cannotRun(c, op, "it is not a primitive gate (run inline_gates first)");
     }
     if (op.fused)
-        return kernels::prepare({}, op.qubits, interleave(op.fused->matrix));
+        return kernels::prepare({}, op.qubits, interleavedMatrix(op.fused->matrix));
     const StdGate* g = findStdGate(op.name);
     std::vector<int> controls(op.qubits.begin(), op.qubits.begin() + g->controls);
     std::vector<int> targets(op.qubits.begin() + g->controls, op.qubits.end());
-    return kernels::prepare(controls, targets, interleave(stdTargetMatrix(op.name, op.params)));
+    return kernels::prepare(controls, targets, interleavedMatrix(stdTargetMatrix(op.name, op.params)));
 }
 
 bool measurementsAreTerminal(const Circuit& c)
