@@ -36,22 +36,21 @@ void apply(float* amps, int n, const PreparedGate& g)
 
 double relativeCost(const PreparedGate& g)
 {
-    // Fitted to single-thread timings of each kernel on a 2^13-amplitude state (AVX2 build, complex128; the
-    // kernel microbenchmark of the 2026-11-30 session): a one-qubit dense gate 0.45, k-qubit dense blocks
-    // 0.95 / 1.7 / 3.0 for k = 2 / 3 / 4, sparse blocks with two non-zeros per row 0.7 (k = 2) to 1.2 (k = 4),
-    // a controlled phase 0.14, fused diagonals of 3 to 5 phases 0.2 to 0.4. Timings on the shared machine varied by
-    // about 20% between runs; the decisions only need the ordering.
+    // Fitted to single-thread timings of each kernel on a 2^13-amplitude state (AVX2 build, complex128, the best
+    // of 30 runs; the kernel microbenchmark of the 2026-11-30 session): one-qubit dense 0.44, k-qubit dense blocks
+    // 0.73 / 1.8 / 3.1 for k = 2 / 3 / 4, sparse blocks 0.5 (a swap) to 1.7 (k = 3, half the entries), a
+    // controlled phase 0.18, fused diagonals of 3 to 5 phases 0.2 to 0.4. complex64 runs the vectorised kernels
+    // about twice as fast and keeps the same order, which is all the fuse pass needs.
+    static constexpr double kDense[kMaxTargets + 1] = {0, 0.45, 0.75, 1.8, 3.2, 6.5, 13};
     const double touched = 1.0 / double(uint64_t(1) << g.controls.size());
     const double dim = double(1 << g.k);
     if (g.diagonal)
         return 0.08 + 0.5 * touched * double(g.diagIndex.size()) / dim;
     if (g.sparse)   // a swap 0.53, two non-zeros per row 0.7 (k = 2) and 1.2 (k = 4): the row count dominates
         return std::max(0.2, -0.14 + 0.17 * touched * double(g.sparseCol.size()) / dim + 0.25 * g.k);
-    if (g.k == 1)
-        return 0.45 * (g.controls.empty() ? 1.0 : 0.9);
-    // Dense k >= 2 blocks cost more than their one-qubit factors apart (0.95 against 2 x 0.45), and the one-qubit
-    // kernels run twice as fast again in complex64, so a tensor product of one-qubit gates is not worth merging.
-    return (0.15 + 0.2 * dim) * touched;
+    // A dense block costs more than its one-qubit factors apart (0.75 for k = 2 against 2 x 0.45 is the only
+    // near tie), so tensor products of one-qubit gates hardly ever pay.
+    return kDense[g.k] * (g.k == 1 && !g.controls.empty() ? 0.9 : touched);
 }
 
 PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& targets, const std::vector<double>& m)

@@ -5,6 +5,8 @@
 // (kernels::relativeCost of the prepared kernels): runs of diagonal gates (phases, cz, rzz, the controlled phases
 // of a QFT) and gates on the same qubits merge; a Hadamard does not absorb phases on other qubits, and one-qubit
 // gates on different qubits pair up but do not grow into large dense tensor products.
+// A non-diagonal block also stays within one of the simulator's cache blocks (StateVector::fitsCacheBlocks): a
+// block across them would cost a pass over the whole state of its own.
 // Greedy: open blocks are kept on disjoint qubit sets; a gate that does not merge closes (emits) the blocks it
 // touches and opens a new one.
 #include "core/quantum/pass.h"
@@ -12,6 +14,7 @@
 #include "core/quantum/gates.h"
 #include "core/quantum/kernels.h"
 #include "core/quantum/simulator.h"
+#include "core/quantum/statevector.h"
 
 #include <algorithm>
 
@@ -94,7 +97,8 @@ public:
                     if (static_cast<int>(open[b].qubits.size() + single.qubits.size()) > k_)
                         continue;
                     Block merged = merge({&open[b]}, single);
-                    if (merged.cost <= open[b].cost + single.cost && (best == open.size() || merged.cost < bestMerged.cost)) {
+                    if (merged.cost <= open[b].cost + single.cost && fitsCacheBlocks(c.numQubits, merged) &&
+                        (best == open.size() || merged.cost < bestMerged.cost)) {
                         best = b;
                         bestMerged = std::move(merged);
                     }
@@ -116,7 +120,7 @@ public:
             }
             if (static_cast<int>(unionSize) <= k_) {
                 Block merged = merge(parts, single);
-                if (merged.cost <= apart) {
+                if (merged.cost <= apart && fitsCacheBlocks(c.numQubits, merged)) {
                     for (size_t i = hit.size(); i-- > 0;)
                         open.erase(open.begin() + static_cast<long>(hit[i]));
                     open.push_back(std::move(merged));
@@ -140,6 +144,11 @@ public:
     }
 
 private:
+    static bool fitsCacheBlocks(int numQubits, const Block& b)
+    {
+        return isDiagonal(b.matrix, 1 << b.qubits.size()) || StateVector::fitsCacheBlocks(numQubits, b.qubits);
+    }
+
     // The blocks in `parts` (disjoint, all before `gate`) and then `gate`, as one block.
     static Block merge(const std::vector<const Block*>& parts, const Block& gate)
     {

@@ -307,6 +307,20 @@ void tileRun(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
 
 }  // namespace
 
+namespace {
+int tileLowQubits(int n) { return std::clamp(kTileAmplitudeQubits - (n - kChunkQubits), 2, kChunkQubits); }
+}  // namespace
+
+bool StateVector::fitsCacheBlocks(int n, const std::vector<int>& qubits)
+{
+    if (n <= kChunkQubits + 1)
+        return true;
+    const int b = kChunkQubits, w = tileLowQubits(n);
+    const bool chunk = std::all_of(qubits.begin(), qubits.end(), [&](int q) { return q < b; });
+    const bool tile = std::all_of(qubits.begin(), qubits.end(), [&](int q) { return q < w || q >= b; });
+    return chunk || tile;
+}
+
 StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGate>& gates, JobControl* job)
 {
     Passes passes;
@@ -331,8 +345,8 @@ StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGat
     // BlockGate). Each step takes the longest run of gates fitting chunks (or tiles) that can move to the front
     // past the gates it skips (gates on disjoint qubits commute, and so do two diagonal gates) and applies it in
     // one memory pass; a gate that fits neither (or a run of one) is applied alone.
-    const int b = kChunkQubits, h = n_ - b;
-    const int w = std::clamp(kTileAmplitudeQubits - h, 2, b);
+    const int b = kChunkQubits;
+    const int w = tileLowQubits(n_);
     const uint64_t all = n_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << n_) - 1;
     const uint64_t chunkFixed = all & ~((uint64_t(1) << b) - 1);
     const uint64_t tileFixed = ((uint64_t(1) << b) - 1) & ~((uint64_t(1) << w) - 1);

@@ -48,6 +48,9 @@ public:
         int total() const { return chunkRuns + tileRuns + singleGates; }
     };
     Passes applyAll(const std::vector<kernels::PreparedGate>& gates, JobControl* job = nullptr);
+    // Whether a non-diagonal gate on `qubits` of an n-qubit state can join applyAll's chunk or tile runs (a gate
+    // that cannot costs a pass over the state of its own): the fuse pass keeps its blocks within this.
+    static bool fitsCacheBlocks(int numQubits, const std::vector<int>& qubits);
     double probabilityOfOne(int qubit) const;
     // Projects `qubit` onto `outcome` and renormalises (prob = probability of that outcome).
     void collapse(int qubit, int outcome, double prob);

@@ -148,8 +148,17 @@ private slots:
         StateVector one(n, Precision::Double), all(n, Precision::Double);
         for (const auto& g : gates)
             one.apply(g);
-        all.applyAll(gates);
+        const StateVector::Passes unfusedPasses = all.applyAll(gates);
         QVERIFY(quantum::test::fidelity(one.amplitudes(), all.amplitudes()) > 1 - 1e-12);
+        // Fused (<= 4), no block straddles the chunk/tile boundary, so every block still joins a run.
+        const Circuit f = prepareForSimulation(c, 4);
+        QVERIFY(f.gateCount() < c.gateCount());
+        StateVector fused(n, Precision::Double);
+        const StateVector::Passes fusedPasses = fused.applyAll(prepared(f));
+        QCOMPARE(fusedPasses.singleGates, 0);
+        QVERIFY2(fusedPasses.total() <= 2 * unfusedPasses.total(),
+                 qPrintable(QStringLiteral("%1 passes fused, %2 unfused").arg(fusedPasses.total()).arg(unfusedPasses.total())));
+        QVERIFY(quantum::test::fidelity(one.amplitudes(), fused.amplitudes()) > 1 - 1e-12);
         double diff = 0;
         for (uint64_t i = 0; i < one.size(); ++i)
             diff = std::max(diff, std::abs(one.amplitude(i) - all.amplitude(i)));
