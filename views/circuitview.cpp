@@ -97,6 +97,13 @@ CircuitView::CircuitView(QWidget* parent) : QGraphicsView(parent)
     });
 }
 
+CircuitView::~CircuitView()
+{
+    // The scene is our child and is destroyed after this destructor body: clearing its items then emits
+    // selectionChanged, whose handler would call into a CircuitView that no longer exists (UBSan under ASan).
+    scene()->disconnect(this);
+}
+
 QString CircuitView::formatAngle(double radians)
 {
     if (std::fabs(radians) < 1e-12)

@@ -19,6 +19,7 @@ class CircuitView : public QGraphicsView {
     Q_OBJECT
 public:
     explicit CircuitView(QWidget* parent = nullptr);
+    ~CircuitView() override;
 
     void setCircuit(std::shared_ptr<const quantum::Circuit> circuit);
     const quantum::Circuit* circuit() const { return circuit_.get(); }
