@@ -123,31 +123,6 @@ Circuit single(int n, const char* name, std::vector<int> qubits, std::vector<dou
     return c;
 }
 
-Circuit randomLayers(int n, int layers, uint64_t seed)
-{
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> ang(0, 6.283185307179586);
-    Circuit c;
-    c.numQubits = n;
-    const char* rot[] = {"rx", "ry", "rz"};
-    for (int l = 0; l < layers; ++l) {
-        for (int q = 0; q < n; ++q) {
-            Op op;
-            op.name = rot[rng() % 3];
-            op.qubits = {q};
-            op.params = {ang(rng)};
-            c.ops.push_back(op);
-        }
-        for (int q = l % 2; q + 1 < n; q += 2) {
-            Op cz;
-            cz.name = "cz";
-            cz.qubits = {q, q + 1};
-            c.ops.push_back(cz);
-        }
-    }
-    return c;
-}
-
 int intArg(int argc, char** argv, const char* name, int fallback)
 {
     for (int i = 1; i + 1 < argc; ++i)
@@ -253,7 +228,7 @@ int main(int argc, char** argv)
             const Circuit q = prepareForSimulation(makeQft(n, 0, false), fuseMax);
             std::printf("| QFT %d qubits | %.3f |\n", n, timeGates(sv, q));
             sv.setZero();
-            const Circuit r = randomLayers(n, 20, 5);
+            const Circuit r = makeRandomLayers(n, 20, 5);
             const Circuit rf = prepareForSimulation(r, fuseMax);
             std::printf("| %d qubits, 20 layers random rx/ry/rz + CZ alternating pairs (%d gates, %d ops fused) | %.3f |\n", n, r.gateCount(),
                         rf.gateCount(), timeGates(sv, rf));

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <random>
 #include <stdexcept>
 
 namespace spyglass::quantum {
@@ -154,6 +155,23 @@ Circuit makeGrover(int n, uint64_t marked)
             gate(c, "h", {q});
     }
     measureAll(c, n);
+    return c;
+}
+
+Circuit makeRandomLayers(int n, int layers, uint64_t seed)
+{
+    Circuit c = base("random_layers_n" + std::to_string(n), n, 0);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> angle(0, 2 * std::numbers::pi);
+    const char* rotations[] = {"rx", "ry", "rz"};
+    for (int l = 0; l < layers; ++l) {
+        for (int q = 0; q < n; ++q) {
+            const char* name = rotations[rng() % 3];
+            gate(c, name, {q}, {angle(rng)});
+        }
+        for (int q = l % 2; q + 1 < n; q += 2)
+            gate(c, "cz", {q, q + 1});
+    }
     return c;
 }
 

@@ -27,12 +27,8 @@ struct Block {
     std::vector<cplx> matrix;    // product of the gates so far
     std::vector<Op> gates;
     double cost = 0;             // relative cost of applying the block as one kernel (or its single gate)
+    bool diagonal = false;       // merged blocks: the product is diagonal
 };
-
-double blockCost(const std::vector<int>& qubits, const std::vector<cplx>& m)
-{
-    return kernels::relativeCost(kernels::prepare({}, qubits, interleavedMatrix(m)));
-}
 
 class Fuse : public Pass {
 public:
@@ -146,7 +142,7 @@ public:
 private:
     static bool fitsCacheBlocks(int numQubits, const Block& b)
     {
-        return isDiagonal(b.matrix, 1 << b.qubits.size()) || StateVector::fitsCacheBlocks(numQubits, b.qubits);
+        return b.diagonal || StateVector::fitsCacheBlocks(numQubits, b.qubits);
     }
 
     // The blocks in `parts` (disjoint, all before `gate`) and then `gate`, as one block.
@@ -171,7 +167,9 @@ private:
         m.matrix = matMul(embedMatrix(gate.matrix, gate.qubits, m.qubits), m.matrix, dim);
         for (const Op& g : gate.gates)
             m.gates.push_back(g);
-        m.cost = blockCost(m.qubits, m.matrix);
+        const kernels::PreparedGate kernel = kernels::prepare({}, m.qubits, interleavedMatrix(m.matrix));
+        m.cost = kernels::relativeCost(kernel);
+        m.diagonal = kernel.diagonalMatrix;
         return m;
     }
 

@@ -124,26 +124,7 @@ private slots:
     {
         // The docs/quantum.md random layered circuit: blocked and gate-by-gate agree on 17 qubits too.
         const int n = 17;
-        std::mt19937_64 rng(5);
-        std::uniform_real_distribution<double> ang(0, 6.283185307179586);
-        Circuit c;
-        c.numQubits = n;
-        const char* rot[] = {"rx", "ry", "rz"};
-        for (int l = 0; l < 6; ++l) {
-            for (int q = 0; q < n; ++q) {
-                Op op;
-                op.name = rot[rng() % 3];
-                op.qubits = {q};
-                op.params = {ang(rng)};
-                c.ops.push_back(op);
-            }
-            for (int q = l % 2; q + 1 < n; q += 2) {
-                Op cz;
-                cz.name = "cz";
-                cz.qubits = {q, q + 1};
-                c.ops.push_back(cz);
-            }
-        }
+        const Circuit c = makeRandomLayers(n, 6, 5);
         const auto gates = prepared(c);
         StateVector one(n, Precision::Double), all(n, Precision::Double);
         for (const auto& g : gates)
