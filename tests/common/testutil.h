@@ -7,17 +7,19 @@
 #include <QString>
 #include <QStringList>
 
+#include "tests/paths/test_paths.h"
+
 namespace spyglass::test {
 
-inline QString dataPath(const QString& rel) { return QStringLiteral(SPYGLASS_TEST_DATA_DIR "/") + rel; }
-inline QString sourcePath(const QString& rel) { return QStringLiteral(SPYGLASS_SOURCE_DIR "/") + rel; }
+inline QString dataPath(const QString& rel) { return testDataDir() + QLatin1Char('/') + rel; }
+inline QString sourcePath(const QString& rel) { return sourceDir() + QLatin1Char('/') + rel; }
 
 // Where tests write artefacts (screenshots, exports) inside the build tree.
 inline QString outputDir()
 {
     QString dir = qEnvironmentVariable("SPYGLASS_TEST_OUTPUT_DIR");
     if (dir.isEmpty())
-        dir = QStringLiteral(SPYGLASS_BINARY_DIR "/tests/output");
+        dir = binaryDir() + QStringLiteral("/tests/output");
     QDir().mkpath(dir);
     return dir;
 }
@@ -32,7 +34,7 @@ struct CliResult {
 inline CliResult runCli(const QStringList& args, int timeoutMs = 120000)
 {
     QProcess p;
-    p.start(QStringLiteral(SPYGLASS_CLI_PATH), args);
+    p.start(cliPath(), args);
     CliResult r;
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();

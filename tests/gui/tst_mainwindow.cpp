@@ -378,7 +378,7 @@ private slots:
         const QString out = outputDir() + QStringLiteral("/spyglass-run.png");
         QFile::remove(out);
         QProcess p;
-        p.start(QStringLiteral(SPYGLASS_GUI_PATH),
+        p.start(spyglass::test::guiPath(),
                 {QStringLiteral("--screenshot"), out, sourcePath(QStringLiteral("resources/examples/qft4.qasm"))});
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitCode(), 0);

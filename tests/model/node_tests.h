@@ -14,7 +14,7 @@ namespace spyglass::test {
 
 inline QString onnxNodeTestsDir()
 {
-    const QString out = QStringLiteral(SPYGLASS_BINARY_DIR "/tests/model/onnx-node-tests");
+    const QString out = binaryDir() + QStringLiteral("/tests/model/onnx-node-tests");
     const QString node = out + QStringLiteral("/node");
     if (!QFile::exists(node + QStringLiteral("/.complete"))) {
         QProcess gen;

@@ -191,7 +191,7 @@ private slots:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("XDG_DATA_HOME"), xdg.path());
         p.setProcessEnvironment(env);
-        p.start(QStringLiteral(SPYGLASS_CLI_PATH), {QStringLiteral("sessions"), QStringLiteral("list"), QStringLiteral("--json")});
+        p.start(spyglass::test::cliPath(), {QStringLiteral("sessions"), QStringLiteral("list"), QStringLiteral("--json")});
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 0);
         QCOMPARE(p.readAllStandardOutput().trimmed(), QByteArray("[]"));
@@ -209,11 +209,11 @@ private slots:
             QVERIFY(QFile::exists(xdg.filePath(QStringLiteral("spyglass/spyglass.db"))));   // its folder was created
             store.createSession("from the default path");
         }
-        p.start(QStringLiteral(SPYGLASS_CLI_PATH), {QStringLiteral("sessions"), QStringLiteral("list"), QStringLiteral("--json")});
+        p.start(spyglass::test::cliPath(), {QStringLiteral("sessions"), QStringLiteral("list"), QStringLiteral("--json")});
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 0);
         QVERIFY(p.readAllStandardOutput().contains("from the default path"));
-        p.start(QStringLiteral(SPYGLASS_CLI_PATH), {QStringLiteral("sessions"), QStringLiteral("show"), QStringLiteral("3"),
+        p.start(spyglass::test::cliPath(), {QStringLiteral("sessions"), QStringLiteral("show"), QStringLiteral("3"),
                                                     QStringLiteral("--db"), xdg.filePath(QStringLiteral("missing.db"))});
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 2);
