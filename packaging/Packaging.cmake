@@ -8,6 +8,22 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/resources/examples ${PROJECT_SOURCE_DIR}
                   ${PROJECT_SOURCE_DIR}/resources/schemas
         DESTINATION ${CMAKE_INSTALL_DATADIR}/spyglass)
 
+# The pass-plugin SDK, beside the programs in the same package: the plugin header, the core headers it includes
+# (the IR a pass works on), the generated version header, a pkg-config file, and the two example plugins.
+set(SPYGLASS_PLUGIN_HEADERS
+    core/common/diagnostics.h core/common/job_control.h core/common/pass_manager.h core/common/pass_record.h
+    core/spyre/pass.h core/spyre/loop_ir.h core/spyre/spyre_target.h
+    core/quantum/pass.h core/quantum/circuit.h core/quantum/expr.h)
+foreach(h ${SPYGLASS_PLUGIN_HEADERS})
+  get_filename_component(_dir ${h} DIRECTORY)
+  install(FILES ${PROJECT_SOURCE_DIR}/${h} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/spyglass/${_dir})
+endforeach()
+install(FILES ${PROJECT_SOURCE_DIR}/include/spyglass/pass_plugin.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/spyglass/spyglass)
+install(FILES ${PROJECT_BINARY_DIR}/core/generated/core/common/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/spyglass/core/common)
+configure_file(${PROJECT_SOURCE_DIR}/packaging/spyglass-plugin.pc.in ${PROJECT_BINARY_DIR}/spyglass-plugin.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/spyglass-plugin.pc DESTINATION ${CMAKE_INSTALL_DATADIR}/pkgconfig)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/plugins DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+
 set(CPACK_PACKAGE_NAME spyglass)
 set(CPACK_PACKAGE_VENDOR "Spyglass developers")
 set(CPACK_PACKAGE_CONTACT "Spyglass developers <spyglass@example.invalid>")

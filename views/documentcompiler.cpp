@@ -77,7 +77,7 @@ std::shared_ptr<const QuantumRunResult> simulateForExplorer(const quantum::Circu
     return run;
 }
 
-void compileCircuit(CompiledDocument& doc, JobControl& control)
+void compileCircuit(CompiledDocument& doc, JobControl& control, const CompileRequest& request)
 {
     control.report(0.05, "parsing");
     quantum::ParseResult parsed = quantum::parseQasmFile(doc.path.toStdString());
@@ -85,10 +85,11 @@ void compileCircuit(CompiledDocument& doc, JobControl& control)
     control.checkpoint();
     control.report(0.2, "running passes");
     quantum::PipelineOptions options;   // inline, decompose to {u3, cx}, optimise; no routing
+    options.extraPasses = plugins::quantumInsertions(request.plugins);
     const auto snapshots = quantum::QuantumPipeline::run(parsed.circuit, options, control);
     for (const auto& s : snapshots) {
         doc.passes.push_back(s.record);
-        doc.circuits.push_back(s.circuit);
+        doc.circuits.push_back(s.ir);
     }
     control.report(0.6, "simulating");
     if (!doc.circuits.empty())
@@ -241,10 +242,11 @@ void compileModel(CompiledDocument& doc, JobControl& control, const CompileReque
     doc.pins = request.pins;
     options.splitPins = request.splitPins;
     doc.splitPins = request.splitPins;
+    options.extraPasses = plugins::spyreInsertions(request.plugins);
     const auto snapshots = spyre::SpyrePipeline::run(graph, *doc.target, options, control);
     for (const auto& s : snapshots) {
         doc.passes.push_back(s.record);
-        doc.programs.push_back(s.program);
+        doc.programs.push_back(s.ir);
     }
     if (!doc.programs.empty()) {
         control.report(0.8, "simulating on Spyre");
@@ -293,7 +295,7 @@ CompiledDocument compileDocument(const QString& path, JobControl& control, const
     control.checkpoint();
 
     switch (doc.kind) {
-    case DocumentKind::Circuit: compileCircuit(doc, control); break;
+    case DocumentKind::Circuit: compileCircuit(doc, control, request); break;
     case DocumentKind::Model: compileModel(doc, control, request); break;
     default: recordSource(doc, info, binary, static_cast<double>(timer.nsecsElapsed()) / 1e6); break;
     }

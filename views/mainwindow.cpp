@@ -1,5 +1,8 @@
 #include "views/mainwindow.h"
 
+#include "core/common/pass_dump.h"
+#include "core/plugins/pass_plugin_loader.h"
+
 #include "views/chartsview.h"
 #include "views/circuitview.h"
 #include "views/document.h"
@@ -40,6 +43,8 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
+
+#include <algorithm>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QRegularExpression>
@@ -269,6 +274,11 @@ void MainWindow::createMenus()
     examplesMenu_ = file->addMenu(tr("Open E&xample"));
     recentMenu_ = file->addMenu(tr("&Recent Files"));
     file->addSeparator();
+    loadPluginAction_ = file->addAction(tr("Load Pass &Plugin…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Load Pass Plugin"), QString(), tr("Pass plugins (*.so);;All files (*)"));
+        if (!path.isEmpty())
+            loadPassPlugin(path);
+    });
     file->addAction(exportAction_);
     file->addSeparator();
     file->addAction(quitAction_);
@@ -461,6 +471,27 @@ void MainWindow::openFile(const QString& path)
     whatIfBefore_.reset();
     whatIfBeforeSimNs_.reset();
     compile(path, {});
+}
+
+bool MainWindow::loadPassPlugin(const QString& path)
+{
+    try {
+        const plugins::LoadedPlugin& p = plugins::loadPassPlugin(path.toStdString());
+        if (std::find(passPlugins_.begin(), passPlugins_.end(), &p) == passPlugins_.end())
+            passPlugins_.push_back(&p);
+        QStringList passes;
+        for (const auto& i : p.spyrePasses)
+            passes << tr("Spyre pass at %1").arg(QString::fromStdString(i.at.text()));
+        for (const auto& i : p.quantumPasses)
+            passes << tr("quantum pass at %1").arg(QString::fromStdString(i.at.text()));
+        problems_->log(tr("Loaded pass plugin '%1' (%2): %3").arg(QString::fromStdString(p.name), path, passes.join(QStringLiteral(", "))));
+    } catch (const InputError& e) {
+        problems_->addProblem(e.diagnostic());
+        return false;
+    }
+    if (!document_->path().isEmpty())
+        compile(document_->path(), {document_->compiled().pins, document_->compiled().splitPins, {}});
+    return true;
 }
 
 void MainWindow::pinStickDimension(const QString& tensor, int dim)
@@ -724,8 +755,10 @@ void MainWindow::coreSplitDialog(const QString& opName)
     pinCoreSplit(opName, *ways);
 }
 
-void MainWindow::compile(const QString& path, const CompileRequest& request)
+void MainWindow::compile(const QString& path, const CompileRequest& given)
 {
+    CompileRequest request = given;
+    request.plugins = passPlugins_;
     const QString title = tr("Compiling %1").arg(QFileInfo(path).fileName());
     problems_->clearProblems();
     addRecentFile(QFileInfo(path).absoluteFilePath());
@@ -820,13 +853,8 @@ bool MainWindow::exportAs(const QString& choice, const QString& givenPath)
             target = askDir();
             if (target.isEmpty())
                 return false;
-            QDir().mkpath(target);
-            const auto& passes = document_->passes();
+            writePassDumps(target.toStdString(), document_->passes());
             done = true;
-            for (size_t i = 0; i < passes.size() && done; ++i) {
-                const QString name = QStringLiteral("%1-%2.txt").arg(i, 2, 10, QLatin1Char('0')).arg(QString::fromStdString(passes[i].name));
-                done = writeFile(QDir(target).filePath(name), passes[i].irText, &error);
-            }
         } else if (choice == tr("Kernel bundle (folder)")) {
             target = askDir();
             if (target.isEmpty())

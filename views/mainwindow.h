@@ -23,6 +23,10 @@ struct Program;
 struct PlanSummary;
 }
 
+namespace spyglass::plugins {
+struct LoadedPlugin;
+}
+
 namespace spyglass {
 
 // A core split as the what-if shows and reads it: "p0:4, p1:8" (var -> ways). parseWays checks only the form;
@@ -57,6 +61,9 @@ public:
 
     // Opens a model, circuit or kernel bundle; compiles it on a worker. Errors go to the Problems dock.
     void openFile(const QString& path);
+    // File > Load Pass Plugin: loads a pass plugin; its passes join every later compile (and the open document is
+    // recompiled with them). A refused plugin is a Problems entry; returns whether it loaded.
+    bool loadPassPlugin(const QString& path);
     // Layout what-if: recompiles the open model with `tensor` (ONNX value or buffer name) pinned to stick
     // dimension `dim` (-1 unpins) on top of the current pins, and shows the plan's change in a banner.
     void pinStickDimension(const QString& tensor, int dim);
@@ -150,6 +157,8 @@ private:
     std::unique_ptr<WindowSession> windowSession_;
     ChartsView* charts_ = nullptr;
     QLabel* whatIf_ = nullptr;
+    std::vector<const plugins::LoadedPlugin*> passPlugins_;   // loaded by the user, in order
+    QAction* loadPluginAction_ = nullptr;
     std::shared_ptr<spyre::PlanSummary> whatIfBefore_;   // the plan before a what-if recompile
     std::string whatIfPass_;
     std::optional<double> whatIfBeforeSimNs_;             // simulated kernel time before the what-if recompile

@@ -1,4 +1,5 @@
 #include "app/cli/cli.h"
+#include "app/cli/pass_options.h"
 
 #include "core/common/diagnostics.h"
 #include "core/common/job_control.h"
@@ -42,6 +43,8 @@ void printUsage(std::ostream& out)
 void printCommandHelp(const Command& c)
 {
     std::cout << "Usage: spyglass-cli " << c.usage << "\n\n" << c.summary << '\n';
+    if (c.passNames)
+        std::cout << '\n' << passListHelp(c.passNames()) << '\n';
     if (c.details && *c.details)
         std::cout << '\n' << c.details << '\n';
 }

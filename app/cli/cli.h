@@ -68,6 +68,8 @@ struct Command {
     const char* usage;     // synopsis, e.g. "qsim FILE [--shots N] [--json]"
     CommandFn run;
     const char* details = "";   // optional extra text for `spyglass-cli CMD --help`
+    // For pipeline commands: the pipeline's pass list, printed by --help (so it cannot drift from the code).
+    std::vector<std::string> (*passNames)() = nullptr;
 };
 
 struct RegisterCommand {

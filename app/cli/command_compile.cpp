@@ -1,12 +1,15 @@
 // `spyglass-cli compile MODEL`: run the Spyre compiler pass by pass; dump the IR after each pass, export the
 // kernel bundle, pin stick dimensions ("what if this tensor were sticked on dim D?") and core splits.
 #include "app/cli/cli.h"
+#include "app/cli/pass_options.h"
 #include "app/cli/session_option.h"
 
 #include "core/common/diagnostics.h"
 #include "core/common/job_control.h"
+#include "core/common/pass_dump.h"
 #include "core/model/model_loader.h"
 #include "core/spyre/kernel_bundle.h"
+#include "core/spyre/ir_printer.h"
 #include "core/spyre/plan_summary.h"
 #include "core/spyre/spyre_pipeline.h"
 
@@ -74,14 +77,6 @@ ScratchpadPolicy parsePolicy(const std::string& s)
     throw UsageError("--scratchpad expects greedy, first-fit or best-fit, got '" + s + "'");
 }
 
-void writeText(const std::filesystem::path& path, const std::string& text)
-{
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    if (!out)
-        throw InputError(SourceLocation{path.string(), 0, 0}, "cannot write file");
-}
-
 int runCompile(Args& args)
 {
     std::unique_ptr<CliSession> session = openSessionForCli(args);   // --session NAME [--db FILE]
@@ -90,7 +85,9 @@ int runCompile(Args& args)
     const std::optional<std::string> dumpDir = args.value("--dump-dir");
     const std::optional<std::string> exportDir = args.value("--export");
     CompileOptions options;
-    options.stopAfter = args.valueOr("--stop-after", "");
+    const PipelineCliOptions pipeline = readPipelineOptions(args);
+    options.stopAfter = pipeline.stopAfter;
+    options.extraPasses = plugins::spyreInsertions(pipeline.plugins);
     for (const std::string& pin : args.values("--pin")) {
         const auto [name, dim] = parsePin(pin);
         options.pins[name] = dim;
@@ -114,8 +111,12 @@ int runCompile(Args& args)
     const model::ModelGraph graph = model::loadModel(modelPath, loadOptions);
     options.keepIrText = dumpDir.has_value();
     JobControl job;
-    const std::vector<SpyreSnapshot> snaps = SpyrePipeline::run(graph, target, options, job);
-    const Program& last = *snaps.back().program;
+    std::vector<std::shared_ptr<PassInstrumentation<Program>>> watchers;
+    if (!pipeline.printAfter.empty())
+        watchers.push_back(std::make_shared<PrintAfterInstrumentation<Program>>(
+            pipeline.printAfter, [](const Program& p) { return printProgram(p); }, std::cerr));
+    const std::vector<SpyreSnapshot> snaps = SpyrePipeline::run(importModel(graph, target), target, options, job, watchers);
+    const Program& last = *snaps.back().ir;
     if (session) {
         // The compile's pass timings and options, one run in the session's history.
         auto& rec = session->recorder();
@@ -147,15 +148,10 @@ int runCompile(Args& args)
         throw UsageError("--export needs the codegen pass; --stop-after '" + options.stopAfter + "' stops before it");
 
     if (dumpDir) {
-        std::error_code ec;
-        std::filesystem::create_directories(*dumpDir, ec);
-        if (ec)
-            throw InputError(SourceLocation{*dumpDir, 0, 0}, "cannot create directory: " + ec.message());
-        for (size_t i = 0; i < snaps.size(); ++i) {
-            char name[96];
-            std::snprintf(name, sizeof name, "%02zu-%s.txt", i, snaps[i].record.name.c_str());
-            writeText(std::filesystem::path(*dumpDir) / name, snaps[i].record.irText);
-        }
+        PassRecords records;
+        for (const SpyreSnapshot& s : snaps)
+            records.push_back(s.record);
+        writePassDumps(*dumpDir, records);
     }
     if (exportDir)
         exportKernelBundle(*last.bundle, *exportDir);
@@ -212,20 +208,23 @@ int runCompile(Args& args)
 }
 
 const RegisterCommand reg{{"compile", "compile an ONNX model for the Spyre target, pass by pass",
-                           "compile MODEL [--target FILE] [--dump-dir DIR] [--export DIR] [--stop-after PASS] "
+                           "compile MODEL [--target FILE] [--dump-dir DIR] [--export DIR] [--stop-after PASS] [--print-after PASS|all]... "
+                           "[--pass-plugin FILE]... "
                            "[--pin TENSOR=DIM]... [--pin-split OP=VAR:WAYS[,VAR:WAYS]]... [--baseline] [--scratchpad greedy|first-fit|best-fit] [--max-model-bytes N] "
                            "[--session NAME [--db FILE]] [--json]",
                            runCompile,
-                           "Passes: decompose, lower, fuse, propagate_layouts, optimize_layouts, insert_restickify,\n"
-                           "coarse_tiling, work_division, scratchpad_planning, codegen.\n"
                            "--dump-dir writes NN-<pass>.txt (the IR after each pass; 00-import is the input).\n"
+                           "--print-after PASS prints the IR after PASS (or after every pass: all) to stderr.\n"
+                           "--pass-plugin FILE loads a pass plugin (a shared library built against <spyglass/pass_plugin.h>)\n"
+                           "and inserts its passes where it says (e.g. after:optimize_layouts); repeatable.\n"
                            "--export writes a kernel bundle (manifest.json, kernels/*.json, listing.txt).\n"
                            "--pin forces a tensor (ONNX value or buffer name) to be sticked on dimension DIM.\n"
                            "--pin-split forces an op's core split (op name as work_division prints it, e.g. op3, or\n"
                            "its ONNX node name): --pin-split op0=p0:4,p1:8; vars left out are not split.\n"
                            "--baseline uses torch-spyre's default device order and work division.\n"
                            "--target loads another target description (default: resources/targets/spyre.json).\n"
-                           "--max-model-bytes refuses larger model files (and as much external data); default 2 GiB - 1."}};
+                           "--max-model-bytes refuses larger model files (and as much external data); default 2 GiB - 1.",
+                           spyrePassNames}};
 
 }  // namespace
 }  // namespace spyglass::cli

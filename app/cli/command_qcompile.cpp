@@ -1,11 +1,14 @@
 // `spyglass-cli qcompile FILE`: run the QPIR pass pipeline (inline, decompose, optimise, route) and
 // emit OpenQASM 2.0 or QIR; --dump-dir writes the canonical QPIR text after every pass.
 #include "app/cli/cli.h"
+#include "app/cli/pass_options.h"
 
 #include "core/common/diagnostics.h"
+#include "core/common/pass_dump.h"
 #include "core/quantum/export.h"
 #include "core/quantum/pipeline.h"
 #include "core/quantum/qasm_parser.h"
+#include "core/quantum/qpir_printer.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -32,6 +35,8 @@ void writeFile(const std::string& path, const std::string& text)
         throw InputError(SourceLocation{path, 0, 0}, "error writing file");
 }
 
+std::vector<std::string> quantumPassNames() { return QuantumPipeline::passManager(PipelineOptions{}).names(); }
+
 int runQcompile(Args& args)
 {
     const std::string file = args.positional("FILE");
@@ -41,6 +46,7 @@ int runQcompile(Args& args)
     auto emitKind = args.value("--emit");
     const auto out = args.value("-o");
     const bool noOpt = args.flag("--no-optimize");
+    const PipelineCliOptions pipeline = readPipelineOptions(args);
     args.finish();
     if (basis != "u3cx" && basis != "rzsx")
         throw UsageError("--basis must be u3cx or rzsx, got '" + basis + "'");
@@ -62,6 +68,11 @@ int runQcompile(Args& args)
         emitKind = "qasm";
     opt.optimize = !noOpt;
     opt.recordIrText = dumpDir.has_value();
+    opt.stopAfter = pipeline.stopAfter;
+    opt.extraPasses = plugins::quantumInsertions(pipeline.plugins);
+    std::vector<std::shared_ptr<PassInstrumentation<Circuit>>> watchers;
+    if (!pipeline.printAfter.empty())
+        watchers.push_back(std::make_shared<PrintAfterInstrumentation<Circuit>>(pipeline.printAfter, printQpir, std::cerr));
 
     ParseResult parsed = parseQasmFile(file);
     for (const Diagnostic& w : parsed.warnings)
@@ -69,22 +80,17 @@ int runQcompile(Args& args)
     JobControl job;
     std::vector<QuantumSnapshot> snaps;
     try {
-        snaps = QuantumPipeline::run(parsed.circuit, opt, job);
+        snaps = QuantumPipeline::run(parsed.circuit, opt, job, watchers);
     } catch (const InputError& e) {
         rethrowWithFile(e, file, parsed.circuit.name);
     }
-    const Circuit& result = *snaps.back().circuit;
+    const Circuit& result = *snaps.back().ir;
 
     if (dumpDir) {
-        std::error_code ec;
-        std::filesystem::create_directories(*dumpDir, ec);
-        if (ec)
-            throw InputError(SourceLocation{*dumpDir, 0, 0}, "cannot create folder: " + ec.message());
-        for (size_t i = 0; i < snaps.size(); ++i) {
-            char prefix[32];
-            std::snprintf(prefix, sizeof prefix, "%02zu_", i);
-            writeFile(*dumpDir + "/" + prefix + snaps[i].record.name + ".qpir", snaps[i].record.irText);
-        }
+        PassRecords records;
+        for (const QuantumSnapshot& s : snaps)
+            records.push_back(s.record);
+        writePassDumps(*dumpDir, records);
     }
     std::string emitted;
     if (emitKind) {
@@ -105,7 +111,7 @@ int runQcompile(Args& args)
             p[QStringLiteral("changed")] = s.record.changed;
             p[QStringLiteral("summary")] = QString::fromStdString(s.record.summary);
             p[QStringLiteral("wall_ms")] = s.record.wallMs;
-            p[QStringLiteral("gates")] = s.circuit->gateCount();
+            p[QStringLiteral("gates")] = s.ir->gateCount();
             passes.append(p);
         }
         QJsonObject o;
@@ -142,12 +148,16 @@ int runQcompile(Args& args)
 
 const RegisterCommand reg{{"qcompile", "run the quantum pass pipeline and export OpenQASM 2.0 or QIR",
                            "qcompile FILE [--basis u3cx|rzsx] [--coupling none|linear|grid|heavyhex] [--dump-dir DIR] "
-                           "[--emit qasm|qir] [-o OUT] [--no-optimize] [--json]",
+                           "[--emit qasm|qir] [-o OUT] [--no-optimize] [--stop-after PASS] [--print-after PASS|all]... "
+                           "[--pass-plugin FILE]... [--json]",
                            runQcompile,
-                           "Passes: inline_gates, decompose, cancel_inverses, merge_rotations, remove_identities,\n"
-                           "route (with --coupling), cancel_inverses again after routing.\n"
-                           "--dump-dir DIR writes NN_<pass>.qpir (the canonical QPIR text) after every pass.\n"
-                           "--emit without -o prints to stdout; -o without --emit writes OpenQASM."}};
+                           "With --coupling, route follows, then decompose and cancel_inverses again for its SWAPs.\n"
+                           "--dump-dir DIR writes NN-<pass>.txt (the canonical QPIR text; 00-input is the parsed circuit).\n"
+                           "--print-after PASS prints the QPIR after PASS (or after every pass: all) to stderr.\n"
+                           "--pass-plugin FILE loads a pass plugin (a shared library built against <spyglass/pass_plugin.h>)\n"
+                           "and inserts its passes where it says (e.g. after:inline_gates); repeatable.\n"
+                           "--emit without -o prints to stdout; -o without --emit writes OpenQASM.",
+                           quantumPassNames}};
 
 }  // namespace
 }  // namespace spyglass::cli

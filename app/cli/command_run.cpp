@@ -159,7 +159,7 @@ BackendResult runSpyreBackend(const ModelGraph& graph, const std::vector<HostTen
         co.scratchpad = parseScratchpadPolicy(*options.scratchpad);
     JobControl job;
     const std::vector<spyre::SpyreSnapshot> snaps = spyre::SpyrePipeline::run(graph, target, co, job);
-    const spyre::Program& program = *snaps.back().program;
+    const spyre::Program& program = *snaps.back().ir;
     if (!program.bundle)
         throw InputError(SourceLocation{graph.sourcePath, 0, 0}, "the compiler produced no kernel bundle");
     std::map<std::string, HostTensor> byName;

@@ -69,7 +69,7 @@ int main(int argc, char** argv)
                 names.push_back(s.record.name);
                 runs[s.record.name].push_back(s.record.wallMs);
             }
-            kernels[n] = snaps.back().program->ops.size();
+            kernels[n] = snaps.back().ir->ops.size();
             if (r == 0) {
                 for (const auto& s : snaps)
                     std::fprintf(stderr, "N=%d %-20s %s\n", n, s.record.name.c_str(), s.record.summary.c_str());

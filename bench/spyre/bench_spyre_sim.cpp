@@ -49,7 +49,7 @@ std::shared_ptr<const spyre::KernelBundle> compile(const model::ModelGraph& g, c
     JobControl job;
     o.keepIrText = false;
     const auto snaps = spyre::SpyrePipeline::run(g, t, o, job);
-    return snaps.back().program->bundle;
+    return snaps.back().ir->bundle;
 }
 
 double seconds(std::chrono::steady_clock::time_point t0) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }

@@ -1,25 +1,24 @@
 #pragma once
-// The one interface every QPIR pass implements, and the factory for each pass (one pass per file).
+// The quantum compiler's instance of the common pass infrastructure (core/common/pass_manager.h), and the factory
+// for each built-in pass (one pass per file).
 
+#include "core/common/pass_manager.h"
 #include "core/quantum/circuit.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 
 namespace spyglass::quantum {
 
-struct PassResult {
-    bool changed = false;
-    std::string summary;   // one line: what the pass did to this circuit
+// What a QPIR pass may ask of its caller: only the job (passes are otherwise pure functions of the circuit).
+struct PassContext {
+    const JobControl* job = nullptr;
 };
+using Pass = spyglass::Pass<Circuit, PassContext>;
+using PassResult = spyglass::PassResult;
 
-class Pass {
-public:
-    virtual ~Pass() = default;
-    virtual std::string name() const = 0;
-    virtual std::string description() const = 0;
-    virtual PassResult run(Circuit& c) = 0;
-};
+using PassInsertion = spyglass::PassInsertion<Circuit, PassContext>;
 
 enum class Basis { U3Cx, RzSx };
 enum class Coupling { None, Linear, Grid, HeavyHex };

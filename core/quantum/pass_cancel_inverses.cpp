@@ -13,7 +13,7 @@ public:
     {
         return "remove pairs of mutually inverse gates, looking through gates that commute";
     }
-    PassResult run(Circuit& c) override
+    PassResult run(Circuit& c, PassContext&) override
     {
         std::vector<char> removed(c.ops.size(), 0);
         int pairs = 0;

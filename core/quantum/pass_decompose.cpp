@@ -22,7 +22,7 @@ public:
     {
         return basis_ == Basis::U3Cx ? "rewrite every gate into the {u3, cx} basis" : "rewrite every gate into the {rz, sx, x, cx} basis";
     }
-    PassResult run(Circuit& c) override
+    PassResult run(Circuit& c, PassContext&) override
     {
         std::vector<Op> out;
         out.reserve(c.ops.size() * 2);

@@ -38,7 +38,7 @@ public:
     {
         return "fuse gates into blocks of at most " + std::to_string(k_) + " qubits where the merged block runs faster";
     }
-    PassResult run(Circuit& c) override
+    PassResult run(Circuit& c, PassContext&) override
     {
         std::vector<Op> out;
         std::vector<Block> open;

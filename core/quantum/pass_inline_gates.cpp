@@ -10,7 +10,7 @@ class InlineGates : public Pass {
 public:
     std::string name() const override { return "inline_gates"; }
     std::string description() const override { return "expand user-defined and composite gates into primitive gates"; }
-    PassResult run(Circuit& c) override
+    PassResult run(Circuit& c, PassContext&) override
     {
         int expanded = 0, opaque = 0;
         std::vector<Op> out;

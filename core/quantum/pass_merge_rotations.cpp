@@ -17,7 +17,7 @@ class MergeRotations : public Pass {
 public:
     std::string name() const override { return "merge_rotations"; }
     std::string description() const override { return "merge consecutive same-axis rotations and runs of u3 gates"; }
-    PassResult run(Circuit& c) override
+    PassResult run(Circuit& c, PassContext&) override
     {
         std::vector<char> removed(c.ops.size(), 0);
         int merged = 0, u3merged = 0;

@@ -12,7 +12,7 @@ class RemoveIdentities : public Pass {
 public:
     std::string name() const override { return "remove_identities"; }
     std::string description() const override { return "remove gates that equal the identity up to global phase"; }
-    PassResult run(Circuit& c) override
+    PassResult run(Circuit& c, PassContext&) override
     {
         std::vector<Op> out;
         out.reserve(c.ops.size());

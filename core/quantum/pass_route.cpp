@@ -30,7 +30,7 @@ public:
     {
         return std::string("insert SWAPs so two-qubit gates act on neighbours of the ") + couplingName(coupling_) + " coupling map";
     }
-    PassResult run(Circuit& c) override
+    PassResult run(Circuit& c, PassContext&) override
     {
         PassResult r;
         if (coupling_ == Coupling::None || c.numQubits == 0) {

@@ -30,45 +30,32 @@ std::vector<std::unique_ptr<Pass>> QuantumPipeline::passes(const PipelineOptions
     return p;
 }
 
-std::vector<QuantumSnapshot> QuantumPipeline::runPasses(const Circuit& input, std::vector<std::unique_ptr<Pass>> passes, bool recordIrText,
-                                                        JobControl& job)
+QuantumPassManager QuantumPipeline::passManager(const PipelineOptions& o)
 {
-    std::vector<QuantumSnapshot> snaps;
-    QuantumSnapshot first;
-    first.record.name = "input";
-    first.record.description = "the circuit as parsed";
-    first.record.summary = std::to_string(input.numQubits) + " qubits, " + std::to_string(input.gateCount()) + " gates, " +
-                           std::to_string(input.ops.size()) + " ops";
-    if (recordIrText)
-        first.record.irText = printQpir(input);
-    auto current = std::make_shared<Circuit>(input);
-    first.circuit = current;
-    snaps.push_back(std::move(first));
-    for (size_t i = 0; i < passes.size(); ++i) {
-        job.checkpoint();
-        job.report(double(i) / passes.size(), passes[i]->name());
-        auto next = std::make_shared<Circuit>(*current);
-        const auto t0 = std::chrono::steady_clock::now();
-        PassResult r = passes[i]->run(*next);
-        QuantumSnapshot s;
-        s.record.wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        s.record.name = passes[i]->name();
-        s.record.description = passes[i]->description();
-        s.record.changed = r.changed;
-        s.record.summary = r.summary;
-        if (recordIrText)
-            s.record.irText = printQpir(*next);
-        s.circuit = next;
-        current = next;
-        snaps.push_back(std::move(s));
-    }
-    job.report(1.0, "done");
-    return snaps;
+    QuantumPassManager pm([](const Circuit& c) { return printQpir(c); });
+    for (auto& p : passes(o))
+        pm.add(std::move(p));
+    for (const PassInsertion& extra : o.extraPasses)
+        pm.insert(extra);
+    return pm;
 }
 
-std::vector<QuantumSnapshot> QuantumPipeline::run(const Circuit& input, const PipelineOptions& o, JobControl& job)
+std::vector<QuantumSnapshot> QuantumPipeline::run(const Circuit& input, const PipelineOptions& o, JobControl& job,
+                                                  const std::vector<std::shared_ptr<PassInstrumentation<Circuit>>>& watchers)
 {
-    return runPasses(input, passes(o), o.recordIrText, job);
+    QuantumPassManager pm = passManager(o);
+    for (const auto& w : watchers)
+        pm.addInstrumentation(w);
+    PassRunOptions run;
+    run.stopAfter = o.stopAfter;
+    run.keepIrText = o.recordIrText;
+    run.job = &job;
+    run.input.name = "input";
+    run.input.description = "the circuit as parsed";
+    run.input.summary = std::to_string(input.numQubits) + " qubits, " + std::to_string(input.gateCount()) + " gates, " +
+                        std::to_string(input.ops.size()) + " ops";
+    PassContext ctx{&job};
+    return pm.run(input, ctx, run);
 }
 
 Circuit prepareForSimulation(const Circuit& c, int fuseMaxQubits)

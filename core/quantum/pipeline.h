@@ -1,7 +1,7 @@
 #pragma once
-// The quantum pass manager: runs a list of passes over a copy of the circuit, recording a PassRecord
-// (summary, wall time, canonical text) and keeping an immutable snapshot after every pass. The GUI calls
-// QuantumPipeline::run on a worker thread; JobControl cancels between passes.
+// The quantum pipeline: the common PassManager (core/common/pass_manager.h) over the passes the options select,
+// plus any plugin passes, keeping an immutable snapshot after every pass. The GUI calls QuantumPipeline::run on a
+// worker thread; JobControl cancels between passes.
 
 #include "core/common/job_control.h"
 #include "core/common/pass_record.h"
@@ -13,10 +13,8 @@
 
 namespace spyglass::quantum {
 
-struct QuantumSnapshot {
-    PassRecord record;                        // record.name == "input" for the parsed circuit
-    std::shared_ptr<const Circuit> circuit;   // the circuit after this pass
-};
+using QuantumSnapshot = Snapshot<Circuit>;   // record.name == "input" for the parsed circuit
+using QuantumPassManager = spyglass::PassManager<Circuit, PassContext>;
 
 struct PipelineOptions {
     bool inlineGates = true;
@@ -27,16 +25,19 @@ struct PipelineOptions {
     bool fuse = false;
     int fuseMaxQubits = 4;
     bool recordIrText = true;                 // fill PassRecord::irText (off for big benchmark circuits)
+    std::string stopAfter;                    // run up to and including this pass; empty: all
+    std::vector<PassInsertion> extraPasses;   // plugins' passes, inserted in order
 };
 
 class QuantumPipeline {
 public:
-    // The passes `options` selects, in order.
+    // The built-in passes `options` selects, in order (adding a pass is one line there).
     static std::vector<std::unique_ptr<Pass>> passes(const PipelineOptions& options);
+    // Those with options.extraPasses inserted. Throws InputError for an insertion point naming no pass.
+    static QuantumPassManager passManager(const PipelineOptions& options);
     // Runs them; the first snapshot is the input. Throws Cancelled when the job is cancelled.
-    static std::vector<QuantumSnapshot> run(const Circuit& input, const PipelineOptions& options, JobControl& job);
-    static std::vector<QuantumSnapshot> runPasses(const Circuit& input, std::vector<std::unique_ptr<Pass>> passes, bool recordIrText,
-                                                  JobControl& job);
+    static std::vector<QuantumSnapshot> run(const Circuit& input, const PipelineOptions& options, JobControl& job,
+                                            const std::vector<std::shared_ptr<PassInstrumentation<Circuit>>>& watchers = {});
 };
 
 // The circuit the simulator runs: inline_gates, then fuse (when maxQubits > 0). No snapshots kept.

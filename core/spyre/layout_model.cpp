@@ -15,6 +15,8 @@ int64_t restickifyElements(const Program& p, const Buffer& b, int dim)
 
 namespace {
 
+// A pin from the options (--pin, the GUI's what-if), or one an earlier pass wrote into the IR (Buffer::pinned with
+// its stickDim: how a plugin pass pins layouts).
 int pinFor(const Buffer& b, const std::map<std::string, int>& pins, std::vector<bool>& used, const std::vector<std::string>& names)
 {
     for (size_t i = 0; i < names.size(); ++i)
@@ -22,6 +24,8 @@ int pinFor(const Buffer& b, const std::map<std::string, int>& pins, std::vector<
             used[i] = true;
             return pins.at(names[i]);
         }
+    if (b.pinned && b.stickDim >= 0)
+        return b.stickDim;
     return -1;
 }
 

@@ -1,19 +1,24 @@
 #pragma once
-// The uniform pass interface of the Spyre compiler (LLVM-style: a name, a one-line description, one entry point).
+// The Spyre compiler's instance of the common pass infrastructure (core/common/pass_manager.h): a pass runs on a
+// Program with a PassContext (target, options, job).
 
+#include "core/common/pass_manager.h"
 #include "core/spyre/loop_ir.h"
 #include "core/spyre/spyre_target.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-namespace spyglass {
-class JobControl;
-}
-
 namespace spyglass::spyre {
+
+struct PassContext;
+using Pass = spyglass::Pass<Program, PassContext>;
+using PassResult = spyglass::PassResult;
+
+using PassInsertion = spyglass::PassInsertion<Program, PassContext>;
 
 // None: no scratchpad planning, every buffer stays in device memory (the torch-spyre baseline before planning).
 enum class ScratchpadPolicy { Greedy, FirstFit, BestFit, None };
@@ -32,6 +37,7 @@ struct CompileOptions {
     int64_t exactStateLimit = 200000;   // branch-and-bound expansions before falling back to beam search
     bool fuse = true;
     bool keepIrText = true;             // print the IR after every pass (the GUI and --dump-dir need it)
+    std::vector<PassInsertion> extraPasses;   // plugins' passes, inserted in order
 };
 
 struct PassContext {
@@ -40,20 +46,7 @@ struct PassContext {
     const JobControl* job = nullptr;
 };
 
-struct PassResult {
-    bool changed = false;
-    std::string summary;   // one line: what this run did
-};
-
-class Pass {
-public:
-    virtual ~Pass() = default;
-    virtual const char* name() const = 0;
-    virtual const char* description() const = 0;
-    virtual PassResult run(Program& program, PassContext& ctx) = 0;
-};
-
-// Every pass of the pipeline, in order.
+// Every built-in pass of the pipeline, in order (spyre_passes.cpp: adding a pass is one line there).
 std::vector<std::unique_ptr<Pass>> makeSpyrePasses();
 std::vector<std::string> spyrePassNames();
 

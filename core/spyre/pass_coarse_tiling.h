@@ -8,8 +8,8 @@ namespace spyglass::spyre {
 // divisor-sized tiles), the stick var last and only in whole sticks; reduction vars are never tiled.
 class CoarseTilingPass : public Pass {
 public:
-    const char* name() const override { return "coarse_tiling"; }
-    const char* description() const override
+    std::string name() const override { return "coarse_tiling"; }
+    std::string description() const override
     {
         return "wrap ops in counted tile loops so each core's tile fits usable LX and the 256 MiB span";
     }

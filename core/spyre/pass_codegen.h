@@ -13,8 +13,8 @@ std::vector<KernelSlice> coreSlicesOf(const Program& program, const Op& op);
 // allocations, DMA transfers in sticks, and restickify moves. Export writes it to disk (kernel_bundle.h).
 class CodegenPass : public Pass {
 public:
-    const char* name() const override { return "codegen"; }
-    const char* description() const override { return "build the kernel bundle: one op spec per kernel"; }
+    std::string name() const override { return "codegen"; }
+    std::string description() const override { return "build the kernel bundle: one op spec per kernel"; }
     PassResult run(Program& program, PassContext& ctx) override;
 };
 

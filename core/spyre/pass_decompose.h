@@ -9,8 +9,8 @@ namespace spyglass::spyre {
 // BatchNormalization -> one multiply-add with folded constants; Flatten/Squeeze/Unsqueeze/Identity/Dropout -> views.
 class DecomposePass : public Pass {
 public:
-    const char* name() const override { return "decompose"; }
-    const char* description() const override
+    std::string name() const override { return "decompose"; }
+    std::string description() const override
     {
         return "rewrite composite ops (Gemm, LayerNorm, Softmax, GELU, ReduceMean, BatchNorm) into core ops";
     }

@@ -8,8 +8,8 @@ namespace spyglass::spyre {
 // of a matmul, over the same iteration space, becomes the matmul's epilogue. Pinned tensors are never fused away.
 class FusePass : public Pass {
 public:
-    const char* name() const override { return "fuse"; }
-    const char* description() const override
+    std::string name() const override { return "fuse"; }
+    std::string description() const override
     {
         return "fuse pointwise chains into their consumer, and pointwise epilogues into matmuls";
     }

@@ -8,8 +8,8 @@ namespace spyglass::spyre {
 // first consumer, and those consumers load the copy.
 class InsertRestickifyPass : public Pass {
 public:
-    const char* name() const override { return "insert_restickify"; }
-    const char* description() const override { return "insert restickify ops where a consumer needs another stick dim"; }
+    std::string name() const override { return "insert_restickify"; }
+    std::string description() const override { return "insert restickify ops where a consumer needs another stick dim"; }
     PassResult run(Program& program, PassContext& ctx) override;
 };
 

@@ -9,8 +9,8 @@ namespace spyglass::spyre {
 // copy. Unsupported ops and attributes are InputErrors naming the op type, node and attribute.
 class LowerPass : public Pass {
 public:
-    const char* name() const override { return "lower"; }
-    const char* description() const override
+    std::string name() const override { return "lower"; }
+    std::string description() const override
     {
         return "lower every op to a ComputedBuffer with a Pointwise / Reduction / MatMul loop body";
     }

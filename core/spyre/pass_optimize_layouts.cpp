@@ -23,7 +23,7 @@ PassResult OptimizeLayoutsPass::run(Program& program, PassContext& ctx)
         if (b.stickDim != var.outDim[k])
             ++changedBuffers;
         b.stickDim = var.outDim[k];
-        b.pinned = ctx.options.pins.count(b.name) || ctx.options.pins.count(b.origin);
+        b.pinned = b.pinned || ctx.options.pins.count(b.name) || ctx.options.pins.count(b.origin);
     }
     int batchOutermost = 0;
     for (Buffer& b : program.buffers) {

@@ -9,8 +9,8 @@ namespace spyglass::spyre {
 // device order (torch-spyre PR #4302); baseline keeps torch-spyre's default order.
 class OptimizeLayoutsPass : public Pass {
 public:
-    const char* name() const override { return "optimize_layouts"; }
-    const char* description() const override
+    std::string name() const override { return "optimize_layouts"; }
+    std::string description() const override
     {
         return "choose stick dimensions globally, minimising restickify cost (exact or bounded beam search)";
     }

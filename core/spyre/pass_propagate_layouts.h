@@ -11,8 +11,8 @@ namespace spyglass::spyre {
 // A candidate is dropped when some load cannot be stick-contiguous along its var at all.
 class PropagateLayoutsPass : public Pass {
 public:
-    const char* name() const override { return "propagate_layouts"; }
-    const char* description() const override { return "give every op its set of candidate device layouts"; }
+    std::string name() const override { return "propagate_layouts"; }
+    std::string description() const override { return "give every op its set of candidate device layouts"; }
     PassResult run(Program& program, PassContext& ctx) override;
 };
 

@@ -12,8 +12,8 @@ namespace spyglass::spyre {
 // Live buffers never overlap; nothing goes beyond usable LX; what fits nowhere stays in device memory.
 class ScratchpadPlanningPass : public Pass {
 public:
-    const char* name() const override { return "scratchpad_planning"; }
-    const char* description() const override { return "place each core's buffers in LX over the kernel timeline"; }
+    std::string name() const override { return "scratchpad_planning"; }
+    std::string description() const override { return "place each core's buffers in LX over the kernel timeline"; }
     PassResult run(Program& program, PassContext& ctx) override;
 };
 

@@ -10,8 +10,8 @@ namespace spyglass::spyre {
 // under torch-spyre's work_division cost model, among splits within the 256 MiB span when any is.
 class WorkDivisionPass : public Pass {
 public:
-    const char* name() const override { return "work_division"; }
-    const char* description() const override
+    std::string name() const override { return "work_division"; }
+    std::string description() const override
     {
         return "split each op over 1-32 cores with even, stick-aligned slices; cost model for matmul splits";
     }

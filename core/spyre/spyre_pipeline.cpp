@@ -33,57 +33,6 @@ const char* scratchpadPolicyName(ScratchpadPolicy p)
     return "?";
 }
 
-std::vector<SpyreSnapshot> PassManager::run(Program program, PassContext& ctx, JobControl* job) const
-{
-    const std::string& stop = ctx.options.stopAfter;
-    if (!stop.empty()) {
-        bool known = false;
-        for (const auto& p : passes_)
-            known = known || stop == p->name();
-        if (!known)
-            throw InputError(SourceLocation{}, "--stop-after: no pass named '" + stop + "'");
-    }
-    std::vector<SpyreSnapshot> snaps;
-    {
-        SpyreSnapshot s;
-        s.record.name = "import";
-        s.record.description = "the model as the compiler receives it (ONNX graph, static shapes)";
-        s.record.changed = true;
-        s.record.summary = std::to_string(program.graphOps.size()) + " ops, " + std::to_string(program.tensors.size()) +
-                           " tensors";
-        if (ctx.options.keepIrText)
-            s.record.irText = printProgram(program);
-        s.program = std::make_shared<const Program>(program);
-        snaps.push_back(std::move(s));
-    }
-    const double total = static_cast<double>(passes_.size());
-    for (size_t i = 0; i < passes_.size(); ++i) {
-        Pass& pass = *passes_[i];
-        if (job) {
-            job->checkpoint();
-            job->report(static_cast<double>(i) / total, pass.name());
-        }
-        const auto t0 = std::chrono::steady_clock::now();
-        PassResult r = pass.run(program, ctx);
-        const auto t1 = std::chrono::steady_clock::now();
-        SpyreSnapshot s;
-        s.record.name = pass.name();
-        s.record.description = pass.description();
-        s.record.changed = r.changed;
-        s.record.summary = r.summary;
-        s.record.wallMs = std::chrono::duration<double, std::milli>(t1 - t0).count();
-        if (ctx.options.keepIrText)
-            s.record.irText = printProgram(program);
-        s.program = std::make_shared<const Program>(program);
-        snaps.push_back(std::move(s));
-        if (!stop.empty() && stop == pass.name())
-            break;
-    }
-    if (job)
-        job->report(1.0, "done");
-    return snaps;
-}
-
 namespace {
 
 std::string gibText(double bytes)
@@ -130,15 +79,38 @@ void checkDeviceMemory(const Program& p, const SpyreTarget& t)
 
 }  // namespace
 
+SpyrePassManager makeSpyrePassManager(const CompileOptions& options)
+{
+    SpyrePassManager pm([](const Program& p) { return printProgram(p); });
+    for (auto& p : makeSpyrePasses())
+        pm.add(std::move(p));
+    for (const PassInsertion& extra : options.extraPasses)
+        pm.insert(extra);
+    return pm;
+}
+
+std::vector<SpyreSnapshot> SpyrePipeline::run(Program program, const SpyreTarget& target, const CompileOptions& options,
+                                              JobControl& job, const std::vector<std::shared_ptr<PassInstrumentation<Program>>>& watchers)
+{
+    checkDeviceMemory(program, target);
+    SpyrePassManager pm = makeSpyrePassManager(options);
+    for (const auto& w : watchers)
+        pm.addInstrumentation(w);
+    PassContext ctx{target, options, &job};
+    PassRunOptions run;
+    run.stopAfter = options.stopAfter;
+    run.keepIrText = options.keepIrText;
+    run.job = &job;
+    run.input.name = "import";
+    run.input.description = "the model as the compiler receives it (ONNX graph, static shapes)";
+    run.input.summary = std::to_string(program.graphOps.size()) + " ops, " + std::to_string(program.tensors.size()) + " tensors";
+    return pm.run(std::move(program), ctx, run);
+}
+
 std::vector<SpyreSnapshot> SpyrePipeline::run(Program program, const SpyreTarget& target, const CompileOptions& options,
                                               JobControl& job)
 {
-    checkDeviceMemory(program, target);
-    PassManager pm;
-    for (auto& p : makeSpyrePasses())
-        pm.add(std::move(p));
-    PassContext ctx{target, options, &job};
-    return pm.run(std::move(program), ctx, &job);
+    return run(std::move(program), target, options, job, {});
 }
 
 std::vector<SpyreSnapshot> SpyrePipeline::run(const model::ModelGraph& graph, const SpyreTarget& target,

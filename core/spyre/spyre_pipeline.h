@@ -1,6 +1,6 @@
 #pragma once
-// Runs the Spyre compiler pass by pass and keeps a snapshot of the IR after every pass.
-// This is the API the GUI and the CLI call.
+// Runs the Spyre compiler pass by pass (the common PassManager over makeSpyrePasses(), plus any plugin passes
+// the options insert) and keeps a snapshot of the IR after every pass. This is the API the GUI and the CLI call.
 
 #include "core/common/pass_record.h"
 #include "core/spyre/pass.h"
@@ -17,21 +17,11 @@ struct ModelGraph;
 
 namespace spyglass::spyre {
 
-struct SpyreSnapshot {
-    PassRecord record;                         // name, description, changed, summary, wallMs, irText
-    std::shared_ptr<const Program> program;    // the IR after the pass (shared, never modified)
-};
+using SpyreSnapshot = Snapshot<Program>;   // record + the Program after the pass (shared, never modified)
+using SpyrePassManager = spyglass::PassManager<Program, PassContext>;
 
-class PassManager {
-public:
-    void add(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
-    const std::vector<std::unique_ptr<Pass>>& passes() const { return passes_; }
-    // Runs every pass (up to options.stopAfter) on `program`; the first snapshot is the program as given.
-    std::vector<SpyreSnapshot> run(Program program, PassContext& ctx, JobControl* job) const;
-
-private:
-    std::vector<std::unique_ptr<Pass>> passes_;
-};
+// The built-in passes with options.extraPasses inserted. Throws InputError for an insertion point naming no pass.
+SpyrePassManager makeSpyrePassManager(const CompileOptions& options);
 
 // ModelGraph -> graph-level Program (no pass: the starting point every snapshot list begins with).
 Program importModel(const model::ModelGraph& graph, const SpyreTarget& target);
@@ -43,6 +33,9 @@ public:
                                           const CompileOptions& options, JobControl& job);
     static std::vector<SpyreSnapshot> run(Program program, const SpyreTarget& target, const CompileOptions& options,
                                           JobControl& job);
+    // The same with instrumentations watching every pass (e.g. --print-after).
+    static std::vector<SpyreSnapshot> run(Program program, const SpyreTarget& target, const CompileOptions& options,
+                                          JobControl& job, const std::vector<std::shared_ptr<PassInstrumentation<Program>>>& watchers);
 };
 
 }  // namespace spyglass::spyre

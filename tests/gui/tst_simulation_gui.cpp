@@ -50,7 +50,7 @@ spyresim::SimResult simulateDirectly(const QString& path, const std::map<std::st
     const auto snaps = spyre::SpyrePipeline::run(graph, target, options, job);
     spyresim::SimOptions timing;
     timing.numerics = false;
-    return spyresim::simulate(*snaps.back().program->bundle, target, {}, timing);
+    return spyresim::simulate(*snaps.back().ir->bundle, target, {}, timing);
 }
 
 QString logText(MainWindow& w) { return w.problems()->findChild<QPlainTextEdit*>(QStringLiteral("logText"))->toPlainText(); }

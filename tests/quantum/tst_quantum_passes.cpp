@@ -101,14 +101,14 @@ private slots:
             const auto psi = qt::randomState(n, 100 + trial);
             const auto ref = qt::runOn(input, psi);
             for (const QuantumSnapshot& s : snaps) {
-                const double f = qt::fidelity(ref, logicalOutput(*s.circuit, psi));
+                const double f = qt::fidelity(ref, logicalOutput(*s.ir, psi));
                 QVERIFY2(f > 1 - 1e-9, (s.record.name + " fidelity " + std::to_string(f)).c_str());
                 QVERIFY(!s.record.summary.empty());
                 QVERIFY(s.record.wallMs >= 0);
-                QCOMPARE(s.record.irText, printQpir(*s.circuit));
+                QCOMPARE(s.record.irText, printQpir(*s.ir));
             }
         }
-        const Circuit& out = *snaps.back().circuit;
+        const Circuit& out = *snaps.back().ir;
         // The result is in the basis (fused blocks aside) and, when routed, every 2-qubit gate is on a coupler.
         const CouplingMap map = makeCouplingMap(coupling == 1 ? "linear" : coupling == 2 ? "grid" : "heavyhex", n);
         for (const Op& op : out.ops) {
@@ -262,7 +262,7 @@ private slots:
         const Circuit parsed = parseQasmFile(dataPath(QStringLiteral("qasmbench/") + file).toStdString()).circuit;
         JobControl job;
         for (bool optimise : {false, true}) {
-            const Circuit c = optimise ? *QuantumPipeline::run(parsed, PipelineOptions{}, job).back().circuit : parsed;
+            const Circuit c = optimise ? *QuantumPipeline::run(parsed, PipelineOptions{}, job).back().ir : parsed;
             const std::string text = exportQasm(c);
             const Circuit back = parseQasmString(text, c.name, {}).circuit;
             // Same ops, same parameters bit for bit, same registers: the text forms agree line by line.
@@ -287,7 +287,7 @@ private slots:
         JobControl job;
         PipelineOptions o;
         o.decompose = false;   // let the QIR exporter lower ccx, cu1, u3 ... itself
-        const std::string qir = exportQir(*QuantumPipeline::run(c, o, job).back().circuit);
+        const std::string qir = exportQir(*QuantumPipeline::run(c, o, job).back().ir);
         QVERIFY(qir.find("\"qir_profiles\"=\"base_profile\"") != std::string::npos);
         QVERIFY(qir.find("__quantum__qis__mz__body") != std::string::npos);
         QVERIFY(qir.find("__quantum__qis__cnot__body") != std::string::npos);
@@ -321,8 +321,9 @@ private slots:
         QCOMPARE(names.first(), QStringLiteral("input"));
         QVERIFY(names.contains(QStringLiteral("route")));
         QVERIFY(names.contains(QStringLiteral("cancel_inverses")));
-        QCOMPARE(QDir(dump).entryList({QStringLiteral("*.qpir")}).size(), passes.size());
-        QVERIFY(QFile::exists(dump + QStringLiteral("/00_input.qpir")));
+        // The same file naming as compile --dump-dir and the GUI's export (core/common/pass_dump.h).
+        QCOMPARE(QDir(dump).entryList({QStringLiteral("*.txt")}).size(), passes.size());
+        QVERIFY(QFile::exists(dump + QStringLiteral("/00-input.txt")));
         // the written circuit simulates to the same known answer
         const CliResult sim = runCli({QStringLiteral("qsim"), out, QStringLiteral("--shots"), QStringLiteral("50"), QStringLiteral("--json")});
         QCOMPARE(sim.exitCode, 0);

@@ -32,7 +32,7 @@ const Program& compiled(const QString& path, const CompileOptions& o, std::vecto
 {
     JobControl job;
     keep = SpyrePipeline::run(model::loadModel(path.toStdString()), defaultTarget(), o, job);
-    return *keep.back().program;
+    return *keep.back().ir;
 }
 
 // The InputError message of compiling `path` with `o`, or "" when it compiles.

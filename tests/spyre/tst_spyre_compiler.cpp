@@ -59,7 +59,7 @@ std::vector<SpyreSnapshot> compile(const model::ModelGraph& g, const SpyreTarget
     return SpyrePipeline::run(g, t, o, job);
 }
 
-std::shared_ptr<const Program> finalProgram(const std::vector<SpyreSnapshot>& s) { return s.back().program; }
+std::shared_ptr<const Program> finalProgram(const std::vector<SpyreSnapshot>& s) { return s.back().ir; }
 
 model::ModelGraph matmulModel()
 {
@@ -209,7 +209,7 @@ private slots:
         // decompose really rewrote the Gemms, fuse really fused, codegen made a bundle.
         QVERIFY(snaps[1].record.changed);
         QVERIFY(snaps[1].record.summary.find("2 Gemm") != std::string::npos);
-        QVERIFY(snaps[3].program->ops.size() < snaps[2].program->ops.size());
+        QVERIFY(snaps[3].ir->ops.size() < snaps[2].ir->ops.size());
         QVERIFY(finalProgram(snaps)->bundle);
         CompileOptions o;
         o.stopAfter = "fuse";
@@ -721,9 +721,9 @@ private slots:
         }
         int evaluated = 0;
         for (const auto& s : snaps) {
-            if (s.program->stage != Stage::Loop)
+            if (s.ir->stage != Stage::Loop)
                 continue;
-            const auto out = evaluateProgram(*s.program, {{"x", in}});
+            const auto out = evaluateProgram(*s.ir, {{"x", in}});
             const model::HostTensor& y = out.at("softmax_out");
             for (size_t i = 0; i < expected.size(); ++i)
                 QVERIFY2(std::abs(y.f[i] - expected[i]) < 1e-6, (s.record.name + " changed the result").c_str());
@@ -731,7 +731,7 @@ private slots:
         }
         QCOMPARE(evaluated, 9);   // lower .. codegen
         // The check can fail: a program with one wrong statement gives another result.
-        Program broken = *snaps.back().program;
+        Program broken = *snaps.back().ir;
         for (Op& op : broken.ops)
             for (Stmt& st : op.body)
                 if (st.kind == StmtKind::Compute && st.fn == "exp")
@@ -768,7 +768,7 @@ private slots:
         CompileOptions o;
         o.baseline = baseline;
         const auto snaps = compile(g, t, o);
-        const Program& p = *snaps.back().program;
+        const Program& p = *snaps.back().ir;
         int restick = 0;
         for (const Op& op : p.ops)
             restick += op.kind == OpKind::Restickify;

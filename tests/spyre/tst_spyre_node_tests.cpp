@@ -61,7 +61,7 @@ private slots:
                 spyre::CompileOptions o;
                 o.keepIrText = false;
                 const auto snaps = spyre::SpyrePipeline::run(graph, target, o, job);
-                const spyre::Program& p = *snaps.back().program;
+                const spyre::Program& p = *snaps.back().ir;
                 if (!p.bundle || p.bundle->kernels.size() != p.ops.size()) {
                     failures << name + QStringLiteral(": no complete kernel bundle");
                     continue;

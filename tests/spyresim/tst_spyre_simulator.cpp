@@ -136,7 +136,7 @@ private slots:
             o.baseline = baseline;
             const auto snaps = compile(g, o);
             const auto inputs = randomInputs(g);
-            const spyresim::SimResult r = spyresim::simulate(*snaps.back().program->bundle, target(), inputs, quiet());
+            const spyresim::SimResult r = spyresim::simulate(*snaps.back().ir->bundle, target(), inputs, quiet());
             const auto ref = model::runReference(g, ordered(g, inputs)).outputs;
             for (size_t k = 0; k < g.outputs.size(); ++k) {
                 const auto c = model::compareTensors(r.outputs.at(g.values[g.outputs[k]].name), ref[k], spyresim::kDeviceRtol, spyresim::deviceAtol(ref[k]));
@@ -152,7 +152,7 @@ private slots:
         // The encoder layer carries its weights as initializers: the bundle must carry them too.
         const model::ModelGraph g = model::loadModel(test::sourcePath(QStringLiteral("resources/examples/transformer_encoder_layer.onnx")).toStdString());
         const auto snaps = compile(g);
-        const spyre::KernelBundle& fresh = *snaps.back().program->bundle;
+        const spyre::KernelBundle& fresh = *snaps.back().ir->bundle;
         const QString dir = test::outputDir() + QStringLiteral("/sim-bundle-mlp");
         QDir(dir).removeRecursively();
         spyre::exportKernelBundle(fresh, dir.toStdString());
@@ -176,7 +176,7 @@ private slots:
     {
         const model::ModelGraph g = model::loadModel(test::sourcePath(QStringLiteral("resources/examples/softmax.onnxtxt")).toStdString());
         const auto snaps = compile(g);
-        spyre::KernelBundle b = *snaps.back().program->bundle;
+        spyre::KernelBundle b = *snaps.back().ir->bundle;
         // An allocation beyond usable LX.
         spyre::KernelBundle beyond = b;
         bool changed = false;
@@ -254,7 +254,7 @@ private slots:
         b.output(y);
         const model::ModelGraph g = b.take();
         const auto snaps = compile(g);
-        const spyresim::SimResult r = spyresim::simulate(*snaps.back().program->bundle, t, {}, quiet(false));
+        const spyresim::SimResult r = spyresim::simulate(*snaps.back().ir->bundle, t, {}, quiet(false));
         const double macs = 512.0 * 1024 * 1024;
         QCOMPARE(static_cast<double>(r.macs), macs);
         QVERIFY(r.kernelTimeNs >= macs / (t.sustainedMacPerNsPerCore * t.cores) * 0.999);
@@ -271,8 +271,8 @@ private slots:
         const model::ModelGraph sm = model::loadModel(test::sourcePath(QStringLiteral("resources/examples/softmax.onnxtxt")).toStdString());
         spyre::CompileOptions none;
         none.scratchpad = spyre::ScratchpadPolicy::None;
-        const auto planned = spyresim::simulate(*compile(sm).back().program->bundle, t, {}, quiet(false));
-        const auto unplanned = spyresim::simulate(*compile(sm, none).back().program->bundle, t, {}, quiet(false));
+        const auto planned = spyresim::simulate(*compile(sm).back().ir->bundle, t, {}, quiet(false));
+        const auto unplanned = spyresim::simulate(*compile(sm, none).back().ir->bundle, t, {}, quiet(false));
         QVERIFY(unplanned.bytesMoved > planned.bytesMoved);
         QVERIFY(unplanned.kernelTimeNs > planned.kernelTimeNs);
     }
@@ -288,8 +288,8 @@ private slots:
         const model::ModelGraph g = b.take();
         spyre::CompileOptions base;
         base.baseline = true;
-        const auto opt = spyresim::simulate(*compile(g).back().program->bundle, target(), {}, quiet(false));
-        const auto bas = spyresim::simulate(*compile(g, base).back().program->bundle, target(), {}, quiet(false));
+        const auto opt = spyresim::simulate(*compile(g).back().ir->bundle, target(), {}, quiet(false));
+        const auto bas = spyresim::simulate(*compile(g, base).back().ir->bundle, target(), {}, quiet(false));
         QVERIFY2(opt.kernelTimeNs < bas.kernelTimeNs, qPrintable(QStringLiteral("optimized %1 ns, baseline %2 ns").arg(opt.kernelTimeNs).arg(bas.kernelTimeNs)));
     }
 

@@ -59,7 +59,7 @@ private slots:
                 spyre::CompileOptions o;
                 o.keepIrText = false;
                 const auto snaps = spyre::SpyrePipeline::run(graph, target, o, job);
-                const spyre::Program& p = *snaps.back().program;
+                const spyre::Program& p = *snaps.back().ir;
                 const std::vector<model::HostTensor> given = model::graphInputsFromTestData(graph, data);
                 std::map<std::string, model::HostTensor> inputs;
                 for (size_t k = 0; k < graph.inputs.size(); ++k)

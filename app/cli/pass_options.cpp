@@ -1,0 +1,32 @@
+#include "app/cli/pass_options.h"
+
+namespace spyglass::cli {
+
+PipelineCliOptions readPipelineOptions(Args& args)
+{
+    PipelineCliOptions o;
+    for (const std::string& file : args.values("--pass-plugin"))
+        o.plugins.push_back(&plugins::loadPassPlugin(file));
+    for (const std::string& pass : args.values("--print-after"))
+        o.printAfter.insert(pass);
+    o.stopAfter = args.valueOr("--stop-after", "");
+    return o;
+}
+
+std::string passListHelp(const std::vector<std::string>& names)
+{
+    std::string out = "Passes:";
+    size_t column = out.size();
+    for (size_t i = 0; i < names.size(); ++i) {
+        const std::string item = " " + names[i] + (i + 1 < names.size() ? "," : ".");
+        if (column + item.size() > 110) {
+            out += "\n       ";
+            column = 7;
+        }
+        out += item;
+        column += item.size();
+    }
+    return out;
+}
+
+}  // namespace spyglass::cli
