@@ -11,7 +11,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/resources/examples ${PROJECT_SOURCE_DIR}
 # The pass-plugin SDK, beside the programs in the same package: the plugin header, the core headers it includes
 # (the IR a pass works on), the generated version header, a pkg-config file, and the two example plugins.
 set(SPYGLASS_PLUGIN_HEADERS
-    core/common/diagnostics.h core/common/job_control.h core/common/pass_manager.h core/common/pass_record.h
+    core/common/diagnostics.h core/common/job_control.h core/common/pass_manager.h core/common/pass_record.h core/common/units.h
     core/spyre/pass.h core/spyre/loop_ir.h core/spyre/spyre_target.h
     core/quantum/pass.h core/quantum/circuit.h core/quantum/expr.h)
 foreach(h ${SPYGLASS_PLUGIN_HEADERS})

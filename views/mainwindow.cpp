@@ -1,12 +1,13 @@
 #include "views/mainwindow.h"
 
 #include "core/common/pass_dump.h"
+#include "core/common/units.h"
 #include "core/plugins/pass_plugin_loader.h"
 
 #include "views/chartsview.h"
+#include "views/circuitinspect.h"
 #include "views/circuitview.h"
 #include "views/document.h"
-#include "views/documentcompiler.h"
 #include "views/graphlayout.h"
 #include "views/graphview.h"
 #include "views/imguihost.h"
@@ -79,15 +80,8 @@ const QString kGeometryKey = QStringLiteral("window/geometry");
 const QString kStateKey = QStringLiteral("window/state");
 constexpr int kLayoutVersion = 2;   // bump when docks change so stale saved layouts are ignored
 
-QString formatNs(double ns)
-{
-    if (ns >= 1e9) return QStringLiteral("%1 s").arg(ns / 1e9, 0, 'f', 3);
-    if (ns >= 1e6) return QStringLiteral("%1 ms").arg(ns / 1e6, 0, 'f', 3);
-    if (ns >= 1e3) return QStringLiteral("%1 µs").arg(ns / 1e3, 0, 'f', 3);
-    return QStringLiteral("%1 ns").arg(ns, 0, 'f', 0);
-}
+QString formatNs(double ns) { return QString::fromStdString(formatDuration(ns)); }
 
-const QString kChromeTraceChoice = QStringLiteral("Chrome trace of the Spyre simulation (JSON)");
 }
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Document(this)), jobs_(new JobRunner(this))
@@ -355,36 +349,6 @@ void MainWindow::createStatusBar()
     });
 }
 
-void MainWindow::recordCompile(CompiledDocument& doc, const QString& dbPath, qint64 sessionId)
-{
-    // On the worker, with its own connection (one SessionStore is one SQLite connection, one thread).
-    try {
-        session::SessionStore store(dbPath.toStdString());
-        session::SessionRecorder recorder(store, sessionId);
-        session::RunStart start;
-        start.kind = "compile";
-        start.artifactPath = doc.path.toStdString();
-        start.artifactKind = doc.kind == DocumentKind::Circuit ? "qasm" : doc.kind == DocumentKind::Model ? "onnx" : "bundle";
-        if (doc.target)
-            start.targetPath = doc.target->path;
-        recorder.beginRun(start);
-        recorder.addPassTimings(doc.passes);
-        if (doc.simulation) {
-            const int64_t lxPeak = doc.programs.empty() ? 0 : doc.programs.back()->scratchpad.peakBytes;
-            for (const spyresim::KernelTime& k : doc.simulation->kernels)
-                recorder.addKernelTiming(k.name, k.timeNs, k.bytesRead + k.bytesWritten, lxPeak);
-            recorder.setSimulationWallMs(doc.simulation->wallMs);
-        }
-        if (doc.quantumRun && !doc.circuits.empty())
-            recorder.addCircuitTiming(doc.quantumRun->qubits, doc.circuits.back()->gateCount(), doc.quantumRun->simMs,
-                                      QFileInfo(doc.path).fileName().toStdString());
-        recorder.finishRun(session::RunStatus::Ok);
-    } catch (const std::exception& e) {
-        doc.diagnostics.push_back(Diagnostic{Severity::Warning, SourceLocation{dbPath.toStdString(), 0, 0},
-                                             std::string("this compile was not recorded in the session history: ") + e.what(), {}, {}});
-    }
-}
-
 void MainWindow::showSelectedPass()
 {
     circuitView_->setCircuit(document_->selectedCircuit());
@@ -410,7 +374,7 @@ void MainWindow::inspectGraphNode(const QString& id)
     if (!c.found)
         return;
     selectedNode_ = id.toStdString();
-    const int cores = document_->compiled().target ? document_->compiled().target->cores : 32;
+    const int cores = document_->compiled().target ? document_->compiled().target->cores : 0;
     const int index = id.section(QLatin1Char(':'), 1).toInt();
     if (id.startsWith(QLatin1String("op:"))) {
         workDivision_->setOp(program, index, cores);
@@ -434,42 +398,15 @@ void MainWindow::inspectCircuitOp(int index)
     const quantum::Circuit* c = circuitView_->circuit();
     if (!c || index < 0 || index >= static_cast<int>(c->ops.size()))
         return;
-    const quantum::Op& op = c->ops[static_cast<size_t>(index)];
-    InspectorSection gate{tr("Operation"), {}};
-    gate.rows.push_back({tr("name"), QString::fromStdString(op.name)});
-    gate.rows.push_back({tr("index in circuit"), QString::number(index)});
-    QStringList qubits, params, clbits;
-    for (int q : op.qubits)
-        qubits << QString::fromStdString(c->qubitName(q));
-    for (double p : op.params)
-        params << CircuitView::formatAngle(p) + QStringLiteral(" (") + QString::number(p, 'g', 10) + QStringLiteral(")");
-    for (int b : op.clbits)
-        clbits << QString::fromStdString(c->clbitName(b));
-    gate.rows.push_back({tr("qubits"), qubits.join(QStringLiteral(", "))});
-    if (!params.isEmpty())
-        gate.rows.push_back({tr("parameters"), params.join(QStringLiteral(", "))});
-    if (!clbits.isEmpty())
-        gate.rows.push_back({tr("classical bits"), clbits.join(QStringLiteral(", "))});
-    if (op.cond.active())
-        gate.rows.push_back({tr("condition"), QStringLiteral("if (%1 == %2)").arg(QString::fromStdString(c->cregs[static_cast<size_t>(op.cond.creg)].name)).arg(op.cond.value)});
-    if (op.line > 0)
-        gate.rows.push_back({tr("source line"), QString::number(op.line)});
-    if (op.fused)
-        gate.rows.push_back({tr("fused gates"), QString::number(op.fused->gateCount)});
-    gate.rows.push_back({tr("drawn in column"), QString::number(circuitView_->opColumns()[static_cast<size_t>(index)])});
-    InspectorSection circuit{tr("Circuit at this pass"), {}};
-    circuit.rows.push_back({tr("pass"), QString::fromStdString(document_->selectedRecord() ? document_->selectedRecord()->name : std::string())});
-    circuit.rows.push_back({tr("qubits"), QString::number(c->numQubits)});
-    circuit.rows.push_back({tr("gates"), QString::number(c->gateCount())});
-    circuit.rows.push_back({tr("depth (columns)"), QString::number(circuitView_->columnCount())});
-    inspector_->show(QString::fromStdString(op.name) + QStringLiteral(" on ") + qubits.join(QStringLiteral(", ")), {gate, circuit});
+    const InspectorContent content = inspectCircuitOpContent(*c, index, document_->selectedRecord() ? document_->selectedRecord()->name : std::string(),
+                                                             circuitView_->opColumns()[static_cast<size_t>(index)], circuitView_->columnCount());
+    inspector_->show(content.heading, content.sections);
 }
 
 void MainWindow::openFile(const QString& path)
 {
     // A what-if whose recompile failed must not compare its plan with the next file opened.
-    whatIfBefore_.reset();
-    whatIfBeforeSimNs_.reset();
+    whatIfBaseline_.reset();
     compile(path, {});
 }
 
@@ -489,8 +426,12 @@ bool MainWindow::loadPassPlugin(const QString& path)
         problems_->addProblem(e.diagnostic());
         return false;
     }
-    if (!document_->path().isEmpty())
-        compile(document_->path(), {document_->compiled().pins, document_->compiled().splitPins, {}});
+    if (!document_->path().isEmpty()) {
+        CompileRequest request;
+        request.spyre.pins = document_->compiled().pins;
+        request.spyre.splitPins = document_->compiled().splitPins;
+        compile(document_->path(), request);
+    }
     return true;
 }
 
@@ -528,24 +469,24 @@ void MainWindow::recompileWithPins(const std::map<std::string, int>& pins,
     if (document_->compiled().programs.empty())
         return;
     // Remember the plan before, so the new one can be shown with its difference.
-    whatIfBefore_ = std::make_shared<spyre::PlanSummary>(spyre::summarizePlan(*document_->compiled().programs.back()));
-    whatIfPass_ = document_->selectedRecord() ? document_->selectedRecord()->name : std::string();
-    whatIfBeforeSimNs_.reset();
+    whatIfBaseline_.plan = std::make_shared<spyre::PlanSummary>(spyre::summarizePlan(*document_->compiled().programs.back()));
+    whatIfBaseline_.pass = document_->selectedRecord() ? document_->selectedRecord()->name : std::string();
+    whatIfBaseline_.simulatedNs.reset();
     if (document_->compiled().simulation)
-        whatIfBeforeSimNs_ = document_->compiled().simulation->kernelTimeNs;
+        whatIfBaseline_.simulatedNs = document_->compiled().simulation->kernelTimeNs;
     CompileRequest request;
-    request.pins = pins;
-    request.splitPins = splitPins;
+    request.spyre.pins = pins;
+    request.spyre.splitPins = splitPins;
     compile(document_->path(), request);
 }
 
 void MainWindow::showWhatIf()
 {
-    if (!whatIfBefore_ || document_->compiled().programs.empty()) {
+    if (!whatIfBaseline_.plan || document_->compiled().programs.empty()) {
         whatIf_->setVisible(!document_->compiled().pins.empty() || !document_->compiled().splitPins.empty());
         return;
     }
-    const spyre::PlanSummary& a = *whatIfBefore_;
+    const spyre::PlanSummary& a = *whatIfBaseline_.plan;
     const spyre::PlanSummary b = spyre::summarizePlan(*document_->compiled().programs.back());
     QStringList pins;
     for (const auto& [t, d] : document_->compiled().pins)
@@ -559,8 +500,8 @@ void MainWindow::showWhatIf()
     // The simulated kernel time of both compiles (the timing model on each final bundle), when both were simulated.
     const auto& simAfter = document_->compiled().simulation;
     QString simText = tr("simulated kernel time not available (the simulator did not run on both plans)");
-    if (whatIfBeforeSimNs_ && simAfter) {
-        const double x = *whatIfBeforeSimNs_, y = simAfter->kernelTimeNs;
+    if (whatIfBaseline_.simulatedNs && simAfter) {
+        const double x = *whatIfBaseline_.simulatedNs, y = simAfter->kernelTimeNs;
         const double pct = x > 0 ? 100.0 * (y - x) / x : 0.0;
         simText = std::llround(x) == std::llround(y)
                       ? tr("simulated kernel time %1 (same)").arg(formatNs(y))
@@ -574,12 +515,12 @@ void MainWindow::showWhatIf()
                               b.layoutOptimal ? tr(" (proven optimal under the pins)") : QString(), delta(a.lxPeakBytes, b.lxPeakBytes), simText));
     whatIf_->show();
     problems_->log(whatIf_->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
-    whatIfBefore_.reset();
-    whatIfBeforeSimNs_.reset();
     // Stay on the pass the user was looking at.
+    const std::string pass = whatIfBaseline_.pass;
+    whatIfBaseline_.reset();
     const auto& passes = document_->passes();
     for (size_t i = 0; i < passes.size(); ++i)
-        if (passes[i].name == whatIfPass_)
+        if (passes[i].name == pass)
             document_->selectPass(static_cast<int>(i));
 }
 
@@ -773,7 +714,7 @@ void MainWindow::compile(const QString& path, const CompileRequest& given)
         [path, dbPath, sessionId, request](JobControl& control) -> std::any {
             CompiledDocument doc = compileDocument(path, control, request);
             if (!dbPath.isEmpty())
-                recordCompile(doc, dbPath, sessionId);
+                recordRun(doc, dbPath.toStdString(), sessionId, "compile");
             return doc;
         },
         [this, path](std::any result) {
@@ -815,84 +756,123 @@ bool writeFile(const QString& path, const std::string& text, QString* error)
 
 }  // namespace
 
-void MainWindow::exportDialog()
+QString MainWindow::exportLabel(ExportKind kind)
 {
-    if (document_->passes().empty())
-        return;
-    // What can be exported depends on what is open; the dialog offers exactly that.
-    QStringList choices{tr("IR of every pass (folder of NN-pass.txt)")};
-    const bool model = document_->kind() == DocumentKind::Model;
-    const bool circuit = document_->kind() == DocumentKind::Circuit;
-    const auto program = document_->compiled().programs.empty() ? nullptr : document_->compiled().programs.back();
-    if (model && program && program->bundle)
-        choices << tr("Kernel bundle (folder)");
-    if (model && document_->compiled().simulation && document_->compiled().simulation->trace)
-        choices << kChromeTraceChoice;
-    if (model)
-        choices << tr("Graph of this pass as DOT") << tr("Graph of this pass as SVG") << tr("Graph of this pass as PNG");
-    if (circuit)
-        choices << tr("Optimised circuit as OpenQASM 2.0") << tr("Optimised circuit as QIR (LLVM IR)") << tr("Circuit of this pass as SVG")
-                << tr("Circuit of this pass as PNG");
-    bool ok = false;
-    const QString choice = QInputDialog::getItem(this, tr("Export"), tr("What to export:"), choices, 0, false, &ok);
-    if (ok)
-        exportAs(choice);
+    switch (kind) {
+    case ExportKind::PassDumps: return tr("IR of every pass (folder of NN-pass.txt)");
+    case ExportKind::KernelBundle: return tr("Kernel bundle (folder)");
+    case ExportKind::ChromeTrace: return tr("Chrome trace of the Spyre simulation (JSON)");
+    case ExportKind::GraphDot: return tr("Graph of this pass as DOT");
+    case ExportKind::GraphSvg: return tr("Graph of this pass as SVG");
+    case ExportKind::GraphPng: return tr("Graph of this pass as PNG");
+    case ExportKind::CircuitQasm: return tr("Optimised circuit as OpenQASM 2.0");
+    case ExportKind::CircuitQir: return tr("Optimised circuit as QIR (LLVM IR)");
+    case ExportKind::CircuitSvg: return tr("Circuit of this pass as SVG");
+    case ExportKind::CircuitPng: return tr("Circuit of this pass as PNG");
+    }
+    return {};
 }
 
-bool MainWindow::exportAs(const QString& choice, const QString& givenPath)
+std::vector<MainWindow::ExportKind> MainWindow::availableExports() const
 {
+    std::vector<ExportKind> kinds;
+    if (document_->passes().empty())
+        return kinds;
+    kinds.push_back(ExportKind::PassDumps);
+    const bool model = document_->kind() == DocumentKind::Model;
+    const auto program = document_->compiled().programs.empty() ? nullptr : document_->compiled().programs.back();
+    if (model && program && program->bundle)
+        kinds.push_back(ExportKind::KernelBundle);
+    if (model && document_->compiled().simulation && document_->compiled().simulation->trace)
+        kinds.push_back(ExportKind::ChromeTrace);
+    if (model)
+        kinds.insert(kinds.end(), {ExportKind::GraphDot, ExportKind::GraphSvg, ExportKind::GraphPng});
+    if (document_->kind() == DocumentKind::Circuit)
+        kinds.insert(kinds.end(), {ExportKind::CircuitQasm, ExportKind::CircuitQir, ExportKind::CircuitSvg, ExportKind::CircuitPng});
+    return kinds;
+}
+
+void MainWindow::exportDialog()
+{
+    // What can be exported depends on what is open; the dialog offers exactly that.
+    const std::vector<ExportKind> kinds = availableExports();
+    if (kinds.empty())
+        return;
+    QStringList labels;
+    for (ExportKind k : kinds)
+        labels << exportLabel(k);
+    bool ok = false;
+    const QString choice = QInputDialog::getItem(this, tr("Export"), tr("What to export:"), labels, 0, false, &ok);
+    if (ok && labels.contains(choice))
+        exportAs(kinds[static_cast<size_t>(labels.indexOf(choice))]);
+}
+
+bool MainWindow::exportAs(ExportKind kind, const QString& givenPath)
+{
+    const QString label = exportLabel(kind);
     auto askFile = [&](const QString& filter) {
-        return givenPath.isEmpty() ? QFileDialog::getSaveFileName(this, choice, QString(), filter) : givenPath;
+        return givenPath.isEmpty() ? QFileDialog::getSaveFileName(this, label, QString(), filter) : givenPath;
     };
-    auto askDir = [&]() { return givenPath.isEmpty() ? QFileDialog::getExistingDirectory(this, choice) : givenPath; };
+    auto askDir = [&]() { return givenPath.isEmpty() ? QFileDialog::getExistingDirectory(this, label) : givenPath; };
     QString error;
     QString target;
     bool done = false;
     try {
-        if (choice.startsWith(tr("IR of every pass"))) {
+        switch (kind) {
+        case ExportKind::PassDumps:
             target = askDir();
             if (target.isEmpty())
                 return false;
             writePassDumps(target.toStdString(), document_->passes());
             done = true;
-        } else if (choice == tr("Kernel bundle (folder)")) {
+            break;
+        case ExportKind::KernelBundle:
             target = askDir();
             if (target.isEmpty())
                 return false;
             spyre::exportKernelBundle(*document_->compiled().programs.back()->bundle, target.toStdString());
             done = true;
-        } else if (choice == kChromeTraceChoice) {
+            break;
+        case ExportKind::ChromeTrace: {
             const auto& sim = document_->compiled().simulation;
             if (!sim || !sim->trace) {
                 target = givenPath;
                 error = tr("the open document has no simulator trace");
-            } else {
-                target = askFile(QStringLiteral("*.json"));
-                if (target.isEmpty())
-                    return false;
-                std::ostringstream json;
-                writeChromeTrace(*sim->trace, json, "Spyre simulator: " + QFileInfo(document_->path()).fileName().toStdString());
-                done = writeFile(target, json.str(), &error);
+                break;
             }
-        } else if (choice.startsWith(tr("Graph of this pass"))) {
-            const QString ext = choice.section(QLatin1Char(' '), -1).toLower();
-            target = askFile(QStringLiteral("*.") + ext);
+            target = askFile(QStringLiteral("*.json"));
             if (target.isEmpty())
                 return false;
-            done = ext == QLatin1String("dot") ? graphView_->exportDot(target) : ext == QLatin1String("svg") ? graphView_->exportSvg(target) : graphView_->exportPng(target);
-        } else if (choice.startsWith(tr("Optimised circuit"))) {
-            const bool qir = choice.contains(QLatin1String("QIR"));
+            std::ostringstream json;
+            writeChromeTrace(*sim->trace, json, "Spyre simulator: " + QFileInfo(document_->path()).fileName().toStdString());
+            done = writeFile(target, json.str(), &error);
+            break;
+        }
+        case ExportKind::GraphDot:
+        case ExportKind::GraphSvg:
+        case ExportKind::GraphPng:
+            target = askFile(kind == ExportKind::GraphDot ? QStringLiteral("*.dot") : kind == ExportKind::GraphSvg ? QStringLiteral("*.svg") : QStringLiteral("*.png"));
+            if (target.isEmpty())
+                return false;
+            done = kind == ExportKind::GraphDot ? graphView_->exportDot(target) : kind == ExportKind::GraphSvg ? graphView_->exportSvg(target) : graphView_->exportPng(target);
+            break;
+        case ExportKind::CircuitQasm:
+        case ExportKind::CircuitQir: {
+            const bool qir = kind == ExportKind::CircuitQir;
             target = askFile(qir ? QStringLiteral("*.ll") : QStringLiteral("*.qasm"));
             if (target.isEmpty())
                 return false;
             const quantum::Circuit& c = *document_->compiled().circuits.back();
             done = writeFile(target, qir ? quantum::exportQir(c) : quantum::exportQasm(c), &error);
-        } else if (choice.startsWith(tr("Circuit of this pass"))) {
-            const bool svg = choice.endsWith(QLatin1String("SVG"));
-            target = askFile(svg ? QStringLiteral("*.svg") : QStringLiteral("*.png"));
+            break;
+        }
+        case ExportKind::CircuitSvg:
+        case ExportKind::CircuitPng:
+            target = askFile(kind == ExportKind::CircuitSvg ? QStringLiteral("*.svg") : QStringLiteral("*.png"));
             if (target.isEmpty())
                 return false;
-            done = svg ? circuitView_->exportSvg(target) : circuitView_->exportPng(target);
+            done = kind == ExportKind::CircuitSvg ? circuitView_->exportSvg(target) : circuitView_->exportPng(target);
+            break;
         }
     } catch (const std::exception& e) {
         error = QString::fromStdString(e.what());
@@ -902,7 +882,7 @@ bool MainWindow::exportAs(const QString& choice, const QString& givenPath)
         problems_->addErrorText(target + QStringLiteral(": error: export failed") + (error.isEmpty() ? QString() : QStringLiteral(": ") + error));
         return false;
     }
-    problems_->log(tr("exported %1 to %2").arg(choice, target));
+    problems_->log(tr("exported %1 to %2").arg(label, target));
     return true;
 }
 

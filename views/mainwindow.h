@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 class QAction;
 class QDockWidget;
@@ -97,7 +98,12 @@ public:
     QTabWidget* centralTabs() const { return centralTabs_; }
     QStringList recentFiles() const;
     // Exports what `choice` names (one of the Export dialog's entries) to `path` (asks when empty).
-    bool exportAs(const QString& choice, const QString& path = {});
+    // What File > Export offers; the dialog lists the labels of availableExports() for the open document.
+    enum class ExportKind { PassDumps, KernelBundle, ChromeTrace, GraphDot, GraphSvg, GraphPng, CircuitQasm, CircuitQir, CircuitSvg, CircuitPng };
+    static QString exportLabel(ExportKind kind);
+    std::vector<ExportKind> availableExports() const;
+    // Writes `kind` to `path` (asks for one when empty). Errors are Problems entries; returns whether it wrote.
+    bool exportAs(ExportKind kind, const QString& path = {});
 
     static constexpr int kMaxRecentFiles = 10;
 
@@ -137,7 +143,6 @@ private:
     void showWhatIf();
     void showSimulation();
     void showGraphNodeMenu(const QString& id, const QPoint& globalPos);
-    static void recordCompile(CompiledDocument& doc, const QString& dbPath, qint64 sessionId);
     void inspectCircuitOp(int index);
     void inspectGraphNode(const QString& id);
 
@@ -159,9 +164,14 @@ private:
     QLabel* whatIf_ = nullptr;
     std::vector<const plugins::LoadedPlugin*> passPlugins_;   // loaded by the user, in order
     QAction* loadPluginAction_ = nullptr;
-    std::shared_ptr<spyre::PlanSummary> whatIfBefore_;   // the plan before a what-if recompile
-    std::string whatIfPass_;
-    std::optional<double> whatIfBeforeSimNs_;             // simulated kernel time before the what-if recompile
+    // What a what-if recompile is compared with: the plan before it, the pass the user was on, the simulated time.
+    struct WhatIfBaseline {
+        std::shared_ptr<spyre::PlanSummary> plan;
+        std::string pass;
+        std::optional<double> simulatedNs;
+        void reset() { *this = {}; }
+    };
+    WhatIfBaseline whatIfBaseline_;
     ScratchpadMapPanel* scratchpad_ = nullptr;
     ImGuiHost* scratchpadHost_ = nullptr;
     PipelineView* pipeline_ = nullptr;

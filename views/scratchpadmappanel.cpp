@@ -1,5 +1,7 @@
 #include "views/scratchpadmappanel.h"
 
+#include "core/common/units.h"
+
 #include "core/spyre/loop_ir.h"
 
 #include <imgui.h>
@@ -16,13 +18,6 @@ ImU32 colourOf(int buffer)
     static const ImU32 palette[] = {IM_COL32(76, 154, 255, 255), IM_COL32(76, 200, 120, 255), IM_COL32(240, 170, 60, 255),
                                     IM_COL32(170, 120, 230, 255), IM_COL32(60, 190, 200, 255), IM_COL32(220, 120, 170, 255)};
     return palette[static_cast<size_t>(buffer) % (sizeof(palette) / sizeof(palette[0]))];
-}
-
-std::string kib(int64_t bytes)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
-    return buf;
 }
 
 const std::vector<ScratchpadMapPanel::Block> kNoBlocks;
@@ -115,9 +110,9 @@ void ScratchpadMapPanel::drawMap(int core, float x, float y, float w, float h, b
         dl->AddLine(ImVec2(x, ay(pk)), ImVec2(x + w, ay(pk)), IM_COL32(255, 220, 90, 255), detailed ? 1.5f : 1.0f);
     if (detailed) {
         char buf[96];
-        std::snprintf(buf, sizeof buf, "peak %s", kib(pk).c_str());
+        std::snprintf(buf, sizeof buf, "peak %s", formatBytes(pk).c_str());
         dl->AddText(ImVec2(x + w - 110, ay(pk) + 2), IM_COL32(255, 220, 90, 255), buf);
-        std::snprintf(buf, sizeof buf, "usable %s", kib(usableBytes_).c_str());
+        std::snprintf(buf, sizeof buf, "usable %s", formatBytes(usableBytes_).c_str());
         if (usableBytes_ <= axisBytes())
             dl->AddText(ImVec2(x + w - 130, ay(usableBytes_) + 2), IM_COL32(230, 80, 70, 255), buf);
     } else {
@@ -129,7 +124,7 @@ void ScratchpadMapPanel::drawMap(int core, float x, float y, float w, float h, b
         ImGui::BeginTooltip();
         ImGui::Text("%s", hovered->name.c_str());
         ImGui::Text("LX %lld .. %lld (%s per core)", static_cast<long long>(hovered->offset), static_cast<long long>(hovered->offset + hovered->bytes),
-                    kib(hovered->bytes).c_str());
+                    formatBytes(hovered->bytes).c_str());
         ImGui::Text("live from op %d to op %d", hovered->firstUse, hovered->lastUse);
         ImGui::Text("placed: %s", hovered->how.c_str());
         if (hovered->overflow)
@@ -159,7 +154,7 @@ void ScratchpadMapPanel::draw()
     }
     ImGui::SameLine();
     ImGui::Text("   policy %s, %d buffers in LX, %d in device memory, peak %s of %s usable", program_->scratchpad.policy.c_str(),
-                program_->scratchpad.inLx, program_->scratchpad.inDeviceMemory, kib(program_->scratchpad.peakBytes).c_str(), kib(usableBytes_).c_str());
+                program_->scratchpad.inLx, program_->scratchpad.inDeviceMemory, formatBytes(program_->scratchpad.peakBytes).c_str(), formatBytes(usableBytes_).c_str());
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     if (overview_) {
@@ -173,7 +168,7 @@ void ScratchpadMapPanel::draw()
         ImDrawList* dl = ImGui::GetWindowDrawList();
         for (int i = 0; i <= 4; ++i) {
             const float y = origin.y + (avail.y - 18) * static_cast<float>(i) / 4.0f;
-            dl->AddText(ImVec2(origin.x, y - 6), IM_COL32(200, 200, 200, 255), kib(axisBytes() * i / 4).c_str());
+            dl->AddText(ImVec2(origin.x, y - 6), IM_COL32(200, 200, 200, 255), formatBytes(axisBytes() * i / 4).c_str());
         }
         drawMap(core_, origin.x + axis, origin.y, avail.x - axis - 4, avail.y - 18, true);
         dl->AddText(ImVec2(origin.x + axis, origin.y + avail.y - 16), IM_COL32(200, 200, 200, 255), "kernel timeline (op index) ->");

@@ -1,5 +1,7 @@
 #include "views/timelinepanel.h"
 
+#include "core/common/units.h"
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -29,27 +31,6 @@ ImU32 colourFor(const std::string& name)
     // Anything else: a stable colour from the name.
     const unsigned h = static_cast<unsigned>(std::hash<std::string>{}(name));
     return IM_COL32(100 + h % 120, 100 + (h / 7) % 120, 100 + (h / 49) % 120, 255);
-}
-
-std::string formatNs(double ns)
-{
-    char buf[32];
-    const double a = std::fabs(ns);
-    if (a >= 1e9) std::snprintf(buf, sizeof buf, "%.3f s", ns / 1e9);
-    else if (a >= 1e6) std::snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
-    else if (a >= 1e3) std::snprintf(buf, sizeof buf, "%.3f us", ns / 1e3);
-    else std::snprintf(buf, sizeof buf, "%.0f ns", ns);
-    return buf;
-}
-
-std::string formatBytes(double b)
-{
-    char buf[32];
-    if (b >= 1 << 30) std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1 << 30));
-    else if (b >= 1 << 20) std::snprintf(buf, sizeof buf, "%.2f MiB", b / (1 << 20));
-    else if (b >= 1 << 10) std::snprintf(buf, sizeof buf, "%.1f KiB", b / (1 << 10));
-    else std::snprintf(buf, sizeof buf, "%.0f B", b);
-    return buf;
 }
 
 }  // namespace
@@ -146,7 +127,7 @@ void TimelinePanel::drawRuler(float x0, float x1, float y)
     for (double t = std::ceil(viewStart_ / step) * step; t <= viewEnd_; t += step) {
         const float x = x0 + static_cast<float>((t - viewStart_) / span) * (x1 - x0);
         dl->AddLine(ImVec2(x, y + kRulerHeight - 6), ImVec2(x, y + kRulerHeight), IM_COL32(200, 200, 200, 255));
-        dl->AddText(ImVec2(x + 2, y + 3), IM_COL32(210, 210, 210, 255), formatNs(t).c_str());
+        dl->AddText(ImVec2(x + 2, y + 3), IM_COL32(210, 210, 210, 255), formatDuration(t).c_str());
     }
 }
 
@@ -286,8 +267,8 @@ void TimelinePanel::draw()
         } else {
             ImGui::Text("%s  %s", hovered->name.c_str(), hovered->op.c_str());
             ImGui::Text("kernel %s%s", hovered->kernel.c_str(), hovered->tile >= 0 ? (", tile " + std::to_string(hovered->tile)).c_str() : "");
-            ImGui::Text("start %s, duration %s", formatNs(static_cast<double>(hovered->startNs)).c_str(),
-                        formatNs(static_cast<double>(hovered->durationNs())).c_str());
+            ImGui::Text("start %s, duration %s", formatDuration(static_cast<double>(hovered->startNs)).c_str(),
+                        formatDuration(static_cast<double>(hovered->durationNs())).c_str());
             if (hovered->bytes > 0)
                 ImGui::Text("%s moved", formatBytes(static_cast<double>(hovered->bytes)).c_str());
         }
@@ -300,8 +281,8 @@ void TimelinePanel::draw()
     if (hasSelection()) {
         const auto& stats = selectionStats();
         const double len = static_cast<double>(selEnd_ - selStart_);
-        ImGui::Text("Selection %s .. %s (%s)", formatNs(static_cast<double>(selStart_)).c_str(),
-                    formatNs(static_cast<double>(selEnd_)).c_str(), formatNs(len).c_str());
+        ImGui::Text("Selection %s .. %s (%s)", formatDuration(static_cast<double>(selStart_)).c_str(),
+                    formatDuration(static_cast<double>(selEnd_)).c_str(), formatDuration(len).c_str());
         if (ImGui::BeginTable("##laneStats", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV)) {
             ImGui::TableSetupColumn("lane");
             ImGui::TableSetupColumn("busy");
@@ -326,7 +307,7 @@ void TimelinePanel::draw()
     } else {
         ImGui::TextDisabled("Wheel: zoom   drag: pan   Shift+drag or right-drag: select a range   double-click: fit");
         ImGui::Text("%zu events on %zu lanes, %s in all", trace_->events.size(), trace_->lanes.size(),
-                    formatNs(static_cast<double>(traceEndNs_)).c_str());
+                    formatDuration(static_cast<double>(traceEndNs_)).c_str());
         if (static_cast<int>(laneRanges_.size()) > visibleLanes)
             ImGui::TextDisabled("lanes %d-%d of %zu shown; wheel over the lane names or Ctrl+wheel scrolls them", firstLane_ + 1,
                                 std::min(firstLane_ + visibleLanes, static_cast<int>(laneRanges_.size())), laneRanges_.size());

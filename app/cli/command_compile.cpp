@@ -12,6 +12,7 @@
 #include "core/spyre/ir_printer.h"
 #include "core/spyre/plan_summary.h"
 #include "core/spyre/spyre_pipeline.h"
+#include "core/workbench/workbench.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -66,28 +67,23 @@ std::pair<std::string, std::map<std::string, int>> parseSplitPin(const std::stri
     return {text.substr(0, eq), ways};
 }
 
-ScratchpadPolicy parsePolicy(const std::string& s)
-{
-    if (s == "greedy")
-        return ScratchpadPolicy::Greedy;
-    if (s == "first-fit")
-        return ScratchpadPolicy::FirstFit;
-    if (s == "best-fit")
-        return ScratchpadPolicy::BestFit;
-    throw UsageError("--scratchpad expects greedy, first-fit or best-fit, got '" + s + "'");
-}
-
 int runCompile(Args& args)
 {
     std::unique_ptr<CliSession> session = openSessionForCli(args);   // --session NAME [--db FILE]
     const std::string modelPath = args.positional("MODEL");
-    const std::optional<std::string> targetPath = args.value("--target");
+    CompileRequest request;
+    request.kind = DocumentKind::Model;
+    request.simulate = false;   // a compile has cost-model estimates only; simulated times come from `run`
+    request.maxFileBytes.reset();   // --max-model-bytes is the loader's limit
+    request.targetPath = args.value("--target");
     const std::optional<std::string> dumpDir = args.value("--dump-dir");
     const std::optional<std::string> exportDir = args.value("--export");
-    CompileOptions options;
+    CompileOptions& options = request.spyre;
     const PipelineCliOptions pipeline = readPipelineOptions(args);
     options.stopAfter = pipeline.stopAfter;
-    options.extraPasses = plugins::spyreInsertions(pipeline.plugins);
+    request.plugins = pipeline.plugins;
+    request.printAfter = pipeline.printAfter;
+    request.printTo = &std::cerr;
     for (const std::string& pin : args.values("--pin")) {
         const auto [name, dim] = parsePin(pin);
         options.pins[name] = dim;
@@ -98,28 +94,21 @@ int runCompile(Args& args)
             throw UsageError("--pin-split given twice for " + op);
         options.splitPins[op] = std::move(ways);
     }
-    model::LoadOptions loadOptions;
     if (const auto limit = args.integer("--max-model-bytes", 1, std::numeric_limits<long long>::max()))
-        loadOptions.maxModelBytes = static_cast<uint64_t>(*limit);
+        request.load.maxModelBytes = static_cast<uint64_t>(*limit);
     options.baseline = args.flag("--baseline");
     if (const auto policy = args.value("--scratchpad"))
-        options.scratchpad = parsePolicy(*policy);
+        options.scratchpad = parseScratchpadPolicyOption(*policy);
     args.flag("--json");
     args.finish();
-
-    const SpyreTarget target = targetPath ? SpyreTarget::load(*targetPath) : SpyreTarget::loadDefault();
-    const model::ModelGraph graph = model::loadModel(modelPath, loadOptions);
     options.keepIrText = dumpDir.has_value();
+
     JobControl job;
-    std::vector<std::shared_ptr<PassInstrumentation<Program>>> watchers;
-    if (!pipeline.printAfter.empty())
-        watchers.push_back(std::make_shared<PrintAfterInstrumentation<Program>>(
-            pipeline.printAfter, [](const Program& p) { return printProgram(p); }, std::cerr));
-    const std::vector<SpyreSnapshot> snaps = SpyrePipeline::run(importModel(graph, target), target, options, job, watchers);
-    const Program& last = *snaps.back().ir;
+    const CompiledDocument doc = compileDocument(QString::fromStdString(modelPath), job, request);
+    const Program& last = *doc.programs.back();
+    const SpyreTarget& target = *doc.target;
     if (session) {
         // The compile's pass timings and options, one run in the session's history.
-        auto& rec = session->recorder();
         QJsonObject opts;
         opts[QStringLiteral("baseline")] = options.baseline;
         opts[QStringLiteral("stop_after")] = QString::fromStdString(options.stopAfter);
@@ -137,22 +126,13 @@ int runCompile(Args& args)
             }
             opts[QStringLiteral("split_pins")] = splits;
         }
-        rec.beginRun({.kind = "compile", .artifactPath = modelPath, .artifactKind = "onnx", .targetPath = target.path,
-                      .optionsJson = QJsonDocument(opts).toJson(QJsonDocument::Compact).toStdString()});
-        for (const SpyreSnapshot& s : snaps)
-            rec.addPassTiming(s.record.name, s.record.wallMs);
-        // No kernel timings here: a compile only has cost-model estimates; simulated times come from `run`.
-        rec.finishRun(session::RunStatus::Ok);
+        recordRun(doc, session->recorder(), "compile", QJsonDocument(opts).toJson(QJsonDocument::Compact).toStdString());
     }
     if (exportDir && !last.bundle)
         throw UsageError("--export needs the codegen pass; --stop-after '" + options.stopAfter + "' stops before it");
 
-    if (dumpDir) {
-        PassRecords records;
-        for (const SpyreSnapshot& s : snaps)
-            records.push_back(s.record);
-        writePassDumps(*dumpDir, records);
-    }
+    if (dumpDir)
+        writePassDumps(*dumpDir, doc.passes);
     if (exportDir)
         exportKernelBundle(*last.bundle, *exportDir);
 
@@ -163,14 +143,14 @@ int runCompile(Args& args)
 
     if (args.json()) {
         QJsonArray passes;
-        for (const SpyreSnapshot& s : snaps) {
-            if (s.record.name == "import")
+        for (const PassRecord& r : doc.passes) {
+            if (r.name == "import")
                 continue;
             QJsonObject p;
-            p[QStringLiteral("name")] = QString::fromStdString(s.record.name);
-            p[QStringLiteral("changed")] = s.record.changed;
-            p[QStringLiteral("summary")] = QString::fromStdString(s.record.summary);
-            p[QStringLiteral("wall_ms")] = s.record.wallMs;
+            p[QStringLiteral("name")] = QString::fromStdString(r.name);
+            p[QStringLiteral("changed")] = r.changed;
+            p[QStringLiteral("summary")] = QString::fromStdString(r.summary);
+            p[QStringLiteral("wall_ms")] = r.wallMs;
             passes.append(p);
         }
         QJsonObject restick;
@@ -188,8 +168,8 @@ int runCompile(Args& args)
     }
     std::cout << modelPath << " -> Spyre target '" << target.name << "' (" << target.cores << " cores, "
               << groupDigits(target.usableLxBytes()) << " B usable LX per core)\n";
-    for (size_t i = 0; i < snaps.size(); ++i) {
-        const PassRecord& r = snaps[i].record;
+    for (size_t i = 0; i < doc.passes.size(); ++i) {
+        const PassRecord& r = doc.passes[i];
         char line[64];
         std::snprintf(line, sizeof line, "%02zu %-20s %8.2f ms  %s ", i, r.name.c_str(), r.wallMs, r.changed ? "*" : " ");
         std::cout << line << r.summary << '\n';
@@ -210,7 +190,7 @@ int runCompile(Args& args)
 const RegisterCommand reg{{"compile", "compile an ONNX model for the Spyre target, pass by pass",
                            "compile MODEL [--target FILE] [--dump-dir DIR] [--export DIR] [--stop-after PASS] [--print-after PASS|all]... "
                            "[--pass-plugin FILE]... "
-                           "[--pin TENSOR=DIM]... [--pin-split OP=VAR:WAYS[,VAR:WAYS]]... [--baseline] [--scratchpad greedy|first-fit|best-fit] [--max-model-bytes N] "
+                           "[--pin TENSOR=DIM]... [--pin-split OP=VAR:WAYS[,VAR:WAYS]]... [--baseline] [--scratchpad greedy|first-fit|best-fit|none] [--max-model-bytes N] "
                            "[--session NAME [--db FILE]] [--json]",
                            runCompile,
                            "--dump-dir writes NN-<pass>.txt (the IR after each pass; 00-import is the input).\n"

@@ -9,6 +9,7 @@
 #include "core/quantum/pipeline.h"
 #include "core/quantum/qasm_parser.h"
 #include "core/quantum/qpir_printer.h"
+#include "core/workbench/workbench.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -69,35 +70,29 @@ int runQcompile(Args& args)
     opt.optimize = !noOpt;
     opt.recordIrText = dumpDir.has_value();
     opt.stopAfter = pipeline.stopAfter;
-    opt.extraPasses = plugins::quantumInsertions(pipeline.plugins);
-    std::vector<std::shared_ptr<PassInstrumentation<Circuit>>> watchers;
-    if (!pipeline.printAfter.empty())
-        watchers.push_back(std::make_shared<PrintAfterInstrumentation<Circuit>>(pipeline.printAfter, printQpir, std::cerr));
-
-    ParseResult parsed = parseQasmFile(file);
-    for (const Diagnostic& w : parsed.warnings)
-        std::cerr << w.format() << '\n';
+    CompileRequest request;
+    request.kind = DocumentKind::Circuit;
+    request.simulate = false;
+    request.maxFileBytes.reset();   // the parser has its own limit
+    request.quantum = opt;
+    request.plugins = pipeline.plugins;
+    request.printAfter = pipeline.printAfter;
+    request.printTo = &std::cerr;
     JobControl job;
-    std::vector<QuantumSnapshot> snaps;
-    try {
-        snaps = QuantumPipeline::run(parsed.circuit, opt, job, watchers);
-    } catch (const InputError& e) {
-        rethrowWithFile(e, file, parsed.circuit.name);
-    }
-    const Circuit& result = *snaps.back().ir;
+    const CompiledDocument doc = compileDocument(QString::fromStdString(file), job, request);
+    for (const Diagnostic& w : doc.diagnostics)
+        std::cerr << w.format() << '\n';
+    const Circuit& input = *doc.circuits.front();
+    const Circuit& result = *doc.circuits.back();
 
-    if (dumpDir) {
-        PassRecords records;
-        for (const QuantumSnapshot& s : snaps)
-            records.push_back(s.record);
-        writePassDumps(*dumpDir, records);
-    }
+    if (dumpDir)
+        writePassDumps(*dumpDir, doc.passes);
     std::string emitted;
     if (emitKind) {
         try {
             emitted = *emitKind == "qasm" ? exportQasm(result) : exportQir(result);
         } catch (const InputError& e) {
-            rethrowWithFile(e, file, parsed.circuit.name);
+            rethrowWithFile(e, file, input.name);
         }
     }
     if (out)
@@ -105,18 +100,19 @@ int runQcompile(Args& args)
 
     if (args.json()) {
         QJsonArray passes;
-        for (const QuantumSnapshot& s : snaps) {
+        for (size_t i = 0; i < doc.passes.size(); ++i) {
+            const PassRecord& r = doc.passes[i];
             QJsonObject p;
-            p[QStringLiteral("name")] = QString::fromStdString(s.record.name);
-            p[QStringLiteral("changed")] = s.record.changed;
-            p[QStringLiteral("summary")] = QString::fromStdString(s.record.summary);
-            p[QStringLiteral("wall_ms")] = s.record.wallMs;
-            p[QStringLiteral("gates")] = s.ir->gateCount();
+            p[QStringLiteral("name")] = QString::fromStdString(r.name);
+            p[QStringLiteral("changed")] = r.changed;
+            p[QStringLiteral("summary")] = QString::fromStdString(r.summary);
+            p[QStringLiteral("wall_ms")] = r.wallMs;
+            p[QStringLiteral("gates")] = doc.circuits[i]->gateCount();
             passes.append(p);
         }
         QJsonObject o;
         o[QStringLiteral("qubits")] = result.numQubits;
-        o[QStringLiteral("gates_before")] = parsed.circuit.gateCount();
+        o[QStringLiteral("gates_before")] = input.gateCount();
         o[QStringLiteral("gates_after")] = result.gateCount();
         o[QStringLiteral("passes")] = passes;
         if (!result.finalLayout.empty()) {
@@ -136,11 +132,11 @@ int runQcompile(Args& args)
         std::cout << emitted;
         return ExitOk;
     }
-    std::cout << file << ": " << parsed.circuit.numQubits << " qubits, " << parsed.circuit.gateCount() << " -> " << result.gateCount()
+    std::cout << file << ": " << input.numQubits << " qubits, " << input.gateCount() << " -> " << result.gateCount()
               << " gates\n";
-    for (const QuantumSnapshot& s : snaps)
-        std::cout << "  " << std::left << std::setw(18) << s.record.name << std::right << std::setw(9) << std::fixed << std::setprecision(2)
-                  << s.record.wallMs << " ms  " << s.record.summary << '\n';
+    for (const PassRecord& r : doc.passes)
+        std::cout << "  " << std::left << std::setw(18) << r.name << std::right << std::setw(9) << std::fixed << std::setprecision(2)
+                  << r.wallMs << " ms  " << r.summary << '\n';
     if (out)
         std::cout << "wrote " << *out << '\n';
     return ExitOk;

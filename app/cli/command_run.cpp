@@ -5,6 +5,7 @@
 // core/model; the Spyre backend (compile + simulate) is added as another row with its own run
 // function and default tolerances, and fills the timing fields the reference backend leaves null.
 #include "app/cli/cli.h"
+#include "app/cli/pass_options.h"
 #include "app/cli/session_option.h"
 
 #include "core/common/diagnostics.h"
@@ -18,6 +19,7 @@
 #include "core/spyre/spyre_pipeline.h"
 #include "core/spyresim/device_memory.h"
 #include "core/spyresim/spyre_simulator.h"
+#include "core/workbench/workbench.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -46,6 +48,7 @@ struct BackendOptions {
     std::optional<std::string> format;       // spyre: fp16 | dl16
     std::optional<std::string> target;       // spyre: target description file
     bool noNumerics = false;                 // spyre: timing only
+    std::vector<const plugins::LoadedPlugin*> plugins;   // spyre: --pass-plugin
 };
 
 struct KernelTiming {
@@ -85,8 +88,8 @@ BackendResult runReferenceBackend(const ModelGraph& graph, const std::vector<Hos
 {
     if (options.plan)
         throw UsageError("--plan applies to the spyre backend only");
-    if (options.trace || options.scratchpad || options.format || options.target || options.noNumerics)
-        throw UsageError("--trace, --scratchpad, --format, --target and --no-numerics apply to the spyre backend only");
+    if (options.trace || options.scratchpad || options.format || options.target || options.noNumerics || !options.plugins.empty())
+        throw UsageError("--trace, --scratchpad, --format, --target, --pass-plugin and --no-numerics apply to the spyre backend only");
     BackendResult r;
     r.outputs = runReference(graph, inputs).outputs;
     return r;
@@ -94,15 +97,6 @@ BackendResult runReferenceBackend(const ModelGraph& graph, const std::vector<Hos
 
 // The spyre backend's default atol: torch-spyre's 2e-3 * max(1, max|ref|) over the expected outputs.
 double spyreAtol(const std::vector<HostTensor>& expected) { return spyresim::deviceAtol(expected); }
-
-spyre::ScratchpadPolicy parseScratchpadPolicy(const std::string& s)
-{
-    if (s == "greedy") return spyre::ScratchpadPolicy::Greedy;
-    if (s == "first-fit") return spyre::ScratchpadPolicy::FirstFit;
-    if (s == "best-fit") return spyre::ScratchpadPolicy::BestFit;
-    if (s == "none") return spyre::ScratchpadPolicy::None;
-    throw UsageError("--scratchpad expects greedy, first-fit, best-fit or none, got '" + s + "'");
-}
 
 spyresim::SimOptions simOptions(const BackendOptions& options)
 {
@@ -119,18 +113,10 @@ spyresim::SimOptions simOptions(const BackendOptions& options)
     return so;
 }
 
-spyre::SpyreTarget loadTarget(const BackendOptions& options)
-{
-    if (options.target)
-        return spyre::SpyreTarget::load(*options.target);
-    const std::string path = spyre::SpyreTarget::defaultPath();
-    if (path.empty())
-        throw InputError(SourceLocation{}, "no Spyre target description found (resources/targets/spyre.json)");
-    return spyre::SpyreTarget::load(path);
-}
-
-// Simulation results -> the backend result; writes the Chrome trace when asked.
-void fillFromSimulation(BackendResult& r, const spyresim::SimResult& sim, const BackendOptions& options, int64_t lxPeak)
+// Simulation results -> the backend result; writes the Chrome trace when asked, as the GUI's Timeline shows and
+// exports it (core/workbench: kernels lane first).
+void fillFromSimulation(BackendResult& r, const spyresim::SimResult& sim, const BackendOptions& options, int64_t lxPeak,
+                        const std::string& artifact)
 {
     r.kernelTimeNs = sim.kernelTimeNs;
     r.rooflineNs = sim.rooflineNs;
@@ -145,18 +131,23 @@ void fillFromSimulation(BackendResult& r, const spyresim::SimResult& sim, const 
         std::ofstream out(*options.trace, std::ios::binary);
         if (!out)
             throw InputError(SourceLocation{*options.trace, 0, 0}, "cannot write the trace file");
-        writeChromeTrace(*sim.trace, out);
+        // Named like the GUI names it: the file, or the bundle's folder.
+        std::filesystem::path name = std::filesystem::path(artifact).lexically_normal();
+        if (name.filename().empty() || name.filename() == ".")
+            name = name.parent_path();
+        writeChromeTrace(*traceWithKernelLane(sim), out, "Spyre simulator: " + name.filename().string());
     }
 }
 
 BackendResult runSpyreBackend(const ModelGraph& graph, const std::vector<HostTensor>& inputs, const BackendOptions& options)
 {
-    const spyre::SpyreTarget target = loadTarget(options);
+    const spyre::SpyreTarget target = spyre::SpyreTarget::loadOrDefault(options.target);
     spyre::CompileOptions co;
     co.baseline = options.plan && *options.plan == "baseline";
     co.keepIrText = false;
+    co.extraPasses = plugins::spyreInsertions(options.plugins);
     if (options.scratchpad)
-        co.scratchpad = parseScratchpadPolicy(*options.scratchpad);
+        co.scratchpad = parseScratchpadPolicyOption(*options.scratchpad);
     JobControl job;
     const std::vector<spyre::SpyreSnapshot> snaps = spyre::SpyrePipeline::run(graph, target, co, job);
     const spyre::Program& program = *snaps.back().ir;
@@ -174,7 +165,7 @@ BackendResult runSpyreBackend(const ModelGraph& graph, const std::vector<HostTen
                 throw InputError(SourceLocation{graph.sourcePath, 0, 0}, "the bundle does not produce output '" + graph.values[v].name + "'");
             r.outputs.push_back(it->second);
         }
-    fillFromSimulation(r, sim, options, program.scratchpad.peakBytes);
+    fillFromSimulation(r, sim, options, program.scratchpad.peakBytes, graph.sourcePath);
     r.notes.insert(r.notes.begin(), std::string("plan ") + (co.baseline ? "baseline" : "optimized") + ", scratchpad " +
                                         spyre::scratchpadPolicyName(co.scratchpad) + ", target " + target.name);
     return r;
@@ -275,6 +266,8 @@ BackendOptions backendOptions(Args& args)
     options.format = args.value("--format");
     options.target = args.value("--target");
     options.noNumerics = args.flag("--no-numerics");
+    for (const std::string& file : args.values("--pass-plugin"))
+        options.plugins.push_back(&plugins::loadPassPlugin(file));
     if (options.plan && *options.plan != "optimized" && *options.plan != "baseline")
         throw UsageError("--plan must be optimized or baseline, got '" + *options.plan + "'");
     return options;
@@ -533,12 +526,14 @@ int runBundle(Args& args)
         throw UsageError("--plan is fixed when a bundle is compiled; run-bundle simulates the plan the bundle holds");
     if (options.scratchpad)
         throw UsageError("--scratchpad is fixed when a bundle is compiled; run-bundle simulates the plan the bundle holds");
+    if (!options.plugins.empty())
+        throw UsageError("--pass-plugin applies when a model is compiled; run-bundle simulates the bundle as it was compiled");
     validateTolerances(ctx.rtolOpt, ctx.atolOpt);
     if (options.noNumerics && testData)
         throw UsageError("--no-numerics computes no outputs: it cannot be combined with --test-data");
     ctx.backend = &findBackend("spyre");
     const spyre::KernelBundle bundle = spyre::loadKernelBundle(dir);
-    const spyre::SpyreTarget target = loadTarget(options);
+    const spyre::SpyreTarget target = spyre::SpyreTarget::loadOrDefault(options.target);
     if (bundle.cores > target.cores)
         throw InputError(SourceLocation{dir + "/manifest.json", 0, 0}, "the bundle was compiled for " + std::to_string(bundle.cores) +
                                                                           " cores, the target has " + std::to_string(target.cores));
@@ -598,7 +593,7 @@ int runBundle(Args& args)
         if (!options.noNumerics)
             for (const OutputSpec& o : ctx.outputs)
                 r.outputs.push_back(sim.outputs.at(o.name));
-        fillFromSimulation(r, sim, options, bundle.lxPeakBytes);
+        fillFromSimulation(r, sim, options, bundle.lxPeakBytes, dir);
         return r;
     }, ctx.wallMs);
     std::ostringstream text;
@@ -644,7 +639,7 @@ const std::string kRunBundleDetails =
 const RegisterCommand reg{{"run", "run an ONNX model on a backend and check its outputs against ONNX test data",
                            "run MODEL [--test-data DIR] [--backend reference|spyre] [--plan optimized|baseline] [--scratchpad S]\n"
                            "    [--format fp16|dl16] [--trace FILE] [--no-numerics] [--target FILE] [--dim NAME=SIZE]... [--rtol R] [--atol A]\n"
-                           "    [--write-test-data DIR] [--session NAME [--db FILE]] [--json]",
+                           "    [--pass-plugin FILE]... [--write-test-data DIR] [--session NAME [--db FILE]] [--json]",
                            runRun, kRunDetails.c_str()}};
 
 const RegisterCommand regBundle{{"run-bundle", "simulate an exported Spyre kernel bundle and check its outputs",

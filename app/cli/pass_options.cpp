@@ -13,6 +13,13 @@ PipelineCliOptions readPipelineOptions(Args& args)
     return o;
 }
 
+spyre::ScratchpadPolicy parseScratchpadPolicyOption(const std::string& value)
+{
+    if (const auto p = spyre::parseScratchpadPolicy(value))
+        return *p;
+    throw UsageError(std::string("--scratchpad expects ") + spyre::kScratchpadPolicyNames + ", got '" + value + "'");
+}
+
 std::string passListHelp(const std::vector<std::string>& names)
 {
     std::string out = "Passes:";

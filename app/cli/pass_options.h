@@ -20,6 +20,9 @@ struct PipelineCliOptions {
 // Loads the plugins as it reads them (a refused plugin is bad input: exit 2 naming the file).
 PipelineCliOptions readPipelineOptions(Args& args);
 
+// --scratchpad's value (one parser for compile and run); UsageError naming the accepted values.
+spyre::ScratchpadPolicy parseScratchpadPolicyOption(const std::string& value);
+
 // "Passes: a, b, c." wrapped for --help, from the pipeline's own list.
 std::string passListHelp(const std::vector<std::string>& names);
 

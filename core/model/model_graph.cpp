@@ -48,17 +48,6 @@ int64_t elementCount(const Shape& s)
     return n;
 }
 
-std::string shapeString(const Shape& s)
-{
-    std::string out = "[";
-    for (size_t k = 0; k < s.size(); ++k) {
-        if (k)
-            out += ", ";
-        out += std::to_string(s[k]);
-    }
-    return out + "]";
-}
-
 int ModelGraph::findValue(const std::string& name) const
 {
     for (size_t k = 0; k < values.size(); ++k)

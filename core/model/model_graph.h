@@ -3,6 +3,8 @@
 // a DAG of named values (tensors with static shapes) and nodes (ONNX ops), in topological order.
 // This is the input of both the Spyre compiler (core/spyre) and the reference interpreter.
 
+#include "core/common/units.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -23,7 +25,7 @@ int dtypeBytes(DType t);
 
 using Shape = std::vector<int64_t>;
 int64_t elementCount(const Shape& s);
-std::string shapeString(const Shape& s);   // "[256, 512]"
+inline std::string shapeString(const Shape& s) { return shapeText(s); }   // core/common/units.h: "[256, 512]"
 
 // A host tensor with its data. Floating types are held as float (fp16 widened), integer and bool
 // types as int64: simple for an interpreter whose job is to be obviously right, not small.

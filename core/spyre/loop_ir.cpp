@@ -20,14 +20,6 @@ Shape contiguousStrides(const Shape& s)
     return st;
 }
 
-std::string shapeText(const Shape& s)
-{
-    std::string out = "[";
-    for (size_t i = 0; i < s.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(s[i]);
-    return out + "]";
-}
-
 int64_t ceilDiv(int64_t a, int64_t b) { return b <= 0 ? 0 : (a + b - 1) / b; }
 
 int64_t GraphOp::intAttr(const std::string& key, int64_t fallback) const

@@ -7,6 +7,8 @@
 // Later passes annotate the same structures (stick layouts, restickify ops, tile loops, core splits, LX offsets).
 // A Program is a plain value: the pass manager copies it after every pass to keep a snapshot.
 
+#include "core/common/units.h"
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -19,7 +21,7 @@ using Shape = std::vector<int64_t>;
 
 int64_t shapeProduct(const Shape& s);
 Shape contiguousStrides(const Shape& s);
-std::string shapeText(const Shape& s);   // "[128, 768]"
+using spyglass::shapeText;   // core/common/units.h: "[128, 768]"
 int64_t ceilDiv(int64_t a, int64_t b);
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -220,10 +222,10 @@ struct Program {
     std::string modelName;
     std::string sourcePath;
     Stage stage = Stage::Graph;
-    // From the target, so the IR prints and sizes itself without one.
-    int stickElements = 64;
-    int deviceDtypeBytes = 2;
-    std::string deviceDtype = "DL16";
+    // From the target (importModel copies them), so the IR prints and sizes itself without one.
+    int stickElements = 0;
+    int deviceDtypeBytes = 0;
+    std::string deviceDtype;
 
     // graph level
     std::vector<GraphTensor> tensors;

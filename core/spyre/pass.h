@@ -3,12 +3,14 @@
 // Program with a PassContext (target, options, job).
 
 #include "core/common/pass_manager.h"
+#include "core/common/units.h"
 #include "core/spyre/loop_ir.h"
 #include "core/spyre/spyre_target.h"
 
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,9 @@ using PassInsertion = spyglass::PassInsertion<Program, PassContext>;
 // None: no scratchpad planning, every buffer stays in device memory (the torch-spyre baseline before planning).
 enum class ScratchpadPolicy { Greedy, FirstFit, BestFit, None };
 const char* scratchpadPolicyName(ScratchpadPolicy p);
+// The inverse of scratchpadPolicyName; nullopt for anything else.
+std::optional<ScratchpadPolicy> parseScratchpadPolicy(const std::string& name);
+constexpr const char* kScratchpadPolicyNames = "greedy, first-fit, best-fit or none";
 
 struct CompileOptions {
     std::string stopAfter;              // run passes up to and including this one; empty: all
@@ -50,7 +55,6 @@ struct PassContext {
 std::vector<std::unique_ptr<Pass>> makeSpyrePasses();
 std::vector<std::string> spyrePassNames();
 
-// "131 072": digits grouped by thin spaces of the plain kind, for summaries people read.
-std::string groupDigits(int64_t n);
+using spyglass::groupDigits;   // core/common/units.h
 
 }  // namespace spyglass::spyre

@@ -10,18 +10,6 @@
 
 namespace spyglass::spyre {
 
-std::string groupDigits(int64_t n)
-{
-    std::string digits = std::to_string(n < 0 ? -n : n);
-    std::string out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            out += ' ';
-        out += digits[i];
-    }
-    return n < 0 ? "-" + out : out;
-}
-
 const char* scratchpadPolicyName(ScratchpadPolicy p)
 {
     switch (p) {
@@ -33,14 +21,15 @@ const char* scratchpadPolicyName(ScratchpadPolicy p)
     return "?";
 }
 
-namespace {
-
-std::string gibText(double bytes)
+std::optional<ScratchpadPolicy> parseScratchpadPolicy(const std::string& name)
 {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / double(uint64_t(1) << 30));
-    return buf;
+    for (ScratchpadPolicy p : {ScratchpadPolicy::Greedy, ScratchpadPolicy::FirstFit, ScratchpadPolicy::BestFit, ScratchpadPolicy::None})
+        if (name == scratchpadPolicyName(p))
+            return p;
+    return std::nullopt;
 }
+
+namespace {
 
 // Every tensor of the model lives in device memory (inputs, weights, intermediates, outputs): a model that cannot
 // be resident is refused before any pass runs, naming the largest tensor. Sizes are without stick padding, so this
@@ -69,11 +58,11 @@ void checkDeviceMemory(const Program& p, const SpyreTarget& t)
     if (largest->producer >= 0 && largest->producer < static_cast<int>(p.graphOps.size()))
         d.node = p.graphOps[largest->producer].label();
     if (largestBytes > limit)
-        d.message = "tensor '" + largest->name + "' " + shapeText(largest->shape) + " needs " + gibText(largestBytes) +
-                    " of device memory, more than the target's " + gibText(limit);
+        d.message = "tensor '" + largest->name + "' " + shapeText(largest->shape) + " needs " + formatBytes(largestBytes) +
+                    " of device memory, more than the target's " + formatBytes(limit);
     else
-        d.message = "the model's tensors need " + gibText(total) + " of device memory together, more than the target's " +
-                    gibText(limit) + " (largest: '" + largest->name + "' " + shapeText(largest->shape) + ", " + gibText(largestBytes) + ")";
+        d.message = "the model's tensors need " + formatBytes(total) + " of device memory together, more than the target's " +
+                    formatBytes(limit) + " (largest: '" + largest->name + "' " + shapeText(largest->shape) + ", " + formatBytes(largestBytes) + ")";
     throw InputError(std::move(d));
 }
 

@@ -162,4 +162,6 @@ SpyreTarget SpyreTarget::loadDefault()
     return load(p);
 }
 
+SpyreTarget SpyreTarget::loadOrDefault(const std::optional<std::string>& path) { return path ? load(*path) : loadDefault(); }
+
 }  // namespace spyglass::spyre

@@ -3,48 +3,50 @@
 // No pass hard-codes a hardware number: they all ask the SpyreTarget they were given.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace spyglass::spyre {
 
 struct SpyreTarget {
+    // Every value is read from the target file (load() requires each key): no default here repeats one.
     std::string name;
     std::string path;   // the file it was read from
-    int cores = 32;
-    int coreletsPerCore = 2;
-    int ptArrayRows = 8;
+    int cores = 0;
+    int coreletsPerCore = 0;
+    int ptArrayRows = 0;
     int64_t lxBytes = 0;
     int64_t lxProgramReservationBytes = 0;
-    double lxBackendReserveFraction = 0.0;
-    int64_t lxAlignmentBytes = 128;
-    int stickBytes = 128;
-    std::string deviceDtype = "DL16";
-    int deviceDtypeBytes = 2;
+    double lxBackendReserveFraction = 0;
+    int64_t lxAlignmentBytes = 0;
+    int stickBytes = 0;
+    std::string deviceDtype;
+    int deviceDtypeBytes = 0;
     double peakMacPerNsPerCore = 0;
     double sustainedMacPerNsPerCore = 0;
     double bmmDefaultLayoutMacPerNsPerCore = 0;
     double bmmBatchOutermostMacPerNsPerCore = 0;
-    double ptFullEfficiencyRows = 40;
-    double ptEfficiencyExponent = 0.25;
-    double operandFanoutBase = 8;
-    double operandFanoutExponent = 0.75;
-    double partialSumUsPerOutput = 1e-4;
+    double ptFullEfficiencyRows = 0;
+    double ptEfficiencyExponent = 0;
+    double operandFanoutBase = 0;
+    double operandFanoutExponent = 0;
+    double partialSumUsPerOutput = 0;
     double lpddr5PeakGBs = 0;
     double lpddr5EffectiveGBs = 0;
     double lpddr5BalancedGBs = 0;
     double restickifyGBs = 0;
     double rwTurnaroundNsPerByte = 0;
-    int64_t dmaMinRunBytes = 128;
-    int64_t dmaMaxRunBytes = 4096;
+    int64_t dmaMinRunBytes = 0;
+    int64_t dmaMaxRunBytes = 0;
     double ringBytesPerCycle = 0;
     int64_t spanBytes = 0;
     int64_t deviceMemoryBytes = 0;
     // Simulator timing model (core/spyresim): vector (SFU) throughput, fixed cost per kernel, and how many pieces
     // an untiled kernel's DMA is streamed in (overlapping compute).
-    double sfuOpsPerNsPerCore = 128;
+    double sfuOpsPerNsPerCore = 0;
     double kernelOverheadNs = 0;
-    int dmaStreamChunks = 4;
-    double clockGHz = 1.0;
+    int dmaStreamChunks = 0;
+    double clockGHz = 0;
     bool clockIsAssumption = true;
 
     // Elements of the device dtype in one stick (64 for DL16).
@@ -58,6 +60,8 @@ struct SpyreTarget {
     // then the source tree's resources/targets/spyre.json. Empty when none exists.
     static std::string defaultPath();
     static SpyreTarget loadDefault();
+    // `path` when given (--target), else loadDefault(): the one way every caller loads a target.
+    static SpyreTarget loadOrDefault(const std::optional<std::string>& path);
 };
 
 }  // namespace spyglass::spyre

@@ -159,22 +159,22 @@ private slots:
         MainWindow w;
         w.show();
         QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/mlp.onnxtxt"))));
-        QVERIFY(w.exportAs(QStringLiteral("Kernel bundle (folder)"), dir.filePath(QStringLiteral("bundle"))));
+        QVERIFY(w.exportAs(MainWindow::ExportKind::KernelBundle, dir.filePath(QStringLiteral("bundle"))));
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("bundle/manifest.json"))));
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("bundle/listing.txt"))));
-        QVERIFY(w.exportAs(QStringLiteral("IR of every pass (folder of NN-pass.txt)"), dir.filePath(QStringLiteral("dumps"))));
+        QVERIFY(w.exportAs(MainWindow::ExportKind::PassDumps, dir.filePath(QStringLiteral("dumps"))));
         QCOMPARE(QDir(dir.filePath(QStringLiteral("dumps"))).entryList(QDir::Files).size(), static_cast<int>(w.document()->passes().size()));
 
         QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/qft4.qasm"))));
         const QString qasm = dir.filePath(QStringLiteral("out.qasm"));
-        QVERIFY(w.exportAs(QStringLiteral("Optimised circuit as OpenQASM 2.0"), qasm));
+        QVERIFY(w.exportAs(MainWindow::ExportKind::CircuitQasm, qasm));
         QFile f(qasm);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QVERIFY(f.readAll().startsWith("OPENQASM 2.0;"));
-        QVERIFY(w.exportAs(QStringLiteral("Circuit of this pass as SVG"), dir.filePath(QStringLiteral("c.svg"))));
+        QVERIFY(w.exportAs(MainWindow::ExportKind::CircuitSvg, dir.filePath(QStringLiteral("c.svg"))));
         QVERIFY(QFileInfo(dir.filePath(QStringLiteral("c.svg"))).size() > 1000);
         // A place that cannot be written is reported, not ignored.
-        QVERIFY(!w.exportAs(QStringLiteral("Optimised circuit as OpenQASM 2.0"), QStringLiteral("/proc/nope/out.qasm")));
+        QVERIFY(!w.exportAs(MainWindow::ExportKind::CircuitQasm, QStringLiteral("/proc/nope/out.qasm")));
         QVERIFY(w.problems()->problemCount() >= 1);
     }
 

@@ -210,7 +210,7 @@ private slots:
         w.show();
         QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt"))));
         const QString out = dir.filePath(QStringLiteral("trace.json"));
-        QVERIFY(w.exportAs(QStringLiteral("Chrome trace of the Spyre simulation (JSON)"), out));
+        QVERIFY(w.exportAs(MainWindow::ExportKind::ChromeTrace, out));
         QFile f(out);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QJsonParseError err;
@@ -233,7 +233,7 @@ private slots:
 
         // A circuit has no simulator trace to export: the choice fails with a message instead of writing a file.
         QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/qft4.qasm"))));
-        QVERIFY(!w.exportAs(QStringLiteral("Chrome trace of the Spyre simulation (JSON)"), dir.filePath(QStringLiteral("none.json"))));
+        QVERIFY(!w.exportAs(MainWindow::ExportKind::ChromeTrace, dir.filePath(QStringLiteral("none.json"))));
         QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("none.json"))));
     }
 

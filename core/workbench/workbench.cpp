@@ -1,6 +1,7 @@
-#include "views/documentcompiler.h"
+#include "core/workbench/workbench.h"
 
 #include "core/common/diagnostics.h"
+#include "core/common/pass_dump.h"
 #include "core/model/model_loader.h"
 #include "core/model/reference_interpreter.h"
 #include "core/model/tensor_file.h"
@@ -8,9 +9,13 @@
 #include "core/spyre/spyre_pipeline.h"
 #include "core/spyre/spyre_target.h"
 #include "core/quantum/pipeline.h"
+#include "core/quantum/qpir_printer.h"
+#include "core/spyre/ir_printer.h"
 #include "core/quantum/qasm_parser.h"
 #include "core/quantum/simulator.h"
 #include "core/quantum/state_analysis.h"
+#include "core/session/session_recorder.h"
+#include "core/session/session_store.h"
 #include "core/spyresim/spyre_simulator.h"
 
 #include <QDir>
@@ -77,22 +82,34 @@ std::shared_ptr<const QuantumRunResult> simulateForExplorer(const quantum::Circu
     return run;
 }
 
-void compileCircuit(CompiledDocument& doc, JobControl& control, const CompileRequest& request)
+void compileCircuit(CompiledDocument& doc, const std::string& path, JobControl& control, const CompileRequest& request)
 {
     control.report(0.05, "parsing");
-    quantum::ParseResult parsed = quantum::parseQasmFile(doc.path.toStdString());
+    quantum::ParseResult parsed = quantum::parseQasmFile(path);
     doc.diagnostics.insert(doc.diagnostics.end(), parsed.warnings.begin(), parsed.warnings.end());
     control.checkpoint();
     control.report(0.2, "running passes");
-    quantum::PipelineOptions options;   // inline, decompose to {u3, cx}, optimise; no routing
+    quantum::PipelineOptions options = request.quantum;
     options.extraPasses = plugins::quantumInsertions(request.plugins);
-    const auto snapshots = quantum::QuantumPipeline::run(parsed.circuit, options, control);
+    std::vector<quantum::QuantumSnapshot> snapshots;
+    try {
+        std::vector<std::shared_ptr<PassInstrumentation<quantum::Circuit>>> watchers;
+        if (!request.printAfter.empty() && request.printTo)
+            watchers.push_back(std::make_shared<PrintAfterInstrumentation<quantum::Circuit>>(request.printAfter, quantum::printQpir, *request.printTo));
+        snapshots = quantum::QuantumPipeline::run(parsed.circuit, options, control, watchers);
+    } catch (const InputError& e) {
+        // Pass errors name the circuit (its name is the file's stem): say the file.
+        Diagnostic d = e.diagnostic();
+        if (d.location.file.empty() || d.location.file == parsed.circuit.name)
+            d.location.file = path;
+        throw InputError(std::move(d));
+    }
     for (const auto& s : snapshots) {
         doc.passes.push_back(s.record);
         doc.circuits.push_back(s.ir);
     }
     control.report(0.6, "simulating");
-    if (!doc.circuits.empty())
+    if (request.simulate && !doc.circuits.empty())
         doc.quantumRun = simulateForExplorer(*doc.circuits.back(), control);
 }
 
@@ -101,36 +118,6 @@ void compileCircuit(CompiledDocument& doc, JobControl& control, const CompileReq
 constexpr int64_t kNumericsWorkLimit = 32'000'000;
 
 // The same inputs `spyglass-cli run` generates without --test-data: floats uniform in [-1, 1), seed 0.
-
-// The trace as the Timeline shows it: a first lane "kernels" with one span per kernel (its whole time, fixed
-// overhead included), then the simulator's core and DMA lanes. The core lanes alone end before the last
-// kernel's overhead; the kernels lane ends exactly at the total kernel time.
-std::shared_ptr<Trace> traceWithKernelLane(const spyresim::SimResult& sim)
-{
-    auto t = std::make_shared<Trace>();
-    t->addLane("kernels", TraceLane::Kind::Other);
-    for (const spyresim::KernelTime& k : sim.kernels) {
-        TraceEvent e;
-        e.lane = 0;
-        e.name = "kernel";
-        e.kernel = k.name;
-        e.op = k.op;
-        e.startNs = static_cast<int64_t>(std::llround(k.startNs));
-        e.endNs = std::max(e.startNs + 1, static_cast<int64_t>(std::llround(k.startNs + k.timeNs)));
-        e.bytes = k.bytesRead + k.bytesWritten;
-        t->events.push_back(std::move(e));
-    }
-    if (sim.trace) {
-        for (const TraceLane& l : sim.trace->lanes)
-            t->lanes.push_back(l);
-        for (TraceEvent e : sim.trace->events) {
-            ++e.lane;
-            t->events.push_back(std::move(e));
-        }
-    }
-    t->sort();
-    return t;
-}
 
 // Simulates the final bundle: timing always (cheap), numbers too for small models, compared with the reference
 // interpreter on the inputs `spyglass-cli run` would generate. The simulator refusing a bundle is a warning, not
@@ -227,28 +214,27 @@ void simulateModel(CompiledDocument& doc, const model::ModelGraph& graph, JobCon
     }
 }
 
-void compileModel(CompiledDocument& doc, JobControl& control, const CompileRequest& request)
+void compileModel(CompiledDocument& doc, const std::string& path, JobControl& control, const CompileRequest& request)
 {
     control.report(0.05, "loading model");
-    const model::ModelGraph graph = model::loadModel(doc.path.toStdString());
+    const model::ModelGraph graph = model::loadModel(path, request.load);
     control.checkpoint();
-    const std::string targetPath = spyre::SpyreTarget::defaultPath();
-    if (targetPath.empty())
-        throw InputError(SourceLocation{"spyre.json", 0, 0}, "no Spyre target description found (resources/targets/spyre.json)");
-    doc.target = std::make_shared<const spyre::SpyreTarget>(spyre::SpyreTarget::load(targetPath));
+    doc.target = std::make_shared<const spyre::SpyreTarget>(spyre::SpyreTarget::loadOrDefault(request.targetPath));
     control.report(0.2, "compiling for Spyre");
-    spyre::CompileOptions options;
-    options.pins = request.pins;
-    doc.pins = request.pins;
-    options.splitPins = request.splitPins;
-    doc.splitPins = request.splitPins;
+    spyre::CompileOptions options = request.spyre;
+    doc.pins = options.pins;
+    doc.splitPins = options.splitPins;
     options.extraPasses = plugins::spyreInsertions(request.plugins);
-    const auto snapshots = spyre::SpyrePipeline::run(graph, *doc.target, options, control);
+    std::vector<std::shared_ptr<PassInstrumentation<spyre::Program>>> watchers;
+    if (!request.printAfter.empty() && request.printTo)
+        watchers.push_back(std::make_shared<PrintAfterInstrumentation<spyre::Program>>(
+            request.printAfter, [](const spyre::Program& p) { return spyre::printProgram(p); }, *request.printTo));
+    const auto snapshots = spyre::SpyrePipeline::run(spyre::importModel(graph, *doc.target), *doc.target, options, control, watchers);
     for (const auto& s : snapshots) {
         doc.passes.push_back(s.record);
         doc.programs.push_back(s.ir);
     }
-    if (!doc.programs.empty()) {
+    if (request.simulate && !doc.programs.empty()) {
         control.report(0.8, "simulating on Spyre");
         simulateModel(doc, graph, control);
     }
@@ -271,36 +257,105 @@ void recordSource(CompiledDocument& doc, const QFileInfo& info, bool binary, dou
 
 }  // namespace
 
+std::shared_ptr<Trace> traceWithKernelLane(const spyresim::SimResult& sim)
+{
+    auto t = std::make_shared<Trace>();
+    t->addLane("kernels", TraceLane::Kind::Other);
+    for (const spyresim::KernelTime& k : sim.kernels) {
+        TraceEvent e;
+        e.lane = 0;
+        e.name = "kernel";
+        e.kernel = k.name;
+        e.op = k.op;
+        e.startNs = static_cast<int64_t>(std::llround(k.startNs));
+        e.endNs = std::max(e.startNs + 1, static_cast<int64_t>(std::llround(k.startNs + k.timeNs)));
+        e.bytes = k.bytesRead + k.bytesWritten;
+        t->events.push_back(std::move(e));
+    }
+    if (sim.trace) {
+        for (const TraceLane& l : sim.trace->lanes)
+            t->lanes.push_back(l);
+        for (TraceEvent e : sim.trace->events) {
+            ++e.lane;
+            t->events.push_back(std::move(e));
+        }
+    }
+    t->sort();
+    return t;
+}
+
 CompiledDocument compileDocument(const QString& path, JobControl& control, const CompileRequest& request)
 {
     const QFileInfo info(path);
-    if (!info.exists())
-        throw InputError(at(path), "no such file or directory");
     CompiledDocument doc;
     doc.path = info.absoluteFilePath();
-    doc.kind = detectDocumentKind(path.toStdString());
-    if (doc.kind == DocumentKind::Unknown)
-        throw InputError(at(path), "not a model (.onnx, .onnxtxt), circuit (.qasm) or kernel bundle");
-    if (info.isFile() && info.size() > kMaxDocumentBytes)
-        throw InputError(at(path), "file is larger than the " + std::to_string(kMaxDocumentBytes >> 20) + " MiB limit");
+    if (request.kind) {
+        doc.kind = *request.kind;   // the loaders say what is wrong with the file, if anything
+    } else {
+        if (!info.exists())
+            throw InputError(at(path), "no such file or directory");
+        doc.kind = detectDocumentKind(path.toStdString());
+        if (doc.kind == DocumentKind::Unknown)
+            throw InputError(at(path), "not a model (.onnx, .onnxtxt), circuit (.qasm) or kernel bundle");
+    }
+    if (request.maxFileBytes && info.isFile() && info.size() > *request.maxFileBytes)
+        throw InputError(at(path), "file is larger than the " + std::to_string(*request.maxFileBytes >> 20) + " MiB limit");
 
     control.report(0.0, "reading " + info.fileName().toStdString());
     QElapsedTimer timer;
     timer.start();
+    // Errors name the file as the caller gave it.
+    const std::string given = path.toStdString();
     const bool binary = path.endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive) || info.isDir();
-    if (info.isDir())
-        doc.sourceText = readText(QDir(path).filePath(QStringLiteral("manifest.json")));
-    else if (!binary)
-        doc.sourceText = readText(path);
-    control.checkpoint();
-
     switch (doc.kind) {
-    case DocumentKind::Circuit: compileCircuit(doc, control, request); break;
-    case DocumentKind::Model: compileModel(doc, control, request); break;
-    default: recordSource(doc, info, binary, static_cast<double>(timer.nsecsElapsed()) / 1e6); break;
+    case DocumentKind::Circuit: compileCircuit(doc, given, control, request); break;
+    case DocumentKind::Model: compileModel(doc, given, control, request); break;
+    default:
+        doc.sourceText = readText(QDir(path).filePath(QStringLiteral("manifest.json")));
+        recordSource(doc, info, binary, static_cast<double>(timer.nsecsElapsed()) / 1e6);
+        break;
     }
+    // The source is read after the loaders accepted the file (they refuse devices, FIFOs and oversized files).
+    if (doc.kind != DocumentKind::KernelBundle && !binary)
+        doc.sourceText = readText(path);
     control.report(1.0, "done");
     return doc;
+}
+
+void recordRun(const CompiledDocument& doc, session::SessionRecorder& recorder, const std::string& kind, const std::string& optionsJson)
+{
+    session::RunStart start;
+    start.kind = kind;
+    start.artifactPath = doc.path.toStdString();
+    start.artifactKind = doc.kind == DocumentKind::Circuit ? "qasm" : doc.kind == DocumentKind::Model ? "onnx" : "bundle";
+    if (doc.target)
+        start.targetPath = doc.target->path;
+    start.optionsJson = optionsJson;
+    recorder.beginRun(start);
+    recorder.addPassTimings(doc.passes);
+    if (doc.simulation) {
+        const int64_t lxPeak = doc.programs.empty() ? 0 : doc.programs.back()->scratchpad.peakBytes;
+        for (const spyresim::KernelTime& k : doc.simulation->kernels)
+            recorder.addKernelTiming(k.name, k.timeNs, k.bytesRead + k.bytesWritten, lxPeak);
+        recorder.setSimulationWallMs(doc.simulation->wallMs);
+    }
+    if (doc.quantumRun && !doc.circuits.empty() && !doc.quantumRun->counts.empty())
+        recorder.addCircuitTiming(doc.quantumRun->qubits, doc.circuits.back()->gateCount(), doc.quantumRun->simMs,
+                                  QFileInfo(doc.path).fileName().toStdString());
+    recorder.finishRun(session::RunStatus::Ok);
+}
+
+void recordRun(CompiledDocument& doc, const std::string& dbPath, int64_t sessionId, const std::string& kind, const std::string& optionsJson)
+{
+    // Its own connection: one SessionStore is one SQLite connection, used by one thread.
+    try {
+        session::SessionStore store(dbPath);
+        session::SessionRecorder recorder(store, sessionId);
+        recordRun(doc, recorder, kind, optionsJson);
+    } catch (const std::exception& e) {
+        doc.diagnostics.push_back(Diagnostic{Severity::Warning, SourceLocation{dbPath, 0, 0},
+                                             std::string("this run was not recorded in the session history: ") + e.what(), {}, {}});
+    }
 }
 
 }  // namespace spyglass

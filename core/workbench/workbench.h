@@ -1,0 +1,126 @@
+#pragma once
+// The workbench: what Spyglass does to a file, once, for the GUI, the CLI and the tests alike. It reads the file
+// (bounded size), runs the compiler that fits its kind (with the request's options, pins and plugin passes), runs
+// the fitting simulator (the Spyre timing model on the final bundle, and numbers checked against the reference
+// interpreter for small models; the state-vector simulator for circuits), and returns one typed result, the
+// CompiledDocument. recordRun() writes that result into a session. The GUI's Document is a thin observable wrapper
+// of a CompiledDocument; `spyglass-cli compile` and `qcompile` print one.
+
+#include "core/common/diagnostics.h"
+#include "core/common/document_kind.h"
+#include "core/common/job_control.h"
+#include "core/common/pass_record.h"
+#include "core/common/trace.h"
+#include "core/model/model_loader.h"
+#include "core/plugins/pass_plugin_loader.h"
+#include "core/quantum/pipeline.h"
+#include "core/spyre/pass.h"
+
+#include <QString>
+
+#include <array>
+#include <complex>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace spyglass::spyre {
+struct Program;
+struct SpyreTarget;
+}
+namespace spyglass::spyresim {
+struct SimResult;
+}
+namespace spyglass::session {
+class SessionRecorder;
+}
+
+namespace spyglass {
+
+// The simulator's answer for a circuit document (computed once, after the last pass).
+struct QuantumRunResult {
+    int qubits = 0;
+    int shots = 0;
+    uint64_t seed = 0;
+    std::map<std::string, int> counts;     // Qiskit-convention keys
+    double simMs = 0;
+    bool hasState = false;                 // false for mid-circuit measurement or too many qubits
+    struct Amplitude {
+        uint64_t index = 0;                // bit k = qubit k
+        std::complex<double> value;
+        double probability = 0;
+    };
+    std::vector<Amplitude> topAmplitudes;  // most probable first
+    std::vector<std::array<double, 3>> bloch;   // per qubit
+    QString note;                          // why something is missing, in plain words
+};
+
+struct CompiledDocument {
+    QString path;
+    DocumentKind kind = DocumentKind::Unknown;
+    QString sourceText;                   // the file as read (empty for binary models)
+    PassRecords passes;                   // one record per pass, in order
+    std::vector<Diagnostic> diagnostics;  // warnings that did not stop the compile
+    // Circuit documents: the circuit after each pass (parallel to `passes`) and the simulation.
+    std::vector<std::shared_ptr<const quantum::Circuit>> circuits;
+    std::shared_ptr<const QuantumRunResult> quantumRun;
+    // Model documents: the Spyre program after each pass (parallel to `passes`) and the target used.
+    std::vector<std::shared_ptr<const spyre::Program>> programs;
+    std::shared_ptr<const spyre::SpyreTarget> target;
+    std::map<std::string, int> pins;       // the stick-dimension pins this compile was asked for
+    std::map<std::string, std::map<std::string, int>> splitPins;   // and the core-split pins (op -> var -> ways)
+    // The Spyre simulator on the final kernel bundle: kernel times and the trace (its first lane, "kernels", spans
+    // each kernel including its fixed overhead, so the trace ends at the total kernel time). Null when the
+    // compile produced no bundle or the simulator refused it (then simulationNote says why).
+    std::shared_ptr<const spyresim::SimResult> simulation;
+    // One line for the log: the numerics check against the reference interpreter, or why there was none.
+    QString simulationNote;
+};
+
+// Files larger than this are refused before reading (a model or circuit of this size is not a document).
+constexpr qint64 kMaxDocumentBytes = 512ll * 1024 * 1024;
+
+// What to do with the file beyond the defaults.
+struct CompileRequest {
+    // What the file is; by default, its extension says (DocumentKind detection).
+    std::optional<DocumentKind> kind;
+    // Files beyond this are refused before reading; nullopt: only the loaders' own limits (e.g. load.maxModelBytes).
+    std::optional<qint64> maxFileBytes = kMaxDocumentBytes;
+    // Model documents: the compiler's options, including the GUI's "what-if" pins (tensor -> stick dimension;
+    // op -> var -> ways). extraPasses is filled from `plugins`.
+    spyre::CompileOptions spyre;
+    std::optional<std::string> targetPath;   // default: the installed target (SpyreTarget::loadDefault)
+    model::LoadOptions load;
+    // Circuit documents: the pipeline's options (the explorer's default: inline, decompose to {u3, cx}, optimise).
+    quantum::PipelineOptions quantum;
+    // Pass plugins (File > Load Pass Plugin, --pass-plugin): their passes join whichever pipeline fits the file.
+    std::vector<const plugins::LoadedPlugin*> plugins;
+    // Run the simulator after the compile (the explorer does; `compile` and `qcompile` do not).
+    bool simulate = true;
+    // --print-after: the IR after these passes ("all": every pass) is printed to printTo as the passes run.
+    std::set<std::string> printAfter;
+    std::ostream* printTo = nullptr;
+};
+
+// Throws InputError for unreadable or unsupported files (and for pins or plugins the compiler rejects), Cancelled.
+CompiledDocument compileDocument(const QString& path, JobControl& control, const CompileRequest& request = {});
+
+// The Spyre simulator's trace as the Timeline and every Chrome-trace export show it: a first lane "kernels" with one
+// span per kernel (its whole time, fixed overhead included), then the simulator's core and DMA lanes. The core
+// lanes alone end before the last kernel's overhead; the kernels lane ends exactly at the total kernel time.
+std::shared_ptr<Trace> traceWithKernelLane(const spyresim::SimResult& sim);
+
+// Records the result as one run of `kind` ("compile", "qcompile"): pass timings, simulated kernel timings,
+// circuit timing. Throws what the store throws.
+void recordRun(const CompiledDocument& doc, session::SessionRecorder& recorder, const std::string& kind,
+               const std::string& optionsJson = {});
+// The same into session `sessionId` of the store at `dbPath`, with its own connection (safe on a worker thread).
+// A store that cannot be written is not a failed compile: a warning is added to the document instead.
+void recordRun(CompiledDocument& doc, const std::string& dbPath, int64_t sessionId, const std::string& kind,
+               const std::string& optionsJson = {});
+
+}  // namespace spyglass
