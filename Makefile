@@ -8,7 +8,7 @@ JOBS  ?= 2
 XVFB  := xvfb-run -a -s "-screen 0 1600x1000x24"
 EXAMPLE ?= resources/examples/qft4.qasm
 
-.PHONY: deps configure build run test package fuzz test-asan clean
+.PHONY: deps configure build build-app run test package fuzz test-asan clean
 
 deps:
 	bash scripts/install-deps.sh
@@ -19,7 +19,11 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j$(JOBS)
 
-run: build
+# Only what the app needs (the two programs and their libraries), not the tests and benchmarks.
+build-app: configure
+	cmake --build $(BUILD) -j$(JOBS) --target spyglass spyglass-cli
+
+run: build-app
 	$(BUILD)/app/spyglass $(EXAMPLE)
 
 test: build

@@ -120,12 +120,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
     createStatusBar();
     defaultState_ = saveState(kLayoutVersion);
     restoreLayout();
+    applyLayoutFor(DocumentKind::Unknown);
+    connect(problems_, &ProblemsView::problemAdded, this, [this] {
+        if (QDockWidget* d = dock(QStringLiteral("problemsDock"))) {
+            d->show();
+            d->raise();
+        }
+    });
 
     connect(document_, &Document::documentChanged, this, &MainWindow::updateActions);
     connect(document_, &Document::selectedPassChanged, this, &MainWindow::updateActions);
     connect(document_, &Document::documentChanged, this, &MainWindow::updateTitle);
     connect(document_, &Document::selectedPassChanged, this, &MainWindow::showSelectedPass);
     connect(document_, &Document::documentChanged, this, [this] {
+        applyLayoutFor(document_->kind());
         // Bring forward the picture that fits the document.
         if (document_->kind() == DocumentKind::Circuit)
             centralTabs_->setCurrentWidget(circuitView_);
@@ -940,6 +948,35 @@ void MainWindow::rebuildExamplesMenu()
         examplesMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); });
     }
     examplesMenu_->setEnabled(!examplesMenu_->isEmpty());
+}
+
+QDockWidget* MainWindow::dock(const QString& objectName) const
+{
+    for (QDockWidget* d : docks_)
+        if (d->objectName() == objectName)
+            return d;
+    return nullptr;
+}
+
+void MainWindow::applyLayoutFor(DocumentKind kind)
+{
+    if (layoutKind_ == kind)
+        return;   // the same kind again: keep what the user arranged
+    layoutKind_ = kind;
+    const bool model = kind == DocumentKind::Model || kind == DocumentKind::KernelBundle;
+    const bool circuit = kind == DocumentKind::Circuit;
+    auto setShown = [this](const char* name, bool shown) {
+        if (QDockWidget* d = dock(QLatin1String(name)))
+            d->setVisible(shown);
+    };
+    setShown("stateDock", circuit);
+    for (const char* name : {"timelineDock", "workDivisionDock", "stickLayoutDock", "scratchpadDock"})
+        setShown(name, model);
+    // Problems only when there is one (problemAdded brings it back); an empty one at start-up is noise.
+    if (problems_->problemCount() == 0)
+        setShown("problemsDock", false);
+    if (QDockWidget* d = dock(QLatin1String(model ? "timelineDock" : "chartsDock")); d && d->isVisible())
+        d->raise();
 }
 
 void MainWindow::restoreLayout()

@@ -2,6 +2,8 @@
 // The Spyglass main window: menus, docks (arrangement saved in QSettings), a status bar with progress and
 // Cancel for the background job, drag-and-drop of files, and the open Document that every view observes.
 
+#include "core/common/document_kind.h"
+
 #include <QMainWindow>
 #include <QStringList>
 
@@ -84,6 +86,7 @@ public:
     ProblemsView* problems() const { return problems_; }
     PipelineView* pipeline() const { return pipeline_; }
     QList<QDockWidget*> docks() const { return docks_; }
+    QDockWidget* dock(const QString& objectName) const;
     IrView* irView() const { return irView_; }
     CircuitView* circuitView() const { return circuitView_; }
     GraphView* graphView() const { return graphView_; }
@@ -122,6 +125,9 @@ private:
     void createDocks();
     void createStatusBar();
     QDockWidget* addDock(const QString& title, const QString& objectName, QWidget* w, Qt::DockWidgetArea area);
+    // One layout per document kind: a model shows the Spyre docks, a circuit the State; what does not apply to the
+    // open document is out of the way (the View menu still shows any dock).
+    void applyLayoutFor(DocumentKind kind);
     void restoreLayout();
     void saveLayout();
     void rebuildRecentMenu();
@@ -177,6 +183,7 @@ private:
     PipelineView* pipeline_ = nullptr;
     ProblemsView* problems_ = nullptr;
     QList<QDockWidget*> docks_;
+    std::optional<DocumentKind> layoutKind_;   // the kind applyLayoutFor last arranged the docks for
 
     QMenu* viewMenu_ = nullptr;
     QMenu* recentMenu_ = nullptr;

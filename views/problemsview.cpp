@@ -65,6 +65,7 @@ void ProblemsView::addProblem(const Diagnostic& d)
     item->setToolTip(ColMessage, QString::fromStdString(d.format()));
     tabs_->setCurrentWidget(problems_);
     log(QString::fromLatin1(severityName(d.severity)) + QStringLiteral(": ") + loc + QStringLiteral(": ") + message);
+    emit problemAdded();
 }
 
 void ProblemsView::addErrorText(const QString& text)

@@ -29,6 +29,7 @@ public:
 
 signals:
     void locationActivated(const QString& file, int line, int column);
+    void problemAdded();   // so the window can bring the dock forward
 
 private:
     QTabWidget* tabs_;

@@ -254,18 +254,18 @@ private slots:
             MainWindow w;
             w.show();
             QVERIFY(QTest::qWaitForWindowExposed(&w));
-            QDockWidget* problems = w.findChild<QDockWidget*>(QStringLiteral("problemsDock"));
-            QVERIFY(problems && problems->isVisible());
-            problems->hide();
+            QDockWidget* pipeline = w.findChild<QDockWidget*>(QStringLiteral("pipelineDock"));
+            QVERIFY(pipeline && pipeline->isVisible());
+            pipeline->hide();
             w.close();
         }
         {
             MainWindow w;
             w.show();
             QVERIFY(QTest::qWaitForWindowExposed(&w));
-            QDockWidget* problems = w.findChild<QDockWidget*>(QStringLiteral("problemsDock"));
-            QVERIFY(!problems->isVisible());
-            problems->show();   // leave a normal layout for the next tests
+            QDockWidget* pipeline = w.findChild<QDockWidget*>(QStringLiteral("pipelineDock"));
+            QVERIFY(!pipeline->isVisible());
+            pipeline->show();   // leave a normal layout for the next tests
             w.close();
         }
     }
