@@ -1,5 +1,7 @@
 #include "views/circuitview.h"
 
+#include "views/document.h"
+
 #include "views/sceneexport.h"
 
 #include "core/quantum/circuit.h"
@@ -120,6 +122,13 @@ QString CircuitView::formatAngle(double radians)
         }
     }
     return QString::number(radians, 'g', 4);
+}
+
+void CircuitView::followDocument(const Document* document)
+{
+    auto show = [this, document] { setCircuit(document->selectedCircuit()); };
+    connect(document, &Document::documentChanged, this, show);
+    connect(document, &Document::selectedPassChanged, this, show);
 }
 
 void CircuitView::setCircuit(std::shared_ptr<const Circuit> circuit)

@@ -15,6 +15,8 @@ struct Circuit;
 
 namespace spyglass {
 
+class Document;
+
 class CircuitView : public QGraphicsView {
     Q_OBJECT
 public:
@@ -22,6 +24,8 @@ public:
     ~CircuitView() override;
 
     void setCircuit(std::shared_ptr<const quantum::Circuit> circuit);
+    // Shows the document's selected circuit from now on (nothing for other documents).
+    void followDocument(const Document* document);
     const quantum::Circuit* circuit() const { return circuit_.get(); }
 
     // The drawing column of every op (same order as Circuit::ops), and how many columns there are.

@@ -131,7 +131,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
     connect(document_, &Document::documentChanged, this, &MainWindow::updateActions);
     connect(document_, &Document::selectedPassChanged, this, &MainWindow::updateActions);
     connect(document_, &Document::documentChanged, this, &MainWindow::updateTitle);
-    connect(document_, &Document::selectedPassChanged, this, &MainWindow::showSelectedPass);
+    // The pictures of the selected pass follow the document themselves.
+    circuitView_->followDocument(document_);
+    followDocument(graphView_, document_);
+    followDocument(scratchpad_, scratchpadHost_, document_);
+    followDocument(timeline_, timelineHost_, document_);
     connect(document_, &Document::documentChanged, this, [this] {
         applyLayoutFor(document_->kind());
         // Bring forward the picture that fits the document.
@@ -357,22 +361,6 @@ void MainWindow::createStatusBar()
     });
 }
 
-void MainWindow::showSelectedPass()
-{
-    circuitView_->setCircuit(document_->selectedCircuit());
-    const auto program = document_->selectedProgram();
-    if (program != shownProgram_) {
-        shownProgram_ = program;
-        const auto& target = document_->compiled().target;
-        scratchpad_->setProgram(program, target ? target->lxBytes : 0, target ? target->usableLxBytes() : 0, target ? target->cores : 1);
-        scratchpadHost_->refresh();
-        if (program)
-            graphView_->setGraph(graphSpecFor(*program));
-        else
-            graphView_->clearGraph();
-    }
-}
-
 void MainWindow::inspectGraphNode(const QString& id)
 {
     const auto program = document_->selectedProgram();
@@ -537,20 +525,10 @@ QString MainWindow::simulationStatusText() const { return simLabel_->text(); }
 void MainWindow::showSimulation()
 {
     const auto& sim = document_->compiled().simulation;
-    timeline_->setTrace(sim ? sim->trace : nullptr);
-    if (sim) {
-        const double pct = sim->kernelTimeNs > 0 ? 100.0 * sim->rooflineNs / sim->kernelTimeNs : 0.0;
-        const QString line = tr("Spyre simulator, final kernel bundle: %1 kernel(s), kernel time %2, roofline bound %3 (runs at %4 % of the roofline), %5 B moved")
-                                 .arg(sim->kernels.size())
-                                 .arg(formatNs(sim->kernelTimeNs), formatNs(sim->rooflineNs), QString::number(pct, 'f', 0))
-                                 .arg(sim->bytesMoved);
-        timeline_->setHeader(line.toStdString());
+    if (sim)
         simLabel_->setText(tr("Spyre sim: %1 (roofline %2)").arg(formatNs(sim->kernelTimeNs), formatNs(sim->rooflineNs)));
-    } else {
-        timeline_->setHeader({});
+    else
         simLabel_->clear();
-    }
-    timelineHost_->refresh();
 }
 
 void MainWindow::showGraphNodeMenu(const QString& id, const QPoint& globalPos)

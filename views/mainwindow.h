@@ -141,7 +141,6 @@ private:
 
     Document* document_;
     JobRunner* jobs_;
-    void showSelectedPass();
     void compile(const QString& path, const CompileRequest& request);
     void recompileWithPins(const std::map<std::string, int>& pins,
                            const std::map<std::string, std::map<std::string, int>>& splitPins);
@@ -161,7 +160,6 @@ private:
     TimelinePanel* timeline_ = nullptr;
     ImGuiHost* timelineHost_ = nullptr;
     QLabel* simLabel_ = nullptr;
-    std::shared_ptr<const spyre::Program> shownProgram_;   // what the Graph view shows
     std::string selectedNode_;                              // Graph selection, kept across passes
     WorkDivisionView* workDivision_ = nullptr;
     StickLayoutView* stickLayout_ = nullptr;

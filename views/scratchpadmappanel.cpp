@@ -2,6 +2,10 @@
 
 #include "core/common/units.h"
 
+#include "views/document.h"
+
+#include "core/spyre/spyre_target.h"
+
 #include "core/spyre/loop_ir.h"
 
 #include <imgui.h>
@@ -174,6 +178,22 @@ void ScratchpadMapPanel::draw()
         dl->AddText(ImVec2(origin.x + axis, origin.y + avail.y - 16), IM_COL32(200, 200, 200, 255), "kernel timeline (op index) ->");
     }
     ImGui::End();
+}
+
+void followDocument(ScratchpadMapPanel* panel, ImGuiHost* host, const Document* document)
+{
+    auto shown = std::make_shared<std::shared_ptr<const spyre::Program>>();
+    auto show = [panel, host, document, shown] {
+        const auto program = document->selectedProgram();
+        if (program == *shown)
+            return;
+        *shown = program;
+        const auto& target = document->compiled().target;
+        panel->setProgram(program, target ? target->lxBytes : 0, target ? target->usableLxBytes() : 0, target ? target->cores : 1);
+        host->refresh();
+    };
+    QObject::connect(document, &Document::documentChanged, host, show);
+    QObject::connect(document, &Document::selectedPassChanged, host, show);
 }
 
 }  // namespace spyglass

@@ -54,4 +54,8 @@ private:
     bool fitToPeak_ = true;   // small plans are unreadable on a 2 MiB axis
 };
 
+class Document;
+// The panel (hosted by `host`) shows the LX plan of the document's selected program, with its target's numbers.
+void followDocument(ScratchpadMapPanel* panel, ImGuiHost* host, const Document* document);
+
 }  // namespace spyglass

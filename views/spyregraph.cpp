@@ -1,5 +1,8 @@
 #include "views/spyregraph.h"
 
+#include "views/document.h"
+#include "views/graphview.h"
+
 #include "core/spyre/loop_ir.h"
 
 #include <QStringList>
@@ -147,6 +150,23 @@ GraphSpec loopLevel(const Program& p)
 GraphSpec graphSpecFor(const Program& program)
 {
     return program.stage == Stage::Graph ? graphLevel(program) : loopLevel(program);
+}
+
+void followDocument(GraphView* view, const Document* document)
+{
+    auto shown = std::make_shared<std::shared_ptr<const spyre::Program>>();
+    auto show = [view, document, shown] {
+        const auto program = document->selectedProgram();
+        if (program == *shown)
+            return;
+        *shown = program;
+        if (program)
+            view->setGraph(graphSpecFor(*program));
+        else
+            view->clearGraph();
+    };
+    QObject::connect(document, &Document::documentChanged, view, show);
+    QObject::connect(document, &Document::selectedPassChanged, view, show);
 }
 
 }  // namespace spyglass

@@ -13,6 +13,13 @@ struct Program;
 
 namespace spyglass {
 
+class Document;
+class GraphView;
+
 GraphSpec graphSpecFor(const spyre::Program& program);
+
+// The Graph view shows the document's selected program from now on (laid out again only when it changes; cleared
+// for documents without one).
+void followDocument(GraphView* view, const Document* document);
 
 }  // namespace spyglass

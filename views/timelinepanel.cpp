@@ -2,6 +2,10 @@
 
 #include "core/common/units.h"
 
+#include "views/document.h"
+
+#include "core/spyresim/spyre_simulator.h"
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -314,6 +318,25 @@ void TimelinePanel::draw()
     }
     ImGui::EndChild();
     ImGui::End();
+}
+
+void followDocument(TimelinePanel* panel, ImGuiHost* host, const Document* document)
+{
+    QObject::connect(document, &Document::documentChanged, host, [panel, host, document] {
+        const auto& sim = document->compiled().simulation;
+        panel->setTrace(sim ? sim->trace : nullptr);
+        std::string header;
+        if (sim) {
+            const double pct = sim->kernelTimeNs > 0 ? 100.0 * sim->rooflineNs / sim->kernelTimeNs : 0.0;
+            char runs[32];
+            std::snprintf(runs, sizeof runs, "%.0f %%", pct);
+            header = "Spyre simulator, final kernel bundle: " + std::to_string(sim->kernels.size()) + " kernel(s), kernel time " +
+                     formatDuration(sim->kernelTimeNs) + ", roofline bound " + formatDuration(sim->rooflineNs) + " (runs at " + runs +
+                     " of the roofline), " + std::to_string(sim->bytesMoved) + " B moved";
+        }
+        panel->setHeader(header);
+        host->refresh();
+    });
 }
 
 }  // namespace spyglass

@@ -64,4 +64,8 @@ private:
     double drawMs_ = 0;
 };
 
+class Document;
+// The panel (hosted by `host`) shows the document's simulator trace, with kernel time and roofline in its header.
+void followDocument(TimelinePanel* panel, ImGuiHost* host, const Document* document);
+
 }  // namespace spyglass
