@@ -57,11 +57,32 @@ constexpr size_t kLookAhead = 1 << 14;
 
 }  // namespace
 
+bool isSwapGate(const kernels::PreparedGate& g)
+{
+    if (g.k != 2 || !g.controls.empty() || g.matrix.size() != 32)
+        return false;
+    // Row r has its 1 in column swap(r): 0 -> 0, 1 -> 2, 2 -> 1, 3 -> 3.
+    static const int col[4] = {0, 2, 1, 3};
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c)
+            if (g.matrix[2 * (r * 4 + c)] != (c == col[r] ? 1.0 : 0.0) || g.matrix[2 * (r * 4 + c) + 1] != 0)
+                return false;
+    return true;
+}
+
+bool relabel(QubitMap& map, const kernels::PreparedGate& g)
+{
+    if (!isSwapGate(g))
+        return false;
+    map.swapLocal(map.physical(g.targets[0]), map.physical(g.targets[1]));
+    return true;
+}
+
 std::vector<Swap> swapsBefore(QubitMap& map, const std::vector<kernels::PreparedGate>& gates, size_t i)
 {
     const kernels::PreparedGate& g = gates[i];
     std::vector<Swap> out;
-    if (g.diagonalMatrix)
+    if (g.diagonalMatrix || isSwapGate(g))
         return out;
     std::vector<int> needed;
     for (int j = 0; j < g.k; ++j)
@@ -80,12 +101,13 @@ std::vector<Swap> swapsBefore(QubitMap& map, const std::vector<kernels::Prepared
     if (open < static_cast<int>(needed.size()))
         throw std::logic_error("too few local qubits for a gate's targets");
     int unknown = open;
+    QubitMap ahead = map;   // follows the SWAP gates' relabelling, so a use is charged to the data it needs
     for (size_t j = i + 1; j < gates.size() && j <= i + kLookAhead && unknown > 0; ++j) {
         const kernels::PreparedGate& h = gates[j];
-        if (h.diagonalMatrix)
+        if (h.diagonalMatrix || relabel(ahead, h))
             continue;
         for (int t = 0; t < h.k; ++t) {
-            const int p = map.physical(h.targets[t]);
+            const int p = ahead.physical(h.targets[t]);
             if (p < L && candidate[p] && next[p] == std::numeric_limits<size_t>::max()) {
                 next[p] = j;
                 --unknown;
@@ -156,6 +178,8 @@ Traffic countSwapStrategy(const std::vector<kernels::PreparedGate>& gates, int n
     Traffic t;
     const uint64_t half = (uint64_t(1) << (n - k)) / 2 * uint64_t(bytesPerAmplitude);
     for (size_t i = 0; i < gates.size(); ++i) {
+        if (relabel(map, gates[i]))
+            continue;
         const auto swaps = swapsBefore(map, gates, i);
         t.exchanges += swaps.size();
         t.bytesSent += swaps.size() * half;

@@ -36,13 +36,18 @@ public:
     bool identity() const;
     // Exchanges the roles of global slot `slot` (physical n - k + slot) and local qubit `local`.
     void swapGlobalLocal(int slot, int local);
-    // Exchanges two local qubits (a local SWAP gate, no communication).
+    // Exchanges the logical qubits at physical positions a and b (a SWAP gate's relabelling, or a local swap).
     void swapLocal(int a, int b);
 
 private:
     int n_, k_;
     std::vector<int> phys_, log_;
 };
+
+// A SWAP gate (two targets, no controls, the swap permutation) only exchanges what two logical qubits are
+// called, wherever they live: it is absorbed into `map` (no kernel, no message) and relabel() returns true.
+bool isSwapGate(const kernels::PreparedGate& g);
+bool relabel(QubitMap& map, const kernels::PreparedGate& g);
 
 // One exchange: global slot `slot` trades places with local qubit `local`.
 struct Swap {
@@ -51,7 +56,7 @@ struct Swap {
 };
 
 // The swaps that make every non-diagonal target of gates[i] (logical qubits) local, chosen by look-ahead over
-// the gates after it; `map` is updated.
+// the gates after it; `map` is updated. Nothing for a SWAP gate (relabel() handles it).
 std::vector<Swap> swapsBefore(QubitMap& map, const std::vector<kernels::PreparedGate>& gates, size_t i);
 
 // The swaps (global/local) and then local transpositions that bring `map` back to the identity, so rank r holds

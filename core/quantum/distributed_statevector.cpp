@@ -301,6 +301,8 @@ void DistributedState::applyAll(const std::vector<kernels::PreparedGate>& gates,
         return;
     std::vector<kernels::PreparedGate> run;
     for (size_t i = 0; i < gates.size(); ++i) {
+        if (relabel(s.map, gates[i]))
+            continue;
         const std::vector<Swap> swaps = swapsBefore(s.map, gates, i);
         if (!swaps.empty()) {
             // The map has already moved: apply the run under the placement it was prepared for.
