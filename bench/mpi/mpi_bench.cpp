@@ -173,10 +173,10 @@ std::vector<Rate> timeTable(const std::vector<int>& sizes, int repeat)
             }
             std::sort(t.begin(), t.end());
             const double med = t[t.size() / 2];
-            const int gates = fused.gateCount();
-            rates[wi].perSecond = double(gates) * double(uint64_t(1) << n) / med;
+            rates[wi].perSecond = double(gates.size()) * double(uint64_t(1) << n) / med;
             if (dist::isRoot())
-                std::printf("| %s | %d | %d | %d | %llu | %.3f |\n", kWorkloads[wi].name, n, dist::ranks(), gates, (unsigned long long)traffic.exchanges, med);
+                std::printf("| %s | %d | %d | %zu | %llu | %.3f |\n", kWorkloads[wi].name, n, dist::ranks(), gates.size(),
+                            (unsigned long long)traffic.exchanges, med);
             std::fflush(stdout);
         }
     return rates;
