@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,37 +41,36 @@ namespace {
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-int intArg(int argc, char** argv, const char* name, int fallback)
+// "--name value" pairs and bare flags ("--name" -> "").
+std::map<std::string, std::string> options(int argc, char** argv)
 {
-    for (int i = 1; i + 1 < argc; ++i)
-        if (std::strcmp(argv[i], name) == 0)
-            return std::atoi(argv[i + 1]);
-    return fallback;
+    std::map<std::string, std::string> o;
+    for (int i = 1; i < argc; ++i) {
+        const bool valued = i + 1 < argc && std::strncmp(argv[i + 1], "--", 2) != 0;
+        o[argv[i]] = valued ? argv[i + 1] : "";
+        i += valued;
+    }
+    return o;
 }
 
-bool flagArg(int argc, char** argv, const char* name)
+int number(const std::map<std::string, std::string>& o, const char* name, int fallback)
 {
-    for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], name) == 0)
-            return true;
-    return false;
+    const auto it = o.find(name);
+    return it == o.end() ? fallback : std::atoi(it->second.c_str());
 }
 
-std::vector<int> listArg(int argc, char** argv, const char* name, std::vector<int> fallback)
+std::vector<int> numbers(const std::map<std::string, std::string>& o, const char* name, std::vector<int> fallback)
 {
-    for (int i = 1; i + 1 < argc; ++i)
-        if (std::strcmp(argv[i], name) == 0) {
-            std::vector<int> out;
-            for (const char* p = argv[i + 1]; *p;) {
-                out.push_back(std::atoi(p));
-                while (*p && *p != ',')
-                    ++p;
-                if (*p == ',')
-                    ++p;
-            }
-            return out;
-        }
-    return fallback;
+    const auto it = o.find(name);
+    if (it == o.end())
+        return fallback;
+    std::vector<int> out;
+    for (size_t at = 0; at <= it->second.size();) {
+        const size_t comma = std::min(it->second.find(',', at), it->second.size());
+        out.push_back(std::atoi(it->second.substr(at, comma - at).c_str()));
+        at = comma + 1;
+    }
+    return out;
 }
 
 struct Workload {
@@ -84,15 +84,6 @@ const Workload kWorkloads[] = {
     {"GHZ", [](int n) { return makeGhz(n); }},
 };
 
-std::vector<kernels::PreparedGate> gatesOf(const Circuit& c)
-{
-    std::vector<kernels::PreparedGate> out;
-    for (const Op& op : c.ops)
-        if (op.kind == OpKind::Gate)
-            out.push_back(prepareOp(c, op));
-    return out;
-}
-
 double gib(uint64_t bytes) { return double(bytes) / double(uint64_t(1) << 30); }
 
 void countTable(int lo, int hi)
@@ -104,7 +95,7 @@ void countTable(int lo, int hi)
         for (int n = lo; n <= hi; ++n) {
             const Circuit raw = w.make(n);
             const Circuit fused = prepareForSimulation(prepareForSimulation(raw, 0), 4);
-            const auto rawGates = gatesOf(prepareForSimulation(raw, 0)), fusedGates = gatesOf(fused);
+            const auto rawGates = prepareGates(prepareForSimulation(raw, 0)), fusedGates = prepareGates(fused);
             for (int k : {1, 2, 6}) {
                 const auto f = dist::countSwapStrategy(fusedGates, n, k, 16, true);
                 const auto u = dist::countSwapStrategy(rawGates, n, k, 16, true);
@@ -153,7 +144,7 @@ std::vector<Rate> timeTable(const std::vector<int>& sizes, int repeat)
             const Circuit fused = prepareForSimulation(prepareForSimulation(kWorkloads[wi].make(n), 0), 4);
             std::vector<double> t;
             dist::Traffic traffic;
-            const auto gates = gatesOf(fused);
+            const auto gates = prepareGates(fused);
             for (int r = 0; r < repeat; ++r) {
                 // Allocation and first touch of the pages are left out: they are the same whatever the gates.
                 if (dist::ranks() > 1) {
@@ -195,9 +186,9 @@ void projection(const std::vector<Rate>& rates, int n, int nodes, double gbps, i
                 "comm s (QuEST) |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for (size_t wi = 0; wi < std::size(kWorkloads); ++wi) {
         const Circuit raw = prepareForSimulation(kWorkloads[wi].make(n), 0);
-        const auto fusedGates = gatesOf(prepareForSimulation(raw, 4));
+        const auto fusedGates = prepareGates(prepareForSimulation(raw, 4));
         const auto ours = dist::countSwapStrategy(fusedGates, n, k, 16, true);
-        const auto quest = dist::countPairwiseExchange(gatesOf(raw), n, k, 16);
+        const auto quest = dist::countPairwiseExchange(prepareGates(raw), n, k, 16);
         const double compute = double(fusedGates.size()) * double(uint64_t(1) << local) / rates[wi].perSecond;
         std::printf("| %s | %zu | %.3g | %.1f | %llu | %.1f | %llu | %.1f |\n", kWorkloads[wi].name, fusedGates.size(), rates[wi].perSecond, compute,
                     (unsigned long long)ours.exchanges, double(ours.bytesSent) / linkBytes, (unsigned long long)quest.exchanges,
@@ -214,15 +205,15 @@ int main(int argc, char** argv)
         dist::finalize();
         return 2;
     }
-    if (dist::isRoot() && !flagArg(argc, argv, "--no-count"))
-        countTable(intArg(argc, argv, "--count-min", 24), intArg(argc, argv, "--count-max", 28));
-    const std::vector<int> sizes = listArg(argc, argv, "--time", {24, 26});
+    const auto o = options(argc, argv);
+    if (dist::isRoot() && !o.count("--no-count"))
+        countTable(number(o, "--count-min", 24), number(o, "--count-max", 28));
+    const std::vector<int> sizes = numbers(o, "--time", {24, 26});
     std::vector<Rate> rates;
     if (!sizes.empty() && sizes[0] > 0)
-        rates = timeTable(sizes, intArg(argc, argv, "--repeat", 3));
+        rates = timeTable(sizes, number(o, "--repeat", 3));
     if (dist::ranks() == 1 && !rates.empty())
-        projection(rates, intArg(argc, argv, "--project-qubits", 36), intArg(argc, argv, "--project-nodes", 64),
-                   intArg(argc, argv, "--gbps", 100), sizes.back());
+        projection(rates, number(o, "--project-qubits", 36), number(o, "--project-nodes", 64), number(o, "--gbps", 100), sizes.back());
     dist::finalize();
     return 0;
 }

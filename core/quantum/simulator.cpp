@@ -74,9 +74,7 @@ std::string countsKey(const Circuit& c, const std::vector<char>& bits)
     return key;
 }
 
-namespace {
-
-std::vector<kernels::PreparedGate> prepareUnitary(const Circuit& c)
+std::vector<kernels::PreparedGate> prepareGates(const Circuit& c)
 {
     std::vector<kernels::PreparedGate> prepared;
     for (const Op& op : c.ops) {
@@ -91,6 +89,8 @@ std::vector<kernels::PreparedGate> prepareUnitary(const Circuit& c)
     return prepared;
 }
 
+namespace {
+
 // The gates before the terminal measurements.
 std::vector<kernels::PreparedGate> prepareFinalGates(const Circuit& c)
 {
@@ -102,7 +102,7 @@ std::vector<kernels::PreparedGate> prepareFinalGates(const Circuit& c)
     for (const Op& op : c.ops)
         if (op.kind == OpKind::Gate)
             gatesOnly.ops.push_back(op);
-    return prepareUnitary(gatesOnly);
+    return prepareGates(gatesOnly);
 }
 
 }  // namespace
@@ -110,7 +110,7 @@ std::vector<kernels::PreparedGate> prepareFinalGates(const Circuit& c)
 void applyGates(const Circuit& c, StateVector& sv, JobControl* job)
 {
     // One list, so cache-blocked runs can span the whole circuit; applyAll checks the job between runs.
-    sv.applyAll(prepareUnitary(c), job);
+    sv.applyAll(prepareGates(c), job);
 }
 
 std::unique_ptr<StateVector> finalState(const Circuit& c, Precision p, JobControl* job)

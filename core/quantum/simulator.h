@@ -45,6 +45,9 @@ std::unique_ptr<StateVector> finalState(const Circuit& c, Precision p, JobContro
 // The same over the MPI ranks (distributed::ranks() > 1), in logical order (DistributedState::restoreOrder).
 std::unique_ptr<distributed::DistributedState> finalDistributedState(const Circuit& c, Precision p, JobControl* job = nullptr);
 
+// The gate ops of `c` prepared in order (barriers skipped); InputError for measurement, reset or conditions.
+std::vector<kernels::PreparedGate> prepareGates(const Circuit& c);
+
 // Runs the gates of `c` (no measurement/reset/conditions allowed) on an existing state.
 void applyGates(const Circuit& c, StateVector& sv, JobControl* job = nullptr);
 

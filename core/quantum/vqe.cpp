@@ -186,12 +186,8 @@ VqeResult runVqe(const VqeOptions& o, JobControl* job)
         res.note = spread->note();
     }
     const auto spreadEnergy = [&](const std::vector<double>& theta) {
-        const Circuit fused = prepareForSimulation(vqeAnsatz(o.qubits, o.layers, theta), kDistributedFuseMax);
-        std::vector<kernels::PreparedGate> gates;
-        for (const Op& op : fused.ops)
-            gates.push_back(prepareOp(fused, op));
         spread->setZero();
-        spread->applyAll(gates, job);
+        spread->applyAll(prepareGates(prepareForSimulation(vqeAnsatz(o.qubits, o.layers, theta), kDistributedFuseMax)), job);
         return spread->expectation(h);
     };
     // The ansatz's amplitudes are real: one real state, allocated once, reused by every evaluation.

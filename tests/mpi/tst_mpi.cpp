@@ -36,8 +36,8 @@ struct QsimOut {
     QByteArray err;
 };
 
-// A circuit that uses every standard gate (round robin, random qubits and angles), measured at the end.
-Circuit allGatesCircuit(int n, int gates, uint64_t seed)
+// OpenQASM of a circuit that uses every standard gate (round robin, random qubits and angles), measured at the end.
+std::string allGatesCircuit(int n, int gates, uint64_t seed)
 {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> angle(-4, 4);
@@ -61,15 +61,7 @@ Circuit allGatesCircuit(int n, int gates, uint64_t seed)
             op.params.push_back(angle(rng));
         c.ops.push_back(op);
     }
-    for (int q = 0; q < n; ++q) {
-        Op m;
-        m.kind = OpKind::Measure;
-        m.name = "measure";
-        m.qubits = {q};
-        m.clbits = {q};
-        c.ops.push_back(m);
-    }
-    return c;
+    return exportQasm(c) + "measure q -> c;\n";
 }
 
 double fidelity(const std::vector<std::complex<double>>& a, const std::vector<std::complex<double>>& b)
@@ -108,22 +100,9 @@ class TestMpi : public QObject {
         ++runs_;
         if (np == 0)
             return test::runCli(args);
-        QProcess p;
         QStringList all = {QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"), QStringLiteral("--bind-to"),
                            QStringLiteral("none"), QStringLiteral("-x"), QStringLiteral("OMP_NUM_THREADS=1"), QStringLiteral("-np"), QString::number(np), test::cliPath()};
-        all += args;
-        p.start(mpirun_, all);
-        CliResult r;
-        if (!p.waitForFinished(60000)) {
-            p.kill();
-            p.waitForFinished();
-            r.err = "timeout";
-            return r;
-        }
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        return r;
+        return test::runProgram(mpirun_, all + args, 60000);
     }
 
     QsimOut qsim(int np, const QString& file, const QStringList& extra, bool state)
@@ -198,10 +177,10 @@ private slots:
     void randomCircuitsOverEveryGate()
     {
         for (int n : {10, 12}) {
-            const QString file = write(QStringLiteral("all_gates_%1.qasm").arg(n), exportQasm(allGatesCircuit(n, 160, uint64_t(n))));
+            const QString file = write(QStringLiteral("all_gates_%1.qasm").arg(n), allGatesCircuit(n, 160, uint64_t(n)));
             compare(file);
         }
-        const QString file = write(QStringLiteral("all_gates_single.qasm"), exportQasm(allGatesCircuit(11, 120, 5)));
+        const QString file = write(QStringLiteral("all_gates_single.qasm"), allGatesCircuit(11, 120, 5));
         compare(file, {QStringLiteral("--no-fusion")}, true, {4});
     }
 
@@ -283,6 +262,16 @@ private slots:
         QCOMPARE(bad.err.count("bad_expression.qasm:4:7: error: expected an expression"), 1);
     }
 
+    // 36 qubits on 2 ranks need 512 GiB per rank, twice that for the node: refused before any rank allocates, said once.
+    void outOfMemoryFailsOnce()
+    {
+        const QString file = write(QStringLiteral("ghz36.qasm"), exportQasm(makeGhz(36)));
+        const CliResult r = launch(2, {QStringLiteral("qsim"), file});
+        QCOMPARE(r.exitCode, 2);
+        QCOMPARE(r.err.count("35 qubits in complex128 need"), 1);
+        QCOMPARE(r.err.count("ranks share this node's memory"), 1);
+    }
+
     void tooSmallRunsOnFewerRanks()
     {
         const QString qft4 = test::sourcePath(QStringLiteral("resources/examples/qft4.qasm"));
@@ -299,15 +288,6 @@ private slots:
 class TestMpiPlan : public QObject {
     Q_OBJECT
 
-    static std::vector<kernels::PreparedGate> gatesOf(const Circuit& c)
-    {
-        std::vector<kernels::PreparedGate> out;
-        for (const Op& op : c.ops)
-            if (op.kind == OpKind::Gate)
-                out.push_back(prepareOp(c, op));
-        return out;
-    }
-
 private slots:
     void restoreReachesIdentity()
     {
@@ -323,7 +303,7 @@ private slots:
 
     void swapsBeatPairwiseExchangeOnQft()
     {
-        const auto gates = gatesOf(makeQft(24, 0, false));
+        const auto gates = prepareGates(makeQft(24, 0, false));
         const auto swaps = distributed::countSwapStrategy(gates, 24, 2, 16, true);
         const auto pairwise = distributed::countPairwiseExchange(gates, 24, 2, 16);
         // QFT: each top qubit gets one Hadamard; the swap strategy brings each in once and back once at most.
