@@ -20,10 +20,6 @@
 #include "core/quantum/pipeline.h"
 #include "core/quantum/simulator.h"
 
-#ifdef SPYGLASS_HAVE_MPI
-#include <mpi.h>
-#endif
-
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -107,26 +103,6 @@ void countTable(int lo, int hi)
         }
 }
 
-void barrier()
-{
-#ifdef SPYGLASS_HAVE_MPI
-    if (dist::ranks() > 1)
-        MPI_Barrier(MPI_COMM_WORLD);
-#endif
-}
-
-double slowest(double t)
-{
-#ifdef SPYGLASS_HAVE_MPI
-    if (dist::ranks() > 1) {
-        double m = 0;
-        MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        return m;
-    }
-#endif
-    return t;
-}
-
 // Fused-gate amplitude updates per second at the largest timed size on one rank, per workload.
 struct Rate {
     double perSecond = 0;
@@ -149,11 +125,11 @@ std::vector<Rate> timeTable(const std::vector<int>& sizes, int repeat)
                 // Allocation and first touch of the pages are left out: they are the same whatever the gates.
                 if (dist::ranks() > 1) {
                     dist::DistributedState ds(n, Precision::Double, dist::minLocalQubits(gates));
-                    barrier();
+                    dist::barrier();
                     const double t0 = now();
                     ds.applyAll(gates);
                     ds.restoreOrder();
-                    t.push_back(slowest(now() - t0));
+                    t.push_back(dist::maxOverRanks(now() - t0));
                     traffic = ds.traffic();
                 } else {
                     StateVector sv(n, Precision::Double);

@@ -17,6 +17,7 @@ std::optional<std::string> init(int*, char***)
 }
 
 void finalize() {}
+bool builtWithMpi() { return false; }
 int rank() { return 0; }
 int ranks() { return 1; }
 
@@ -28,6 +29,8 @@ void agree(const std::optional<std::string>& error)
 
 void inTurn(const std::function<void()>& fn) { fn(); }
 double broadcast(double v) { return v; }
+double maxOverRanks(double v) { return v; }
+void barrier() {}
 
 struct DistributedState::Impl {};
 

@@ -66,6 +66,7 @@ void finalize()
     g_initialised = false;
 }
 
+bool builtWithMpi() { return true; }
 int rank() { return g_rank; }
 int ranks() { return g_ranks; }
 
@@ -90,6 +91,12 @@ void agree(const std::optional<std::string>& error)
     throw InputError(SourceLocation{}, text);
 }
 
+void barrier()
+{
+    if (g_initialised)
+        MPI_Barrier(MPI_COMM_WORLD);
+}
+
 void inTurn(const std::function<void()>& fn)
 {
     std::optional<std::string> error;
@@ -103,8 +110,7 @@ void inTurn(const std::function<void()>& fn)
                 error = e.what();
             }
         }
-        if (g_initialised)
-            MPI_Barrier(MPI_COMM_WORLD);
+        barrier();
     }
     agree(error);
 }
@@ -114,6 +120,14 @@ double broadcast(double v)
     if (g_initialised)
         MPI_Bcast(&v, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     return v;
+}
+
+double maxOverRanks(double v)
+{
+    double m = v;
+    if (g_initialised)
+        MPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return m;
 }
 
 struct DistributedState::Impl {

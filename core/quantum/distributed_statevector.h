@@ -24,6 +24,8 @@ namespace spyglass::quantum::distributed {
 // agree(). Returns an error message when the rank count is not a power of two.
 std::optional<std::string> init(int* argc, char*** argv);
 void finalize();
+// Whether this build has the MPI engine (distributed_statevector.cpp) or only one process (distributed_serial.cpp).
+bool builtWithMpi();
 int rank();
 int ranks();
 inline bool isRoot() { return rank() == 0; }
@@ -32,8 +34,10 @@ inline bool isRoot() { return rank() == 0; }
 void agree(const std::optional<std::string>& error);
 // Runs fn on every rank in rank order (each waits for the previous one to finish).
 void inTurn(const std::function<void()>& fn);
-// The same value on every rank: rank 0's.
+// The same value on every rank: rank 0's; the largest over the ranks; a barrier (for timing).
 double broadcast(double v);
+double maxOverRanks(double v);
+void barrier();
 
 class DistributedState {
 public:

@@ -7,6 +7,7 @@
 #include "common/testutil.h"
 
 #include "core/quantum/distributed_plan.h"
+#include "core/quantum/distributed_statevector.h"
 #include "core/quantum/export.h"
 #include "core/quantum/gates.h"
 #include "core/quantum/generators.h"
@@ -154,9 +155,8 @@ class TestMpi : public QObject {
 private slots:
     void initTestCase()
     {
-#ifndef SPYGLASS_HAVE_MPI
-        QSKIP("built without MPI");
-#endif
+        if (!distributed::builtWithMpi())
+            QSKIP("built without MPI");
         mpirun_ = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
         QVERIFY2(!mpirun_.isEmpty(), "built with MPI but mpirun is not on PATH (scripts/install-deps.sh installs openmpi-bin)");
     }
