@@ -91,7 +91,7 @@ void countTable(int lo, int hi)
         for (int n = lo; n <= hi; ++n) {
             const Circuit raw = w.make(n);
             const Circuit fused = prepareForSimulation(prepareForSimulation(raw, 0), 4);
-            const auto rawGates = prepareGates(prepareForSimulation(raw, 0)), fusedGates = prepareGates(fused);
+            const auto rawGates = prepareFinalGates(prepareForSimulation(raw, 0)), fusedGates = prepareFinalGates(fused);
             for (int k : {1, 2, 6}) {
                 const auto f = dist::countSwapStrategy(fusedGates, n, k, 16, true);
                 const auto u = dist::countSwapStrategy(rawGates, n, k, 16, true);
@@ -120,7 +120,7 @@ std::vector<Rate> timeTable(const std::vector<int>& sizes, int repeat)
             const Circuit fused = prepareForSimulation(prepareForSimulation(kWorkloads[wi].make(n), 0), 4);
             std::vector<double> t;
             dist::Traffic traffic;
-            const auto gates = prepareGates(fused);
+            const auto gates = prepareFinalGates(fused);
             for (int r = 0; r < repeat; ++r) {
                 // Allocation and first touch of the pages are left out: they are the same whatever the gates.
                 if (dist::ranks() > 1) {
@@ -162,9 +162,9 @@ void projection(const std::vector<Rate>& rates, int n, int nodes, double gbps, i
                 "comm s (QuEST) |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for (size_t wi = 0; wi < std::size(kWorkloads); ++wi) {
         const Circuit raw = prepareForSimulation(kWorkloads[wi].make(n), 0);
-        const auto fusedGates = prepareGates(prepareForSimulation(raw, 4));
+        const auto fusedGates = prepareFinalGates(prepareForSimulation(raw, 4));
         const auto ours = dist::countSwapStrategy(fusedGates, n, k, 16, true);
-        const auto quest = dist::countPairwiseExchange(prepareGates(raw), n, k, 16);
+        const auto quest = dist::countPairwiseExchange(prepareFinalGates(raw), n, k, 16);
         const double compute = double(fusedGates.size()) * double(uint64_t(1) << local) / rates[wi].perSecond;
         std::printf("| %s | %zu | %.3g | %.1f | %llu | %.1f | %llu | %.1f |\n", kWorkloads[wi].name, fusedGates.size(), rates[wi].perSecond, compute,
                     (unsigned long long)ours.exchanges, double(ours.bytesSent) / linkBytes, (unsigned long long)quest.exchanges,

@@ -89,9 +89,6 @@ std::vector<kernels::PreparedGate> prepareGates(const Circuit& c)
     return prepared;
 }
 
-namespace {
-
-// The gates before the terminal measurements.
 std::vector<kernels::PreparedGate> prepareFinalGates(const Circuit& c)
 {
     if (!measurementsAreTerminal(c))
@@ -104,8 +101,6 @@ std::vector<kernels::PreparedGate> prepareFinalGates(const Circuit& c)
             gatesOnly.ops.push_back(op);
     return prepareGates(gatesOnly);
 }
-
-}  // namespace
 
 void applyGates(const Circuit& c, StateVector& sv, JobControl* job)
 {

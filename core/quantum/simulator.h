@@ -47,6 +47,9 @@ std::unique_ptr<distributed::DistributedState> finalDistributedState(const Circu
 
 // The gate ops of `c` prepared in order (barriers skipped); InputError for measurement, reset or conditions.
 std::vector<kernels::PreparedGate> prepareGates(const Circuit& c);
+// The gates before the terminal measurements, prepared; InputError when the circuit has mid-circuit measurement,
+// reset after gates, or conditions.
+std::vector<kernels::PreparedGate> prepareFinalGates(const Circuit& c);
 
 // Runs the gates of `c` (no measurement/reset/conditions allowed) on an existing state.
 void applyGates(const Circuit& c, StateVector& sv, JobControl* job = nullptr);
