@@ -73,7 +73,8 @@ int runQsim(Args& args)
         const Circuit sim = noFusion ? inlined : prepareForSimulation(inlined, static_cast<int>(fuseMax));
 
         opt.shots = static_cast<int>(shots);
-        opt.seed = seedOpt ? static_cast<uint64_t>(*seedOpt) : std::random_device{}();
+        // Under mpirun every rank draws the same shots: rank 0's seed.
+        opt.seed = distributed::broadcast(seedOpt ? static_cast<uint64_t>(*seedOpt) : std::random_device{}());
         opt.precision = precision == "double" ? Precision::Double : Precision::Single;
         res = simulate(sim, opt);
 

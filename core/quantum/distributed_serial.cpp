@@ -28,7 +28,7 @@ void agree(const std::optional<std::string>& error)
 }
 
 void inTurn(const std::function<void()>& fn) { fn(); }
-double broadcast(double v) { return v; }
+uint64_t broadcast(uint64_t v) { return v; }
 double maxOverRanks(double v) { return v; }
 void barrier() {}
 

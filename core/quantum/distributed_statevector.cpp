@@ -115,10 +115,10 @@ void inTurn(const std::function<void()>& fn)
     agree(error);
 }
 
-double broadcast(double v)
+uint64_t broadcast(uint64_t v)
 {
     if (g_initialised)
-        MPI_Bcast(&v, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        MPI_Bcast(&v, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     return v;
 }
 

@@ -34,8 +34,8 @@ inline bool isRoot() { return rank() == 0; }
 void agree(const std::optional<std::string>& error);
 // Runs fn on every rank in rank order (each waits for the previous one to finish).
 void inTurn(const std::function<void()>& fn);
-// The same value on every rank: rank 0's; the largest over the ranks; a barrier (for timing).
-double broadcast(double v);
+// The same value on every rank: rank 0's (a seed drawn on each rank); the largest over the ranks; a barrier.
+uint64_t broadcast(uint64_t v);
 double maxOverRanks(double v);
 void barrier();
 

@@ -272,6 +272,32 @@ private slots:
         QCOMPARE(r.err.count("ranks share this node's memory"), 1);
     }
 
+    // Without --seed each rank would draw its own: rank 0's is used everywhere, and it reproduces on one process.
+    void unseededRunUsesOneSeed()
+    {
+        const QString qft8 = test::sourcePath(QStringLiteral("resources/examples/qft8.qasm"));
+        const CliResult r = launch(4, {QStringLiteral("qsim"), qft8, QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        const QString seed = QString::number(static_cast<qulonglong>(o.value(QStringLiteral("seed")).toDouble()), 10);
+        const CliResult one = launch(0, {QStringLiteral("qsim"), qft8, QStringLiteral("--json"), QStringLiteral("--seed"), seed});
+        QCOMPARE(o.value(QStringLiteral("counts")), QJsonDocument::fromJson(one.out).object().value(QStringLiteral("counts")));
+    }
+
+    // Rank 0 alone records the run.
+    void sessionRecordedOnce()
+    {
+        const QString db = test::outputDir() + QStringLiteral("/mpi_sessions.db");
+        QFile::remove(db);
+        const CliResult r = launch(2, {QStringLiteral("qsim"), test::sourcePath(QStringLiteral("resources/examples/ghz5.qasm")),
+                                       QStringLiteral("--session"), QStringLiteral("mpi"), QStringLiteral("--db"), db});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const CliResult list = launch(0, {QStringLiteral("sessions"), QStringLiteral("list"), QStringLiteral("--db"), db, QStringLiteral("--json")});
+        const QJsonArray sessions = QJsonDocument::fromJson(list.out).array();
+        QCOMPARE(sessions.size(), 1);
+        QCOMPARE(sessions.at(0).toObject().value(QStringLiteral("runs")).toInt(), 1);
+    }
+
     void tooSmallRunsOnFewerRanks()
     {
         const QString qft4 = test::sourcePath(QStringLiteral("resources/examples/qft4.qasm"));
