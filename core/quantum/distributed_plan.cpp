@@ -78,6 +78,34 @@ bool relabel(QubitMap& map, const kernels::PreparedGate& g)
     return true;
 }
 
+bool exchangeInPlace(const QubitMap& map, const std::vector<kernels::PreparedGate>& gates, size_t i)
+{
+    const kernels::PreparedGate& g = gates[i];
+    if (g.k != 1 || g.diagonalMatrix || !map.isGlobal(g.targets[0]))
+        return false;
+    if (std::none_of(g.controls.begin(), g.controls.end(), [&](int c) { return !map.isGlobal(c); }))
+        return false;
+    const int p = map.physical(g.targets[0]);
+    QubitMap ahead = map;
+    for (size_t j = i + 1; j < gates.size() && j <= i + kLookAhead; ++j) {
+        const kernels::PreparedGate& h = gates[j];
+        if (h.diagonalMatrix || relabel(ahead, h))
+            continue;
+        for (int t = 0; t < h.k; ++t)
+            if (ahead.physical(h.targets[t]) == p)
+                return false;
+    }
+    return true;
+}
+
+uint64_t inPlaceAmplitudes(const QubitMap& map, const kernels::PreparedGate& g)
+{
+    int local = 0;
+    for (int c : g.controls)
+        local += !map.isGlobal(c);
+    return uint64_t(1) << (map.localQubits() - local);
+}
+
 std::vector<Swap> swapsBefore(QubitMap& map, const std::vector<kernels::PreparedGate>& gates, size_t i)
 {
     const kernels::PreparedGate& g = gates[i];
@@ -180,6 +208,11 @@ Traffic countSwapStrategy(const std::vector<kernels::PreparedGate>& gates, int n
     for (size_t i = 0; i < gates.size(); ++i) {
         if (relabel(map, gates[i]))
             continue;
+        if (exchangeInPlace(map, gates, i)) {
+            t.exchanges += 1;
+            t.bytesSent += inPlaceAmplitudes(map, gates[i]) * uint64_t(bytesPerAmplitude);
+            continue;
+        }
         const auto swaps = swapsBefore(map, gates, i);
         t.exchanges += swaps.size();
         t.bytesSent += swaps.size() * half;

@@ -55,6 +55,14 @@ struct Swap {
     int local = 0;
 };
 
+// A one-target gate controlled by at least one local qubit, on a global target that no later gate (within the
+// look-ahead) needs as a non-diagonal target: the rank pairs exchange only the controlled part of their states
+// (2^-c of it for c local controls) and combine it in place, and the qubit stays global; a swap would move half
+// the state now and, for a qubit whose place is global, half again to restore the logical order.
+bool exchangeInPlace(const QubitMap& map, const std::vector<kernels::PreparedGate>& gates, size_t i);
+// Amplitudes each rank sends for such a gate.
+uint64_t inPlaceAmplitudes(const QubitMap& map, const kernels::PreparedGate& g);
+
 // The swaps that make every non-diagonal target of gates[i] (logical qubits) local, chosen by look-ahead over
 // the gates after it; `map` is updated. Nothing for a SWAP gate (relabel() handles it).
 std::vector<Swap> swapsBefore(QubitMap& map, const std::vector<kernels::PreparedGate>& gates, size_t i);
@@ -77,7 +85,7 @@ struct Traffic {
     uint64_t exchanges = 0;
     uint64_t bytesSent = 0;
 };
-// This engine: swaps as swapsBefore() picks them, plus restoring the logical order at the end when `restore`.
+// This engine: in-place exchanges where exchangeInPlace() says, swaps as swapsBefore() picks them, plus restoring the logical order at the end when `restore`.
 Traffic countSwapStrategy(const std::vector<kernels::PreparedGate>& gates, int n, int k, int bytesPerAmplitude, bool restore);
 // QuEST 3's pairwise exchange with the top k qubits global throughout: a non-diagonal gate with one target on a
 // global qubit exchanges the whole local state with the partner rank (exchangeStateVectors), a gate with several

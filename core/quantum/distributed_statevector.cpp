@@ -192,13 +192,66 @@ struct DistributedState::Impl {
         traffic.bytesSent += half * uint64_t(ampBytes());
     }
 
+    // A one-target gate on a global qubit with local controls (distributed_plan.h: exchangeInPlace): this rank
+    // holds the target's value b, its partner 1 - b; both send the amplitudes whose local controls are all 1 and
+    // each keeps row b of the matrix applied to (its own, the partner's) pair.
+    template <class T>
+    void inPlace(T* a, const kernels::PreparedGate& g)
+    {
+        const int slot = map.physical(g.targets[0]) - L();
+        std::vector<int> localControls;
+        for (int c : g.controls) {
+            const int p = map.physical(c);
+            if (p >= L() && !((g_rank >> (p - L())) & 1))
+                return;   // a global control is 0 here, and on the partner (it differs in the target's bit only)
+            if (p < L())
+                localControls.push_back(p);
+        }
+        std::sort(localControls.begin(), localControls.end());
+        const int partner = g_rank ^ (1 << slot), b = (g_rank >> slot) & 1;
+        const double* m = g.matrix.data();   // 2x2, (re, im) interleaved, row-major
+        const double ur = m[2 * (2 * b + b)], ui = m[2 * (2 * b + b) + 1];
+        const double vr = m[2 * (2 * b + (1 - b))], vi = m[2 * (2 * b + (1 - b)) + 1];
+        const uint64_t count = inPlaceAmplitudes(map, g), chunk = std::min(count, kMessageAmplitudes);
+        ensureBuffers(chunk);
+        T* send = reinterpret_cast<T*>(sendBuf.data());
+        T* recv = reinterpret_cast<T*>(recvBuf.data());
+        const auto index = [&](uint64_t j) {
+            for (int c : localControls)
+                j = ((j >> c) << (c + 1)) | (uint64_t(1) << c) | (j & ((uint64_t(1) << c) - 1));
+            return j;
+        };
+        const MPI_Datatype type = sizeof(T) == 8 ? MPI_DOUBLE : MPI_FLOAT;
+        for (uint64_t j0 = 0; j0 < count; j0 += chunk) {
+            for (uint64_t j = 0; j < chunk; ++j) {
+                const uint64_t i = index(j0 + j);
+                send[2 * j] = a[2 * i];
+                send[2 * j + 1] = a[2 * i + 1];
+            }
+            MPI_Sendrecv(send, static_cast<int>(2 * chunk), type, partner, 1, recv, static_cast<int>(2 * chunk), type, partner, 1, comm,
+                         MPI_STATUS_IGNORE);
+            for (uint64_t j = 0; j < chunk; ++j) {
+                const uint64_t i = index(j0 + j);
+                const double xr = send[2 * j], xi = send[2 * j + 1], yr = recv[2 * j], yi = recv[2 * j + 1];
+                a[2 * i] = T(ur * xr - ui * xi + vr * yr - vi * yi);
+                a[2 * i + 1] = T(ur * xi + ui * xr + vr * yi + vi * yr);
+            }
+        }
+        ++traffic.exchanges;
+        traffic.bytesSent += count * uint64_t(ampBytes());
+    }
+
+    void ensureBuffers(uint64_t amplitudes)
+    {
+        if (sendBuf.size() < 2 * amplitudes) {
+            sendBuf.resize(2 * amplitudes);
+            recvBuf.resize(2 * amplitudes);
+        }
+    }
+
     void swap(const Swap& s)
     {
-        if (sendBuf.empty()) {
-            const uint64_t chunk = std::min(uint64_t(1) << (L() - 1), kMessageAmplitudes);
-            sendBuf.resize(2 * chunk);
-            recvBuf.resize(2 * chunk);
-        }
+        ensureBuffers(std::min(uint64_t(1) << (L() - 1), kMessageAmplitudes));
         if (prec == Precision::Double)
             exchange(local->dataDouble(), s.slot, s.local);
         else
@@ -317,6 +370,15 @@ void DistributedState::applyAll(const std::vector<kernels::PreparedGate>& gates,
     for (size_t i = 0; i < gates.size(); ++i) {
         if (relabel(s.map, gates[i]))
             continue;
+        if (exchangeInPlace(s.map, gates, i)) {
+            s.local->applyAll(run, job);
+            run.clear();
+            if (s.prec == Precision::Double)
+                s.inPlace(s.local->dataDouble(), gates[i]);
+            else
+                s.inPlace(s.local->dataFloat(), gates[i]);
+            continue;
+        }
         const std::vector<Swap> swaps = swapsBefore(s.map, gates, i);
         if (!swaps.empty()) {
             // The map has already moved: apply the run under the placement it was prepared for.
