@@ -2,7 +2,7 @@
 // it takes.
 //
 //   mpi_bench [--count-min 24] [--count-max 28] [--time 24,26] [--repeat 3] [--project-qubits 36]
-//             [--project-nodes 64] [--gbps 100]
+//             [--project-nodes 64] [--gbps 100] [--only QFT|random|GHZ]
 //   mpirun -np R mpi_bench --no-count --time 24,26      (wall time with R ranks)
 //
 // 1. Counted traffic, per rank, for QFT(n) (unmeasured), docs/quantum.md's random layered circuit (20 layers,
@@ -74,6 +74,10 @@ struct Workload {
     Circuit (*make)(int n);
 };
 
+// --only: the workloads whose name starts with it (all when empty).
+std::string g_only;
+bool selected(const Workload& w) { return std::string(w.name).rfind(g_only, 0) == 0; }
+
 const Workload kWorkloads[] = {
     {"QFT", [](int n) { return makeQft(n, 0, false); }},
     {"random layered", [](int n) { return makeRandomLayers(n, 20, 1); }},
@@ -88,7 +92,7 @@ void countTable(int lo, int hi)
     std::printf("| circuit | qubits | ranks | swaps, fused (exchanges / GiB) | swaps, unfused | QuEST pairwise, unfused | fused gates |\n");
     std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
     for (const Workload& w : kWorkloads)
-        for (int n = lo; n <= hi; ++n) {
+        for (int n = lo; n <= hi && selected(w); ++n) {
             const Circuit raw = w.make(n);
             const Circuit fused = prepareForSimulation(prepareForSimulation(raw, 0), 4);
             const auto rawGates = prepareFinalGates(prepareForSimulation(raw, 0)), fusedGates = prepareFinalGates(fused);
@@ -117,6 +121,8 @@ std::vector<Rate> timeTable(const std::vector<int>& sizes, int repeat)
     }
     for (size_t wi = 0; wi < std::size(kWorkloads); ++wi)
         for (int n : sizes) {
+            if (!selected(kWorkloads[wi]))
+                continue;
             const Circuit fused = prepareForSimulation(prepareForSimulation(kWorkloads[wi].make(n), 0), 4);
             std::vector<double> t;
             dist::Traffic traffic;
@@ -161,6 +167,8 @@ void projection(const std::vector<Rate>& rates, int n, int nodes, double gbps, i
     std::printf("| circuit | fused gates | rate (amplitude-gates/s) | compute s | exchanges (swaps) | comm s (swaps) | exchanges (QuEST) | "
                 "comm s (QuEST) |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for (size_t wi = 0; wi < std::size(kWorkloads); ++wi) {
+        if (!selected(kWorkloads[wi]))
+            continue;
         const Circuit raw = prepareForSimulation(kWorkloads[wi].make(n), 0);
         const auto fusedGates = prepareFinalGates(prepareForSimulation(raw, 4));
         const auto ours = dist::countSwapStrategy(fusedGates, n, k, 16, true);
@@ -182,6 +190,8 @@ int main(int argc, char** argv)
         return 2;
     }
     const auto o = options(argc, argv);
+    if (o.count("--only"))
+        g_only = o.at("--only");
     if (dist::isRoot() && !o.count("--no-count"))
         countTable(number(o, "--count-min", 24), number(o, "--count-max", 28));
     const std::vector<int> sizes = numbers(o, "--time", {24, 26});
