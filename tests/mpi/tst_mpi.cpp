@@ -188,6 +188,9 @@ private slots:
     {
         compare(write(QStringLiteral("qft13.qasm"), exportQasm(makeQft(13, 0x1a5))), {}, true, {2, 8});
         compare(write(QStringLiteral("layers12.qasm"), exportQasm(makeRandomLayers(12, 8, 3))), {}, true, {2, 4});
+        // 16 local qubits: the ranks' own runs take StateVector::applyAll's cache-blocked path (chunks and tiles).
+        compare(write(QStringLiteral("layers17.qasm"), exportQasm(makeRandomLayers(17, 6, 4))), {}, true, {2});
+        compare(write(QStringLiteral("all_gates_17.qasm"), allGatesCircuit(17, 120, 17)), {}, true, {2});
     }
 
     void qasmBench()
@@ -341,6 +344,20 @@ private slots:
         // 2 SWAP gates that reach them.
         QCOMPARE(pairwise.exchanges, uint64_t(2 + 2 * 2));
         QCOMPARE(pairwise.bytesSent, uint64_t(4) << (22 + 4));
+    }
+
+    // GHZ: the CX from q[22] onto the global q[23] has a local control and q[23] is not needed again, so the ranks
+    // exchange the controlled half in place (QuEST: the whole local state) and nothing needs restoring.
+    void controlledGateExchangesInPlace()
+    {
+        Circuit ghz = makeGhz(24);
+        const auto gates = prepareFinalGates(ghz);
+        const auto ours = distributed::countSwapStrategy(gates, 24, 1, 16, true);
+        QCOMPARE(ours.exchanges, uint64_t(1));
+        QCOMPARE(ours.bytesSent, (uint64_t(1) << 22) * 16);
+        const auto quest = distributed::countPairwiseExchange(gates, 24, 1, 16);
+        QCOMPARE(quest.exchanges, uint64_t(1));
+        QCOMPARE(quest.bytesSent, (uint64_t(1) << 23) * 16);
     }
 };
 
