@@ -13,6 +13,7 @@ packages=(
   libgl1-mesa-dri libegl-dev libgl-dev xvfb xauth fonts-dejavu-core
   python3-onnx python3-numpy
   libopenblas-dev
+  libopenmpi-dev openmpi-bin
   llvm
   clang libclang-rt-14-dev
   file dpkg-dev

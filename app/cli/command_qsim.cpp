@@ -23,24 +23,34 @@ namespace {
 using namespace spyglass::quantum;
 
 
-void writeStatevector(const std::string& path, const StateVector& sv)
+// Writes amplitudes [offset, offset + sv.size()) of an n-qubit state: the whole file when they are all of
+// them, else one rank's part, appended in rank order (the first part opens the object, the last closes it).
+void writeStatevector(const std::string& path, const StateVector& sv, int numQubits, uint64_t offset)
 {
-    FILE* f = std::fopen(path.c_str(), "wb");
+    const bool first = offset == 0, last = offset + sv.size() == uint64_t(1) << numQubits;
+    FILE* f = std::fopen(path.c_str(), first ? "wb" : "ab");
     if (!f)
         throw InputError(SourceLocation{path, 0, 0}, "cannot write the state vector file");
-    std::fprintf(f, "{\"qubits\": %d, \"amplitudes\": [", sv.numQubits());
+    if (first)
+        std::fprintf(f, "{\"qubits\": %d, \"amplitudes\": [", numQubits);
     for (uint64_t i = 0; i < sv.size(); ++i) {
         const cplx a = sv.amplitude(i);
-        std::fprintf(f, "%s[%.17g, %.17g]", i ? ", " : "", a.real(), a.imag());
+        std::fprintf(f, "%s[%.17g, %.17g]", offset + i ? ", " : "", a.real(), a.imag());
     }
-    std::fprintf(f, "]}\n");
+    if (last)
+        std::fprintf(f, "]}\n");
     if (std::fclose(f) != 0)
         throw InputError(SourceLocation{path, 0, 0}, "error writing the state vector file");
 }
 
 int runQsim(Args& args)
 {
-    std::unique_ptr<CliSession> session = openSessionForCli(args);   // --session NAME [--db FILE]
+    // --session NAME [--db FILE]; under mpirun rank 0 records, once.
+    std::unique_ptr<CliSession> session;
+    if (distributed::isRoot())
+        session = openSessionForCli(args);
+    else
+        (void)args.value("--session"), (void)args.value("--db");
     const std::string file = args.positional("FILE");
     const long long shots = args.integer("--shots", 0, 100000000).value_or(1024);
     const auto seedOpt = args.integer("--seed", 0, std::numeric_limits<long long>::max());
@@ -63,13 +73,22 @@ int runQsim(Args& args)
         const Circuit sim = noFusion ? inlined : prepareForSimulation(inlined, static_cast<int>(fuseMax));
 
         opt.shots = static_cast<int>(shots);
-        opt.seed = seedOpt ? static_cast<uint64_t>(*seedOpt) : std::random_device{}();
+        // Under mpirun every rank draws the same shots: rank 0's seed.
+        opt.seed = distributed::broadcast(seedOpt ? static_cast<uint64_t>(*seedOpt) : std::random_device{}());
         opt.precision = precision == "double" ? Precision::Double : Precision::Single;
         res = simulate(sim, opt);
 
-        if (svOut) {
+        if (!res.note.empty())
+            std::cerr << res.note << '\n';
+        if (svOut && distributed::ranks() > 1) {
+            const auto ds = finalDistributedState(sim, opt.precision);
+            distributed::inTurn([&] {
+                if (ds->holdsAmplitudes())
+                    writeStatevector(*svOut, *ds->local(), sim.numQubits, ds->offset());
+            });
+        } else if (svOut) {
             auto sv = finalState(sim, opt.precision);
-            writeStatevector(*svOut, *sv);
+            writeStatevector(*svOut, *sv, sim.numQubits, 0);
         }
         inlinedPtr = std::make_unique<Circuit>(inlined);
     } catch (const InputError& e) {
@@ -100,12 +119,22 @@ int runQsim(Args& args)
         o[QStringLiteral("seed")] = static_cast<double>(opt.seed);
         o[QStringLiteral("precision")] = QString::fromStdString(precision);
         o[QStringLiteral("trajectories")] = res.trajectories;
+        o[QStringLiteral("ranks")] = res.ranks;
+        if (distributed::ranks() > 1) {
+            // Per rank, what the qubit swaps moved (distributed_plan.h).
+            o[QStringLiteral("mpi_exchanges")] = static_cast<double>(res.traffic.exchanges);
+            o[QStringLiteral("mpi_bytes_sent")] = static_cast<double>(res.traffic.bytesSent);
+        }
         printJson(o);
         return ExitOk;
     }
     std::cout << file << ": " << inlined.numQubits << " qubits, " << inlined.gateCount() << " gates, " << res.fusedBlocks
               << " fused blocks, " << shots << " shots (seed " << opt.seed << ")" << (res.trajectories ? ", per-shot trajectories" : "")
-              << ", " << res.simMs << " ms\n";
+              << ", " << res.simMs << " ms";
+    if (distributed::ranks() > 1)
+        std::cout << ", " << res.ranks << " MPI ranks (" << res.traffic.exchanges << " exchanges, " << res.traffic.bytesSent
+                  << " bytes sent per rank)";
+    std::cout << '\n';
     std::vector<std::pair<std::string, int>> sorted(res.counts.begin(), res.counts.end());
     std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     for (const auto& [k, n] : sorted)
@@ -121,7 +150,8 @@ const RegisterCommand reg{{"qsim", "simulate an OpenQASM 2.0 circuit on the stat
                            "bit first, registers separated by a space with the last declared leftmost.\n"
                            "--statevector OUT writes {\"qubits\": n, \"amplitudes\": [[re, im], ...]} (index bit k = qubit k)\n"
                            "for circuits without mid-circuit measurement; terminal measurements are ignored for it.\n"
-                           "--fuse-max K fuses gates into blocks of at most K qubits (default 4)."}};
+                           "--fuse-max K fuses gates into blocks of at most K qubits (default 4).\n"
+                           "Under mpirun -np 2^k the state is split over the ranks (README: Running on a cluster)."}};
 
 }  // namespace
 }  // namespace spyglass::cli

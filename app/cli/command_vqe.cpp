@@ -4,6 +4,7 @@
 #include "app/cli/session_option.h"
 
 #include "core/common/diagnostics.h"
+#include "core/quantum/distributed_statevector.h"
 #include "core/quantum/vqe.h"
 
 #include <QJsonArray>
@@ -19,7 +20,12 @@ using namespace spyglass::quantum;
 
 int runVqeCommand(Args& args)
 {
-    std::unique_ptr<CliSession> session = openSessionForCli(args);   // --session NAME [--db FILE]
+    // --session NAME [--db FILE]; under mpirun rank 0 records, once.
+    std::unique_ptr<CliSession> session;
+    if (distributed::isRoot())
+        session = openSessionForCli(args);
+    else
+        (void)args.value("--session"), (void)args.value("--db");
     VqeOptions o;
     const auto qubits = args.integer("--qubits", 1, 34);
     if (!qubits)
@@ -41,6 +47,8 @@ int runVqeCommand(Args& args)
     if (hfile)
         o.hamiltonian = readPauliSumFile(*hfile);
     const VqeResult r = runVqe(o);
+    if (!r.note.empty())
+        std::cerr << r.note << '\n';
     std::optional<double> exact;
     if (o.qubits <= 14 && !noExact)
         exact = exactGroundEnergy(o.hamiltonian ? *o.hamiltonian : tfimHamiltonian(o.qubits), o.qubits);
@@ -69,6 +77,7 @@ int runVqeCommand(Args& args)
         j[QStringLiteral("optimizer")] = QString::fromStdString(o.optimizer);
         j[QStringLiteral("iterations")] = o.iterations;
         j[QStringLiteral("seed")] = static_cast<double>(o.seed);
+        j[QStringLiteral("ranks")] = r.ranks;
         printJson(j);
         return ExitOk;
     }

@@ -74,7 +74,7 @@ std::string countsKey(const Circuit& c, const std::vector<char>& bits)
     return key;
 }
 
-void applyGates(const Circuit& c, StateVector& sv, JobControl* job)
+std::vector<kernels::PreparedGate> prepareGates(const Circuit& c)
 {
     std::vector<kernels::PreparedGate> prepared;
     for (const Op& op : c.ops) {
@@ -86,11 +86,10 @@ void applyGates(const Circuit& c, StateVector& sv, JobControl* job)
             throw InputError(SourceLocation{c.name, op.line, 0}, "measure/reset inside a unitary run");
         }
     }
-    // One list, so cache-blocked runs can span the whole circuit; applyAll checks the job between runs.
-    sv.applyAll(prepared, job);
+    return prepared;
 }
 
-std::unique_ptr<StateVector> finalState(const Circuit& c, Precision p, JobControl* job)
+std::vector<kernels::PreparedGate> prepareFinalGates(const Circuit& c)
 {
     if (!measurementsAreTerminal(c))
         throw InputError(SourceLocation{c.name, 0, 0},
@@ -100,10 +99,91 @@ std::unique_ptr<StateVector> finalState(const Circuit& c, Precision p, JobContro
     for (const Op& op : c.ops)
         if (op.kind == OpKind::Gate)
             gatesOnly.ops.push_back(op);
+    return prepareGates(gatesOnly);
+}
+
+void applyGates(const Circuit& c, StateVector& sv, JobControl* job)
+{
+    // One list, so cache-blocked runs can span the whole circuit; applyAll checks the job between runs.
+    sv.applyAll(prepareGates(c), job);
+}
+
+std::unique_ptr<StateVector> finalState(const Circuit& c, Precision p, JobControl* job)
+{
+    const auto gates = prepareFinalGates(c);
     auto sv = std::make_unique<StateVector>(c.numQubits, p);
-    applyGates(gatesOnly, *sv, job);
+    sv->applyAll(gates, job);
     return sv;
 }
+
+std::unique_ptr<distributed::DistributedState> finalDistributedState(const Circuit& c, Precision p, JobControl* job)
+{
+    const auto gates = prepareFinalGates(c);
+    auto ds = std::make_unique<distributed::DistributedState>(c.numQubits, p, distributed::minLocalQubits(gates));
+    ds->applyAll(gates, job);
+    ds->restoreOrder();
+    return ds;
+}
+
+namespace {
+
+// Shot by shot (mid-circuit measurement, reset, if) on a StateVector or a DistributedState.
+template <class State>
+void runTrajectories(const Circuit& c, const SimOptions& opt, const std::vector<kernels::PreparedGate>& prepared, State& start, State& sv,
+                     std::mt19937_64& rng, SimResult& res, JobControl* job)
+{
+    std::vector<char> bits(static_cast<size_t>(c.numClbits), 0);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    auto regValue = [&](int creg) {
+        const Register& r = c.cregs[creg];
+        uint64_t v = 0;
+        for (int i = 0; i < r.size && i < 64; ++i)
+            v |= uint64_t(bits[r.offset + i]) << i;
+        return v;
+    };
+    auto measureQubit = [&](int q) {
+        const double p1 = sv.probabilityOfOne(q);
+        const int outcome = u(rng) < p1 ? 1 : 0;
+        sv.collapse(q, outcome, outcome ? p1 : 1 - p1);
+        return outcome;
+    };
+    size_t prefix = 0;
+    while (prefix < c.ops.size() && (c.ops[prefix].kind == OpKind::Gate || c.ops[prefix].kind == OpKind::Barrier) &&
+           !c.ops[prefix].cond.active())
+        ++prefix;
+    for (int shot = 0; shot < opt.shots; ++shot) {
+        if (job && (shot & 15) == 0) {
+            job->checkpoint();
+            job->report(double(shot) / opt.shots, "simulating shots");
+        }
+        sv.copyFrom(start);
+        std::fill(bits.begin(), bits.end(), 0);
+        for (size_t i = prefix; i < c.ops.size(); ++i) {
+            const Op& op = c.ops[i];
+            if (op.cond.active() && regValue(op.cond.creg) != op.cond.value)
+                continue;
+            switch (op.kind) {
+            case OpKind::Gate: sv.apply(prepared[i]); break;
+            case OpKind::Barrier: break;
+            case OpKind::Measure:
+                for (size_t j = 0; j < op.qubits.size(); ++j)
+                    bits[op.clbits[j]] = char(measureQubit(op.qubits[j]));
+                break;
+            case OpKind::Reset:
+                for (int q : op.qubits)
+                    if (measureQubit(q)) {
+                        // flip back to |0>
+                        kernels::PreparedGate x = kernels::prepare({}, {q}, {0, 0, 1, 0, 1, 0, 0, 0});
+                        sv.apply(x);
+                    }
+                break;
+            }
+        }
+        ++res.counts[countsKey(c, bits)];
+    }
+}
+
+}  // namespace
 
 SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job)
 {
@@ -117,19 +197,28 @@ SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job)
             res.fusedBlocks += op.fused != nullptr;
         }
     std::mt19937_64 rng(opt.seed);
-    std::vector<char> bits(static_cast<size_t>(c.numClbits), 0);
+    const bool spread = distributed::ranks() > 1;
     if (measurementsAreTerminal(c)) {
-        auto sv = finalState(c, opt.precision, job);
+        std::vector<uint64_t> samples;
+        if (spread) {
+            auto ds = finalDistributedState(c, opt.precision, job);
+            samples = ds->sample(opt.shots, rng);
+            res.ranks = ds->usedRanks();
+            res.traffic = ds->traffic();
+            res.note = ds->note();
+        } else {
+            samples = finalState(c, opt.precision, job)->sample(opt.shots, rng);
+        }
         // clbit <- qubit of the last measurement writing it
         std::vector<int> source(static_cast<size_t>(c.numClbits), -1);
         for (const Op& op : c.ops)
             if (op.kind == OpKind::Measure)
                 for (size_t i = 0; i < op.qubits.size(); ++i)
                     source[op.clbits[i]] = op.qubits[i];
-        const auto samples = sv->sample(opt.shots, rng);
         std::map<uint64_t, int> byIndex;
         for (uint64_t s : samples)
             ++byIndex[s];
+        std::vector<char> bits(static_cast<size_t>(c.numClbits), 0);
         for (const auto& [idx, n] : byIndex) {
             for (int b = 0; b < c.numClbits; ++b)
                 bits[b] = source[b] >= 0 ? char((idx >> source[b]) & 1) : 0;
@@ -138,62 +227,34 @@ SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job)
     } else {
         res.trajectories = true;
         // Prepare gates once; run the unitary prefix once and copy it for every shot.
-        std::vector<kernels::PreparedGate> prepared(c.ops.size());
-        for (size_t i = 0; i < c.ops.size(); ++i)
-            if (c.ops[i].kind == OpKind::Gate)
-                prepared[i] = prepareOp(c, c.ops[i]);
-        size_t prefix = 0;
-        while (prefix < c.ops.size() && (c.ops[prefix].kind == OpKind::Gate || c.ops[prefix].kind == OpKind::Barrier) &&
-               !c.ops[prefix].cond.active())
-            ++prefix;
-        checkMemory(c.numQubits, opt.precision, 2);
-        StateVector start(c.numQubits, opt.precision), sv(c.numQubits, opt.precision);
-        for (size_t i = 0; i < prefix; ++i)
-            if (c.ops[i].kind == OpKind::Gate)
-                start.apply(prepared[i]);
-        std::uniform_real_distribution<double> u(0.0, 1.0);
-        auto regValue = [&](int creg) {
-            const Register& r = c.cregs[creg];
-            uint64_t v = 0;
-            for (int i = 0; i < r.size && i < 64; ++i)
-                v |= uint64_t(bits[r.offset + i]) << i;
-            return v;
-        };
-        auto measureQubit = [&](int q) {
-            const double p1 = sv.probabilityOfOne(q);
-            const int outcome = u(rng) < p1 ? 1 : 0;
-            sv.collapse(q, outcome, outcome ? p1 : 1 - p1);
-            return outcome;
-        };
-        for (int shot = 0; shot < opt.shots; ++shot) {
-            if (job && (shot & 15) == 0) {
-                job->checkpoint();
-                job->report(double(shot) / opt.shots, "simulating shots");
-            }
-            sv.copyFrom(start);
-            std::fill(bits.begin(), bits.end(), 0);
-            for (size_t i = prefix; i < c.ops.size(); ++i) {
-                const Op& op = c.ops[i];
-                if (op.cond.active() && regValue(op.cond.creg) != op.cond.value)
-                    continue;
-                switch (op.kind) {
-                case OpKind::Gate: sv.apply(prepared[i]); break;
-                case OpKind::Barrier: break;
-                case OpKind::Measure:
-                    for (size_t j = 0; j < op.qubits.size(); ++j)
-                        bits[op.clbits[j]] = char(measureQubit(op.qubits[j]));
-                    break;
-                case OpKind::Reset:
-                    for (int q : op.qubits)
-                        if (measureQubit(q)) {
-                            // flip back to |0>
-                            kernels::PreparedGate x = kernels::prepare({}, {q}, {0, 0, 1, 0, 1, 0, 0, 0});
-                            sv.apply(x);
-                        }
-                    break;
-                }
-            }
-            ++res.counts[countsKey(c, bits)];
+        std::vector<kernels::PreparedGate> prepared(c.ops.size()), prefixGates, all;
+        bool inPrefix = true;
+        for (size_t i = 0; i < c.ops.size(); ++i) {
+            const Op& op = c.ops[i];
+            inPrefix = inPrefix && (op.kind == OpKind::Gate || op.kind == OpKind::Barrier) && !op.cond.active();
+            if (op.kind != OpKind::Gate)
+                continue;
+            prepared[i] = prepareOp(c, op);
+            all.push_back(prepared[i]);
+            if (inPrefix)
+                prefixGates.push_back(prepared[i]);
+        }
+        if (spread) {
+            const int minLocal = distributed::minLocalQubits(all);
+            distributed::DistributedState start(c.numQubits, opt.precision, minLocal), sv(c.numQubits, opt.precision, minLocal);
+            start.applyAll(prefixGates, job);
+            runTrajectories(c, opt, prepared, start, sv, rng, res, job);
+            res.ranks = sv.usedRanks();
+            res.traffic = start.traffic();
+            res.traffic.exchanges += sv.traffic().exchanges;
+            res.traffic.bytesSent += sv.traffic().bytesSent;
+            res.note = sv.note();
+        } else {
+            checkMemory(c.numQubits, opt.precision, 2);
+            StateVector start(c.numQubits, opt.precision), sv(c.numQubits, opt.precision);
+            for (const kernels::PreparedGate& g : prefixGates)
+                start.apply(g);
+            runTrajectories(c, opt, prepared, start, sv, rng, res, job);
         }
     }
     res.simMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

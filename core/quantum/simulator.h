@@ -4,6 +4,7 @@
 
 #include "core/common/job_control.h"
 #include "core/quantum/circuit.h"
+#include "core/quantum/distributed_statevector.h"
 #include "core/quantum/statevector.h"
 
 #include <map>
@@ -24,6 +25,11 @@ struct SimResult {
     bool trajectories = false;           // true when shots were simulated one by one
     int gatesApplied = 0;                // gate ops per run of the circuit
     int fusedBlocks = 0;
+    // Under mpirun (distributed_statevector.h): the ranks that held the state, the data they exchanged (per
+    // rank, summed over the runs of the circuit) and why fewer ranks than launched were used, if they were.
+    int ranks = 1;
+    distributed::Traffic traffic;
+    std::string note;
 };
 
 // True when every measurement is terminal and nothing depends on a measurement (sample once).
@@ -35,6 +41,15 @@ SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job = nu
 // The final state of the circuit's gates, ignoring terminal measurements; InputError when the circuit has
 // mid-circuit measurement, reset after gates, or conditions.
 std::unique_ptr<StateVector> finalState(const Circuit& c, Precision p, JobControl* job = nullptr);
+
+// The same over the MPI ranks (distributed::ranks() > 1), in logical order (DistributedState::restoreOrder).
+std::unique_ptr<distributed::DistributedState> finalDistributedState(const Circuit& c, Precision p, JobControl* job = nullptr);
+
+// The gate ops of `c` prepared in order (barriers skipped); InputError for measurement, reset or conditions.
+std::vector<kernels::PreparedGate> prepareGates(const Circuit& c);
+// The gates before the terminal measurements, prepared; InputError when the circuit has mid-circuit measurement,
+// reset after gates, or conditions.
+std::vector<kernels::PreparedGate> prepareFinalGates(const Circuit& c);
 
 // Runs the gates of `c` (no measurement/reset/conditions allowed) on an existing state.
 void applyGates(const Circuit& c, StateVector& sv, JobControl* job = nullptr);

@@ -259,6 +259,20 @@ BlockGate specialise(const kernels::PreparedGate& g, uint64_t fixedMask, LocalQu
     return bg;
 }
 
+}  // namespace
+
+std::optional<kernels::PreparedGate> restrictGate(const kernels::PreparedGate& g, uint64_t fixedMask, uint64_t values,
+                                                  const std::function<int(int)>& renumber)
+{
+    const BlockGate bg = specialise(g, fixedMask, renumber);
+    size_t v = 0;
+    for (size_t i = 0; i < bg.fixedQubits.size(); ++i)
+        v |= size_t(values >> bg.fixedQubits[i] & 1) << i;
+    return bg.variants[v];
+}
+
+namespace {
+
 template <class T>
 void applyInBlock(T* block, int blockQubits, const std::vector<BlockGate>& gates, uint64_t base)
 {

@@ -8,7 +8,9 @@
 #include "core/quantum/pauli.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -19,6 +21,13 @@ enum class Precision { Double, Single };
 // Bytes for `copies` state vectors of n qubits; throws InputError when they do not fit in available memory.
 void checkMemory(int numQubits, Precision p, int copies = 1);
 uint64_t availableMemoryBytes();
+
+// g on the part of a state in which the qubits of `fixedMask` hold the bits of `values` (a cache block's fixed
+// qubits, or an MPI rank's global ones): controls there are dropped, or the gate is (nullopt: it does nothing
+// there), diagonal factors there are folded in, and the other qubits are renumbered by `renumber`. g's
+// non-diagonal targets must not be fixed.
+std::optional<kernels::PreparedGate> restrictGate(const kernels::PreparedGate& g, uint64_t fixedMask, uint64_t values,
+                                                  const std::function<int(int)>& renumber);
 
 class StateVector {
 public:

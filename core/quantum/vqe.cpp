@@ -2,6 +2,9 @@
 
 #include "core/common/diagnostics.h"
 #include "core/quantum/ansatz_real.h"
+#include "core/quantum/distributed_statevector.h"
+#include "core/quantum/pipeline.h"
+#include "core/quantum/simulator.h"
 
 #include <algorithm>
 #include <bit>
@@ -173,9 +176,24 @@ VqeResult runVqe(const VqeOptions& o, JobControl* job)
     if (h.minQubits() > o.qubits)
         throw InputError(SourceLocation{}, "vqe: the Hamiltonian acts on qubit " + std::to_string(h.minQubits() - 1) + " but there are only " +
                                                std::to_string(o.qubits) + " qubits");
-    // The ansatz's amplitudes are real: one real state, allocated once, reused by every evaluation.
-    RealAnsatzState state(o.qubits, o.layers, o.precision);
     VqeResult res;
+    // Over MPI ranks: the ansatz circuit, fused as qsim fuses, on one distributed state reused by every evaluation.
+    constexpr int kDistributedFuseMax = 4;
+    std::unique_ptr<distributed::DistributedState> spread;
+    if (distributed::ranks() > 1) {
+        spread = std::make_unique<distributed::DistributedState>(o.qubits, o.precision, kDistributedFuseMax);
+        res.ranks = spread->usedRanks();
+        res.note = spread->note();
+    }
+    const auto spreadEnergy = [&](const std::vector<double>& theta) {
+        spread->setZero();
+        spread->applyAll(prepareGates(prepareForSimulation(vqeAnsatz(o.qubits, o.layers, theta), kDistributedFuseMax)), job);
+        return spread->expectation(h);
+    };
+    // The ansatz's amplitudes are real: one real state, allocated once, reused by every evaluation.
+    std::optional<RealAnsatzState> state;
+    if (!spread)
+        state.emplace(o.qubits, o.layers, o.precision);
     double bestE = std::numeric_limits<double>::infinity();
     // Thread count by measurement: on a quiet machine every core helps, but on one shared with other work a
     // second thread can cost more than it gives (the passes end in barriers, and a thread that waits for a
@@ -190,14 +208,23 @@ VqeResult runVqe(const VqeOptions& o, JobControl* job)
         return v[v.size() / 2];
     };
     const Objective energy = [&](const std::vector<double>& theta) {
+        if (spread) {
+            const double e = spreadEnergy(theta);
+            ++res.evaluations;
+            if (e < bestE) {
+                bestE = e;
+                res.parameters = theta;
+            }
+            return e;
+        }
         const int phase = res.evaluations % 64;
         const bool probe = maxThreads > 1 && phase < 6;
-        state.setThreads(probe ? ((phase & 1) ? 1 : maxThreads) : chosenThreads);
+        state->setThreads(probe ? ((phase & 1) ? 1 : maxThreads) : chosenThreads);
         const auto start = std::chrono::steady_clock::now();
-        state.prepare(theta);
-        const double e = state.expectation(h);
+        state->prepare(theta);
+        const double e = state->expectation(h);
         if (probe) {
-            (state.threads() == 1 ? probeOne : probeAll).push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            (state->threads() == 1 ? probeOne : probeAll).push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
             if (phase == 5) {
                 chosenThreads = median(probeOne) < median(probeAll) ? 1 : maxThreads;
                 probeOne.clear();

@@ -5,7 +5,9 @@
 //   start:  parameters drawn uniformly from [-pi, pi) with the seed;
 //   energy: exact expectation <psi|H|psi> from the state vector (no shot noise), computed on the real
 //           amplitudes of the ansatz (ansatz_real.h, pauli_expectation.h) with 1 or all OpenMP threads, whichever
-//           timed faster on probe evaluations (the energies do not depend on it);
+//           timed faster on probe evaluations (the energies do not depend on it); under mpirun -np 2^k the
+//           ansatz circuit runs fused (<= 4 qubits) on the distributed complex state instead, every rank
+//           computing the same energies and so taking the same optimiser steps;
 //   optimisers: Nelder-Mead (initial simplex step 0.5; reflection 1, expansion 2, contraction 0.5,
 //           shrink 0.5; one iteration = one simplex update) and SPSA (a = 0.2, c = 0.1, A = 10,
 //           alpha = 0.602, gamma = 0.101, Rademacher perturbations from the seed; two evaluations per
@@ -38,6 +40,8 @@ struct VqeResult {
     int evaluations = 0;
     double wallMs = 0;
     std::vector<double> history;   // best energy after each iteration
+    int ranks = 1;                 // MPI ranks that held the state (distributed_statevector.h)
+    std::string note;              // why fewer ranks than launched did, if so
 };
 
 Circuit vqeAnsatz(int qubits, int layers, const std::vector<double>& theta);

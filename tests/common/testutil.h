@@ -30,11 +30,11 @@ struct CliResult {
     QByteArray err;
 };
 
-// Runs the real spyglass-cli binary.
-inline CliResult runCli(const QStringList& args, int timeoutMs = 120000)
+// Runs `program` with `args` to the end (or kills it after timeoutMs).
+inline CliResult runProgram(const QString& program, const QStringList& args, int timeoutMs = 120000)
 {
     QProcess p;
-    p.start(cliPath(), args);
+    p.start(program, args);
     CliResult r;
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
@@ -47,5 +47,8 @@ inline CliResult runCli(const QStringList& args, int timeoutMs = 120000)
     r.err = p.readAllStandardError();
     return r;
 }
+
+// Runs the real spyglass-cli binary.
+inline CliResult runCli(const QStringList& args, int timeoutMs = 120000) { return runProgram(cliPath(), args, timeoutMs); }
 
 }  // namespace spyglass::test
