@@ -70,7 +70,7 @@ int runQsim(Args& args)
     SimOptions opt;
     try {
         const Circuit inlined = prepareForSimulation(parsed.circuit, 0);
-        const Circuit sim = noFusion ? inlined : prepareForSimulation(inlined, static_cast<int>(fuseMax));
+        const Circuit sim = noFusion ? inlined : prepareForSimulation(inlined, static_cast<int>(fuseMax), distributed::localQubits(inlined.numQubits));
 
         opt.shots = static_cast<int>(shots);
         // Under mpirun every rank draws the same shots: rank 0's seed.

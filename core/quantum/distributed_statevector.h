@@ -29,6 +29,15 @@ bool builtWithMpi();
 int rank();
 int ranks();
 inline bool isRoot() { return rank() == 0; }
+// The qubits of an n-qubit state each rank holds when spread over every rank (the top log2(ranks) are global): what
+// fusion keeps its non-diagonal blocks on (makeFusePass). n when not distributed.
+inline int localQubits(int numQubits)
+{
+    int global = 0;
+    while ((1 << (global + 1)) <= ranks())
+        ++global;
+    return numQubits - global;
+}
 // Collective over all ranks: when any rank passes a message, every rank throws InputError with the message of
 // the lowest such rank.
 void agree(const std::optional<std::string>& error);

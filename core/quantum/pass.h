@@ -6,6 +6,7 @@
 #include "core/quantum/circuit.h"
 
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -29,7 +30,9 @@ std::unique_ptr<Pass> makeCancelInversesPass();
 std::unique_ptr<Pass> makeMergeRotationsPass();
 std::unique_ptr<Pass> makeRemoveIdentitiesPass();
 std::unique_ptr<Pass> makeRoutePass(Coupling coupling);
-std::unique_ptr<Pass> makeFusePass(int maxQubits);
+// localQubits: with the state spread over MPI ranks, the qubits below it are local; a non-diagonal block never
+// takes a global qubit in (see pass_fuse.cpp).
+std::unique_ptr<Pass> makeFusePass(int maxQubits, int localQubits = std::numeric_limits<int>::max());
 
 // Helpers shared by the passes.
 namespace passutil {

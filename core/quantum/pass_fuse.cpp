@@ -32,7 +32,7 @@ struct Block {
 
 class Fuse : public Pass {
 public:
-    explicit Fuse(int k) : k_(std::clamp(k, 1, 6)) {}
+    Fuse(int k, int localQubits) : k_(std::clamp(k, 1, 6)), localQubits_(localQubits) {}
     std::string name() const override { return "fuse"; }
     std::string description() const override
     {
@@ -140,9 +140,15 @@ public:
     }
 
 private:
-    static bool fitsCacheBlocks(int numQubits, const Block& b)
+    // A non-diagonal block runs in one pass over one cache block, and, when the state is spread over MPI ranks,
+    // only on local qubits: a block that took a global qubit in would need that qubit swapped in for the whole
+    // block, where its gates alone might need no exchange (a diagonal or a control on a global qubit moves nothing).
+    bool fitsCacheBlocks(int numQubits, const Block& b) const
     {
-        return b.diagonal || StateVector::fitsCacheBlocks(numQubits, b.qubits);
+        if (b.diagonal)
+            return true;
+        return StateVector::fitsCacheBlocks(numQubits, b.qubits) &&
+               std::all_of(b.qubits.begin(), b.qubits.end(), [&](int q) { return q < localQubits_; });
     }
 
     // The blocks in `parts` (disjoint, all before `gate`) and then `gate`, as one block.
@@ -208,11 +214,12 @@ private:
     }
 
     int k_;
+    int localQubits_;   // qubits >= this are global (distributed over MPI ranks)
     int blocks_ = 0, fusedGates_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<Pass> makeFusePass(int maxQubits) { return std::make_unique<Fuse>(maxQubits); }
+std::unique_ptr<Pass> makeFusePass(int maxQubits, int localQubits) { return std::make_unique<Fuse>(maxQubits, localQubits); }
 
 }  // namespace spyglass::quantum

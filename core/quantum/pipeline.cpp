@@ -58,12 +58,12 @@ std::vector<QuantumSnapshot> QuantumPipeline::run(const Circuit& input, const Pi
     return pm.run(input, ctx, run);
 }
 
-Circuit prepareForSimulation(const Circuit& c, int fuseMaxQubits)
+Circuit prepareForSimulation(const Circuit& c, int fuseMaxQubits, int localQubits)
 {
     Circuit out = c;
     makeInlineGatesPass()->run(out);
     if (fuseMaxQubits > 1)
-        makeFusePass(fuseMaxQubits)->run(out);
+        makeFusePass(fuseMaxQubits, localQubits)->run(out);
     return out;
 }
 

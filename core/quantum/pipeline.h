@@ -41,6 +41,7 @@ public:
 };
 
 // The circuit the simulator runs: inline_gates, then fuse (when maxQubits > 0). No snapshots kept.
-Circuit prepareForSimulation(const Circuit& c, int fuseMaxQubits);
+// localQubits: see makeFusePass (the circuit's qubit count minus log2 of the MPI ranks, when distributed).
+Circuit prepareForSimulation(const Circuit& c, int fuseMaxQubits, int localQubits = std::numeric_limits<int>::max());
 
 }  // namespace spyglass::quantum

@@ -187,7 +187,7 @@ VqeResult runVqe(const VqeOptions& o, JobControl* job)
     }
     const auto spreadEnergy = [&](const std::vector<double>& theta) {
         spread->setZero();
-        spread->applyAll(prepareGates(prepareForSimulation(vqeAnsatz(o.qubits, o.layers, theta), kDistributedFuseMax)), job);
+        spread->applyAll(prepareGates(prepareForSimulation(vqeAnsatz(o.qubits, o.layers, theta), kDistributedFuseMax, distributed::localQubits(o.qubits))), job);
         return spread->expectation(h);
     };
     // The ansatz's amplitudes are real: one real state, allocated once, reused by every evaluation.

@@ -19,6 +19,8 @@
 #include <QStandardPaths>
 #include <QtTest>
 
+#include <algorithm>
+
 #include <fstream>
 
 using namespace spyglass;
@@ -224,6 +226,27 @@ private slots:
             QVERIFY(op.qubits.size() <= 4);
         const auto psi = qt::randomState(8, 4);
         QVERIFY(qt::fidelity(qt::runOn(c, psi), qt::runOn(f, psi)) > 1 - 1e-9);
+    }
+
+    // Spread over MPI ranks (qubits >= 6 global): no non-diagonal block takes a global qubit in (a gate alone on one
+    // may stay), diagonal blocks still may, and the state is unchanged.
+    void fuseKeepsNonDiagonalBlocksOnLocalQubits()
+    {
+        const Circuit c = prepareForSimulation(makeRandomLayers(8, 6, 3), 0);
+        Circuit everywhere = c, local = c;
+        makeFusePass(4)->run(everywhere);
+        makeFusePass(4, 6)->run(local);
+        int spanningEverywhere = 0;
+        for (const Op& op : everywhere.ops)
+            if (op.fused && !op.fused->diagonal && op.fused->gateCount > 1)
+                spanningEverywhere += std::any_of(op.qubits.begin(), op.qubits.end(), [](int q) { return q >= 6; });
+        QVERIFY(spanningEverywhere > 0);   // the test would prove nothing if plain fusion never did it
+        for (const Op& op : local.ops)
+            if (op.fused && !op.fused->diagonal && op.fused->gateCount > 1)
+                for (int q : op.qubits)
+                    QVERIFY2(q < 6, qPrintable(QStringLiteral("block of %1 gates on qubit %2").arg(op.fused->gateCount).arg(q)));
+        const auto psi = qt::randomState(8, 5);
+        QVERIFY(qt::fidelity(qt::runOn(c, psi), qt::runOn(local, psi)) > 1 - 1e-12);
     }
 
     // Fusion weighs kernel costs: in a QFT every controlled phase ends up in a diagonal block (or alone), never in a
