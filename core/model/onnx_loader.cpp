@@ -3,6 +3,7 @@
 #include "core/model/model_loader.h"
 
 #include "core/common/diagnostics.h"
+#include "core/common/input_file.h"
 #include "core/model/onnx_import.h"
 #include "core/model/onnx_tensor.h"
 #include "core/model/op_support.h"
@@ -501,38 +502,21 @@ ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::s
     }
 }
 
-std::string sizeText(uint64_t bytes)
+std::string tooLargeText(uint64_t size, uint64_t limit)
 {
-    return bytes >= (uint64_t(1) << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
+    return "the model is " + byteSizeText(size) + ", more than the limit of " + byteSizeText(limit) +
+           "; raise it (--max-model-bytes) if the model is genuine";
 }
 
 void checkSize(const std::string& file, uint64_t size, uint64_t limit)
 {
     if (size > limit)
-        fail(file, "the model is " + sizeText(size) + ", more than the limit of " + sizeText(limit) +
-                       "; raise it (--max-model-bytes) if the model is genuine");
+        fail(file, tooLargeText(size, limit));
 }
 
 std::string readFile(const std::string& path, uint64_t limit)
 {
-    std::error_code ec;
-    if (!fs::exists(path, ec))
-        fail(path, "no such file");
-    if (fs::is_directory(path, ec))
-        fail(path, "is a directory, not a model file");
-    // Checked before reading: a huge (or endless, e.g. a FIFO) file must not be pulled into memory first.
-    if (!fs::is_regular_file(path, ec))
-        fail(path, "is not a regular file");
-    const uint64_t size = fs::file_size(path, ec);
-    if (ec)
-        fail(path, "cannot read the file size: " + ec.message());
-    checkSize(path, size, limit);
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        fail(path, "cannot open the file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return readInputFile(path, "a model file", limit, [limit](uint64_t size) { return tooLargeText(size, limit); });
 }
 
 }  // namespace

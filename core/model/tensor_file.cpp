@@ -1,6 +1,7 @@
 #include "core/model/tensor_file.h"
 
 #include "core/common/diagnostics.h"
+#include "core/common/input_file.h"
 #include "core/model/half_float.h"
 #include "core/model/onnx_tensor.h"
 
@@ -191,12 +192,8 @@ TensorProto tensorToProto(const HostTensor& t, const std::string& name)
 
 HostTensor readTensorFile(const std::string& path, std::string* name)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(SourceLocation{path, 0, 0}, "cannot open tensor file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const std::string bytes = ss.str();
+    // A protobuf message cannot be larger than 2 GiB.
+    const std::string bytes = readInputFile(path, "a tensor file (.pb)", (uint64_t(2) << 30) - 1);
     TensorProto p;
     if (bytes.empty() || !p.ParseFromString(bytes))
         throw InputError(SourceLocation{path, 0, 0}, "not a valid ONNX TensorProto file (truncated or not protobuf)");

@@ -1,6 +1,7 @@
 #include "core/quantum/pauli.h"
 
 #include "core/common/diagnostics.h"
+#include "core/common/input_file.h"
 
 #include <bit>
 #include <cctype>
@@ -140,20 +141,7 @@ PauliSum readPauliSumFile(const std::string& path)
 {
     // A Hamiltonian is a list of terms; anything this large is not one and would only fill memory.
     constexpr uintmax_t kMaxFileBytes = 64ull << 20;
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw InputError(SourceLocation{path, 0, 0}, "is a folder, expected a Hamiltonian file");
-    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
-        throw InputError(SourceLocation{path, 0, 0}, "is not a regular file");
-    if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxFileBytes)
-        throw InputError(SourceLocation{path, 0, 0}, "the file is " + std::to_string(size >> 20) + " MiB; Hamiltonian files larger than " +
-                                                         std::to_string(kMaxFileBytes >> 20) + " MiB are refused");
-    std::ifstream in(path);
-    if (!in)
-        throw InputError(SourceLocation{path, 0, 0}, "cannot open file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parsePauliSum(ss.str(), path);
+    return parsePauliSum(readInputFile(path, "a Hamiltonian file", kMaxFileBytes), path);
 }
 
 PauliSum tfimHamiltonian(int n, double J, double h)

@@ -2,6 +2,9 @@
 
 #include "core/quantum/gates.h"
 
+#include "core/common/diagnostics.h"
+#include "core/common/input_file.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -503,20 +506,20 @@ private:
         if (rel.is_absolute())
             lx().fail(f, "include path '" + f.text + "' must be relative to the including file");
         std::error_code ec;
-        const fs::path root = fs::weakly_canonical(includeDir, ec);
-        const fs::path target = fs::weakly_canonical(includeDir / rel, ec);
-        const std::string rs = root.string(), ts = target.string();
-        if (ts.size() <= rs.size() || ts.compare(0, rs.size(), rs) != 0 || (ts[rs.size()] != '/' && rs.back() != '/'))
+        if (!resolvesInside(includeDir, rel))
             lx().fail(f, "include '" + f.text + "' leaves the folder of the including file");
-        // Only plain files: opening a FIFO or a device would block or never end.
-        if (fs::exists(target, ec) && !fs::is_regular_file(target, ec))
-            lx().fail(f, "include '" + f.text + "' is not a regular file");
-        std::ifstream in(target, std::ios::binary);
-        if (!in || fs::is_directory(target, ec))
-            lx().fail(f, "cannot open include file '" + f.text + "'");
-        std::stringstream ss;
-        ss << in.rdbuf();
-        Lexer inc(ss.str(), (includeDir / rel).string());
+        const fs::path target = fs::weakly_canonical(includeDir / rel, ec);
+        // An include counts against the same file-size limit as the file that includes it.
+        std::string text;
+        try {
+            text = readInputFile(target.string(), "an OpenQASM include file", kMaxFileBytes);
+        } catch (const InputError& e) {
+            const std::string& m = e.diagnostic().message;
+            lx().fail(f, m == "no such file or directory" || m.rfind("is a folder", 0) == 0 || m.rfind("cannot", 0) == 0
+                             ? "cannot open include file '" + f.text + "'"
+                             : "include '" + f.text + "'" + (m == "is not a regular file" ? " " : ": ") + m);
+        }
+        Lexer inc(std::move(text), (includeDir / rel).string());
         Lexer* saved = lx_;
         parseFile(inc, target.parent_path(), depth + 1, false);
         lx_ = saved;
@@ -832,25 +835,11 @@ ParseResult parseQasmString(const std::string& text, const std::string& fileName
 
 ParseResult parseQasmFile(const std::string& path)
 {
-    std::error_code ec;
-    if (!fs::exists(path, ec))
-        throw InputError(SourceLocation{path, 0, 0}, "no such file or directory");
-    if (fs::is_directory(path, ec))
-        throw InputError(SourceLocation{path, 0, 0}, "is a folder, expected an OpenQASM file");
-    if (!fs::is_regular_file(path, ec))
-        throw InputError(SourceLocation{path, 0, 0}, "is not a regular file");
-    if (const auto size = fs::file_size(path, ec); !ec && size > kMaxFileBytes)
-        throw InputError(SourceLocation{path, 0, 0}, "the file is " + std::to_string(size >> 20) + " MiB; OpenQASM files larger than " +
-                                                         std::to_string(kMaxFileBytes >> 20) + " MiB are refused");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(SourceLocation{path, 0, 0}, "cannot open file");
-    std::stringstream ss;
-    ss << in.rdbuf();
+    const std::string text = readInputFile(path, "an OpenQASM file", kMaxFileBytes);
     fs::path dir = fs::path(path).parent_path();
     if (dir.empty())
         dir = ".";
-    return parseQasmString(ss.str(), path, dir.string());
+    return parseQasmString(text, path, dir.string());
 }
 
 }  // namespace spyglass::quantum

@@ -7,6 +7,10 @@
 
 namespace spyglass::spyre {
 
+// A sanity bound, not a hardware number: the largest core count a target description may give (the simulator and
+// the planners keep per-core state).
+constexpr int kMaxTargetCores = 1024;
+
 struct SpyreTarget {
     std::string name;
     std::string path;   // the file it was read from

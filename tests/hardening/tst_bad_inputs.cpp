@@ -111,14 +111,24 @@ private slots:
         const BadInput b = readBadInputs().at(row);
         QElapsedTimer timer;
         timer.start();
-        const CliResult r = runCli(cliArgsFor(b), 60000);
+        QStringList args = cliArgsFor(b);
+        QString location = b.location();
+        QTemporaryDir scratch;
+        if (b.suffix() == QLatin1String("bundle")) {
+            QFile f(b.path());
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QString dir = unpackBundle(f.readAll(), scratch.filePath(QFileInfo(b.file).completeBaseName()));
+            args = {QStringLiteral("run-bundle"), dir, QStringLiteral("--no-numerics")};
+            location = dir + QLatin1Char('/') + b.part;
+        }
+        const CliResult r = runCli(args, 60000);
         const QString err = QString::fromUtf8(r.err);
         QVERIFY2(r.err != "timeout", "no answer within 60 s");
         QVERIFY2(r.exitCode == 2, qPrintable(QStringLiteral("exit %1, stderr: %2").arg(r.exitCode).arg(err)));
         QVERIFY2(err.contains(b.expected), qPrintable(QStringLiteral("expected '%1' in: %2").arg(b.expected, err)));
         // The message starts with where the problem is: "path:line:column: error:" (or "path: error:").
-        QVERIFY2(err.contains(b.location() + QStringLiteral(": error: ")),
-                 qPrintable(QStringLiteral("expected location '%1' in: %2").arg(b.location(), err)));
+        QVERIFY2(err.contains(location + QStringLiteral(": error: ")),
+                 qPrintable(QStringLiteral("expected location '%1' in: %2").arg(location, err)));
         QVERIFY2(!err.contains(QLatin1String("internal error")), qPrintable(err));
         QVERIFY(timer.elapsed() < 60000);
     }
