@@ -243,6 +243,72 @@ private slots:
         QVERIFY2(r.err.contains("pipe.ham: error: is not a regular file"), r.err.constData());
     }
 
+    // Devices, FIFOs and links out of the folder, for the target and every part of a kernel bundle and of a
+    // test-data folder: refused from the file's type (never opened, never read), in well under a second each.
+    void devicesFifosAndLinksAreRefused()
+    {
+        QTemporaryDir dir, outside;
+        const QString model = sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt"));
+        CliResult r = runCli({QStringLiteral("run"), model, QStringLiteral("--backend"), QStringLiteral("spyre"), QStringLiteral("--target"),
+                              QStringLiteral("/dev/zero"), QStringLiteral("--no-numerics")}, 30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("/dev/zero: error: is not a regular file"), r.err.constData());
+        for (const QStringList& args : {QStringList{QStringLiteral("compile"), QStringLiteral("/dev/zero")},
+                                        QStringList{QStringLiteral("qsim"), QStringLiteral("/dev/zero")},
+                                        QStringList{QStringLiteral("vqe"), QStringLiteral("--qubits"), QStringLiteral("2"),
+                                                    QStringLiteral("--hamiltonian"), QStringLiteral("/dev/zero")}}) {
+            r = runCli(args, 30000);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains("/dev/zero: error: is not a regular file"), r.err.constData());
+        }
+
+        const QString bundle = dir.filePath(QStringLiteral("b"));
+        r = runCli({QStringLiteral("compile"), model, QStringLiteral("--export"), bundle});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(runCli({QStringLiteral("run-bundle"), bundle, QStringLiteral("--no-numerics")}).exitCode, 0);
+        const QString kernel = bundle + QStringLiteral("/kernels/000-op0.json");
+        const QString saved = dir.filePath(QStringLiteral("k.json"));
+        QVERIFY(QFile::rename(kernel, saved));
+        auto runBundle = [&] { return runCli({QStringLiteral("run-bundle"), bundle, QStringLiteral("--no-numerics")}, 30000); };
+
+        QVERIFY(QFile::link(QStringLiteral("/dev/zero"), kernel));   // a device behind a link: outside the bundle
+        r = runBundle();
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("field 'kernels[0].file': file 'kernels/000-op0.json' leaves the bundle folder"), r.err.constData());
+        QVERIFY(QFile::remove(kernel));
+
+        QCOMPARE(mkfifo(kernel.toLocal8Bit().constData(), 0600), 0);   // a FIFO nobody writes to
+        r = runBundle();
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("000-op0.json: error: is not a regular file"), r.err.constData());
+        QVERIFY(QFile::remove(kernel));
+
+        // A kernel linked to a file outside the bundle is refused even though it is a good kernel.
+        QVERIFY(QFile::copy(saved, outside.filePath(QStringLiteral("k.json"))));
+        QVERIFY(QFile::link(outside.filePath(QStringLiteral("k.json")), kernel));
+        r = runBundle();
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("manifest.json: error: field 'kernels[0].file': file 'kernels/000-op0.json' leaves the bundle folder"), r.err.constData());
+        QVERIFY(QFile::remove(kernel));
+        QVERIFY(QFile::rename(saved, kernel));
+
+        const QString listing = bundle + QStringLiteral("/listing.txt");
+        QVERIFY(QFile::remove(listing));
+        QVERIFY(QFile::link(QStringLiteral("/etc/passwd"), listing));
+        r = runBundle();
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("field 'listing.txt': file 'listing.txt' leaves the bundle folder"), r.err.constData());
+        QVERIFY(QFile::remove(listing));
+        QCOMPARE(runBundle().exitCode, 0);   // the listing is optional
+
+        // A FIFO in a test-data folder.
+        QDir(dir.path()).mkpath(QStringLiteral("data"));
+        QCOMPARE(mkfifo(dir.filePath(QStringLiteral("data/input_0.pb")).toLocal8Bit().constData(), 0600), 0);
+        r = runCli({QStringLiteral("run-bundle"), bundle, QStringLiteral("--test-data"), dir.filePath(QStringLiteral("data"))}, 30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("input_0.pb: error: is not a regular file"), r.err.constData());
+    }
+
     void includeInsideTheFolderWorksSymlinkOutIsRefused()
     {
         QTemporaryDir outside, dir;
