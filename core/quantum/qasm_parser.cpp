@@ -203,6 +203,7 @@ const std::set<std::string> kReserved = {"OPENQASM", "include", "qreg", "creg", 
 
 // Limits that keep a hostile or broken file from exhausting the machine; each is far beyond real circuits.
 constexpr int kMaxExprDepth = 256;            // nested parentheses / unary signs in one expression (stack depth)
+constexpr int kMaxExprTreeDepth = 1024;       // operators one inside the other, chains included (the tree's depth)
 constexpr int kMaxGateNesting = 64;           // gate definitions calling gate definitions (inline_gates' limit)
 constexpr uint64_t kMaxExpandedOps = 10'000'000;   // ops once every user gate is inlined (about 2.5 GB of QPIR)
 constexpr uint64_t kMaxFileBytes = 256ull << 20;
@@ -303,14 +304,23 @@ private:
         ~DepthGuard() { --p.exprDepth_; }
     };
 
+    // Chains ('a+b+c...') are parsed in a loop but make a tree as deep as they are long, which evaluating,
+    // printing and freeing it recurse through: every node's depth is bounded where it is made.
+    ExprPtr bounded(ExprPtr e, const Token& at)
+    {
+        if (e->depth > kMaxExprTreeDepth)
+            lx().fail(at, "expression has more than " + std::to_string(kMaxExprTreeDepth) + " operators one inside the other");
+        return e;
+    }
     ExprPtr expr(const std::vector<std::string>* params)
     {
         ExprPtr e = term(params);
         for (;;) {
+            const Token op = lx().peek();
             if (accept("+"))
-                e = Expr::binary(Expr::Kind::Add, e, term(params));
+                e = bounded(Expr::binary(Expr::Kind::Add, e, term(params)), op);
             else if (accept("-"))
-                e = Expr::binary(Expr::Kind::Sub, e, term(params));
+                e = bounded(Expr::binary(Expr::Kind::Sub, e, term(params)), op);
             else
                 return e;
         }
@@ -319,10 +329,11 @@ private:
     {
         ExprPtr e = unary(params);
         for (;;) {
+            const Token op = lx().peek();
             if (accept("*"))
-                e = Expr::binary(Expr::Kind::Mul, e, unary(params));
+                e = bounded(Expr::binary(Expr::Kind::Mul, e, unary(params)), op);
             else if (accept("/"))
-                e = Expr::binary(Expr::Kind::Div, e, unary(params));
+                e = bounded(Expr::binary(Expr::Kind::Div, e, unary(params)), op);
             else
                 return e;
         }
@@ -332,7 +343,7 @@ private:
         const Token at = lx().peek();
         if (accept("-")) {
             DepthGuard guard(*this, at);
-            return Expr::unary(Expr::Kind::Neg, unary(params));
+            return bounded(Expr::unary(Expr::Kind::Neg, unary(params)), at);
         }
         if (accept("+")) {
             DepthGuard guard(*this, at);
@@ -342,7 +353,7 @@ private:
         const Token pow = lx().peek();
         if (accept("^")) {
             DepthGuard guard(*this, pow);
-            return Expr::binary(Expr::Kind::Pow, base, unary(params));
+            return bounded(Expr::binary(Expr::Kind::Pow, base, unary(params)), pow);
         }
         return base;
     }
@@ -365,7 +376,7 @@ private:
                 expect("(");
                 ExprPtr e = expr(params);
                 expect(")");
-                return Expr::unary(Expr::Kind::Func, e, t.text);
+                return bounded(Expr::unary(Expr::Kind::Func, e, t.text), t);
             }
             if (params) {
                 auto it = std::find(params->begin(), params->end(), t.text);
@@ -377,16 +388,54 @@ private:
         }
         lx().fail(t, "expected an expression, found " + describe(t));
     }
+    static std::string valueText(double v) { return std::isnan(v) ? "NaN" : v > 0 ? "inf" : "-inf"; }
     double constant(const Token& at)
     {
         ExprPtr e = expr(nullptr);
         try {
             const double v = evaluate(*e, {});
             if (!std::isfinite(v))
-                lx().fail(at, "parameter evaluates to " + std::to_string(v));
+                lx().fail(at, "parameter evaluates to " + valueText(v));
             return v;
         } catch (const std::domain_error& err) {
             lx().fail(at, err.what());
+        }
+    }
+    // The parameters a call of `def` with `params` passes on, through every definition it expands into, must be
+    // numbers: a body's 1/a with a = 0, or sqrt(a) with a = -1, would otherwise reach the simulator as inf or NaN.
+    // Each (gate, arguments) pair is checked once, so the check costs what the distinct calls cost, not the
+    // expansion (a gate calling another twice, 20 deep, is 20 checks).
+    void checkBodyParams(const GateDef& def, const std::vector<double>& params, const Token& at,
+                         std::set<std::pair<std::string, std::vector<double>>>& seen)
+    {
+        if (def.body.empty() || !seen.emplace(def.name, params).second)
+            return;
+        for (const GateCall& call : def.body) {
+            if (call.name == "barrier")
+                continue;
+            std::vector<double> values;
+            for (size_t i = 0; i < call.params.size(); ++i) {
+                double v = 0;
+                std::string problem;
+                try {
+                    v = evaluate(*call.params[i], params);
+                    if (!std::isfinite(v))
+                        problem = " evaluates to " + valueText(v);
+                } catch (const std::domain_error& err) {
+                    problem = std::string(" is undefined: ") + err.what();
+                }
+                if (!problem.empty()) {
+                    std::string args;
+                    for (size_t a = 0; a < params.size(); ++a)
+                        args += (a ? ", " : "") + def.params[a] + " = " + formatAngle(params[a]);
+                    lx().fail(at, "in the body of gate '" + def.name + "'" + (args.empty() ? "" : " (" + args + ")") + ", parameter " +
+                                      std::to_string(i + 1) + " of '" + call.name + "'" + problem);
+                }
+                values.push_back(v);
+            }
+            const auto it = lib_->find(call.name);
+            if (it != lib_->end())
+                checkBodyParams(it->second, values, at, seen);
         }
     }
 
@@ -787,6 +836,8 @@ private:
                 width = std::max(width, a.bits.size());
             }
         addExpandedOps(t, expandedOpsOf(t.text), width);
+        std::set<std::pair<std::string, std::vector<double>>> checked;
+        checkBodyParams(def, params, t, checked);
         for (size_t i = 0; i < width; ++i) {
             Op op;
             op.name = t.text;

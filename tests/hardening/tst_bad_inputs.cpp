@@ -182,6 +182,49 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(InputError, quantum::parseQasmString(nested(300)));
     }
 
+    // Chains of 100 000 '+' or a million '*' (in a gate body) make expression trees as deep as they are long:
+    // refused at the 1025th operator, in linear time, instead of overflowing the stack when evaluated or freed.
+    void operatorChainsAreBounded()
+    {
+        QTemporaryDir dir;
+        QByteArray plus = "OPENQASM 2.0;\nqreg q[1];\nU(1";
+        for (int i = 0; i < 100000; ++i)
+            plus += "+1";
+        writeFile(dir.filePath(QStringLiteral("plus.qasm")), plus + ",0,0) q[0];\n");
+        QByteArray times = "OPENQASM 2.0;\ngate g(a) q { U(a";
+        for (int i = 0; i < 1000000; ++i)
+            times += "*a";
+        writeFile(dir.filePath(QStringLiteral("times.qasm")), times + ",0,0) q; }\nqreg q[1];\ng(1) q[0];\n");
+        for (const char* f : {"plus.qasm", "times.qasm"}) {
+            const CliResult r = runCli({QStringLiteral("qsim"), dir.filePath(QString::fromLatin1(f))}, 30000);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains("expression has more than 1024 operators one inside the other"), r.err.constData());
+        }
+        // 1024 are fine, and so is the same sum in parentheses of 1000 terms each.
+        std::string ok = "OPENQASM 2.0;\nqreg q[1];\nU(0";
+        for (int i = 0; i < 1023; ++i)
+            ok += "+0";
+        QCOMPARE(quantum::parseQasmString(ok + ",0,0) q[0];\n").circuit.ops.size(), size_t(1));
+        QVERIFY_THROWS_EXCEPTION(InputError, quantum::parseQasmString(ok + "+0+0,0,0) q[0];\n"));
+    }
+
+    // NaN and inf computed inside a gate body from the call's arguments are refused at the call (exit 2), never
+    // simulated (a NaN amplitude would be written as '-nan', which is not JSON).
+    void gateBodyNonFiniteIsRefusedAtTheCall()
+    {
+        QTemporaryDir dir;
+        writeFile(dir.filePath(QStringLiteral("ok.qasm")), "OPENQASM 2.0;\ngate g(a) q { U(1/a,sqrt(a),ln(a)) q; }\nqreg q[1];\ng(2) q[0];\n");
+        CliResult r = runCli({QStringLiteral("qsim"), dir.filePath(QStringLiteral("ok.qasm")), QStringLiteral("--statevector"),
+                              dir.filePath(QStringLiteral("sv.json"))});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        writeFile(dir.filePath(QStringLiteral("bad.qasm")), "OPENQASM 2.0;\ngate g(a) q { U(1/a,sqrt(a),ln(a)) q; }\nqreg q[1];\ng(2) q[0];\ng(0) q[0];\n");
+        r = runCli({QStringLiteral("qsim"), dir.filePath(QStringLiteral("bad.qasm")), QStringLiteral("--statevector"),
+                    dir.filePath(QStringLiteral("sv2.json"))});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("bad.qasm:5:1: error: in the body of gate 'g' (a = 0), parameter 1 of 'U' evaluates to inf"), r.err.constData());
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("sv2.json"))));
+    }
+
     void externalDataInsideTheFolderIsRead()
     {
         QTemporaryDir dir;
