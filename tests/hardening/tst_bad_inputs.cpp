@@ -208,6 +208,20 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(InputError, quantum::parseQasmString(ok + "+0+0,0,0) q[0];\n"));
     }
 
+    // libonnx's text parser recurses per nested graph: 'If' branches nested 5 000 deep are refused before it runs.
+    void onnxTextNestingIsBounded()
+    {
+        std::string inner = "z = Identity (x)";
+        for (int i = 0; i < 5000; ++i)
+            inner = "z = If (c) <then_branch = t () => (float[1] z) { " + inner + " }, else_branch = e () => (float[1] z) { z = Identity (x) }>";
+        QTemporaryDir dir;
+        writeFile(dir.filePath(QStringLiteral("deep.onnxtxt")),
+                  QByteArray::fromStdString("<ir_version: 8, opset_import: [\"\" : 17]>\nnested (bool c, float[1] x) => (float[1] z) {\n  " + inner + "\n}\n"));
+        const CliResult r = runCli({QStringLiteral("compile"), dir.filePath(QStringLiteral("deep.onnxtxt"))}, 30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("deep.onnxtxt:3:12489: error: graphs, lists and types nested more than 256 deep"), r.err.constData());
+    }
+
     // NaN and inf computed inside a gate body from the call's arguments are refused at the call (exit 2), never
     // simulated (a NaN amplitude would be written as '-nan', which is not JSON).
     void gateBodyNonFiniteIsRefusedAtTheCall()
