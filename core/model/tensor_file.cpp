@@ -2,6 +2,8 @@
 
 #include "core/common/diagnostics.h"
 #include "core/common/input_file.h"
+
+#include <unistd.h>
 #include "core/model/half_float.h"
 #include "core/model/onnx_tensor.h"
 
@@ -78,6 +80,13 @@ HostTensor makeTensor(DType dtype, const Shape& shape)
     HostTensor t;
     t.dtype = dtype;
     t.shape = shape;
+    // Refused before allocating: a tensor larger than the machine's memory would end in "out of memory" (or
+    // the kernel's OOM killer) after minutes of swapping, not in a message about the model.
+    const uint64_t bytes = static_cast<uint64_t>(elementCount(shape)) * (t.isFloating() ? sizeof(float) : sizeof(int64_t));
+    const uint64_t memory = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    if (elementCount(shape) < 0 || (memory > 0 && bytes > memory))
+        throw InputError(SourceLocation{}, std::string("a ") + dtypeName(dtype) + " tensor " + shapeString(shape) + " needs " + byteSizeText(bytes) +
+                                               " of host memory, more than this machine's " + byteSizeText(memory));
     if (t.isFloating())
         t.f.assign(static_cast<size_t>(elementCount(shape)), 0.0f);
     else

@@ -8,6 +8,9 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <cerrno>
+#include <cstdlib>
+#include <cmath>
 #include <sstream>
 
 namespace spyglass::quantum {
@@ -47,6 +50,7 @@ std::string PauliSum::text() const
 PauliSum parsePauliSum(const std::string& text, const std::string& file)
 {
     PauliSum sum;
+    int highest = 0;
     std::istringstream in(text);
     std::string line;
     int lineNo = 0;
@@ -81,13 +85,16 @@ PauliSum parsePauliSum(const std::string& text, const std::string& file)
                 skip();
             }
             if (i < line.size() && (std::isdigit(static_cast<unsigned char>(line[i])) || line[i] == '-' || line[i] == '+' || line[i] == '.')) {
-                size_t used = 0;
-                try {
-                    t.coeff = std::stod(line.substr(i), &used);
-                } catch (const std::exception&) {
+                // strtod on the line in place: std::stod(line.substr(i)) copied the rest of the line for every
+                // term, quadratic in a long one-line sum.
+                errno = 0;
+                char* end = nullptr;
+                t.coeff = std::strtod(line.c_str() + i, &end);
+                if (end == line.c_str() + i)
                     fail(i, "expected a coefficient");
-                }
-                i += used;
+                if (errno == ERANGE || !std::isfinite(t.coeff))
+                    fail(i, "coefficient " + line.substr(i, static_cast<size_t>(end - (line.c_str() + i))) + " is out of range");
+                i = static_cast<size_t>(end - line.c_str());
             }
             t.coeff *= sign;
             bool any = false;
@@ -111,6 +118,10 @@ PauliSum parsePauliSum(const std::string& text, const std::string& file)
                 if (q >= 63)
                     fail(at, "qubit index " + digits + " is too large (at most 62)");
                 i = j;
+                if (q + 1 > highest) {
+                    highest = q + 1;
+                    sum.highestQubitAt = SourceLocation{file, lineNo, static_cast<int>(at) + 1};
+                }
                 const uint64_t bit = uint64_t(1) << q;
                 if ((t.xMask | t.zMask) & bit)
                     fail(at, "qubit " + std::to_string(q) + " appears twice in one term");

@@ -171,8 +171,8 @@ VqeResult runVqe(const VqeOptions& o, JobControl* job)
         throw InputError(SourceLocation{}, "vqe: optimizer must be nelder-mead or spsa, not '" + o.optimizer + "'");
     const PauliSum h = o.hamiltonian ? *o.hamiltonian : tfimHamiltonian(o.qubits);
     if (h.minQubits() > o.qubits)
-        throw InputError(SourceLocation{}, "vqe: the Hamiltonian acts on qubit " + std::to_string(h.minQubits() - 1) + " but there are only " +
-                                               std::to_string(o.qubits) + " qubits");
+        throw InputError(h.highestQubitAt, "the Hamiltonian acts on qubit " + std::to_string(h.minQubits() - 1) + " but there are only " +
+                                               std::to_string(o.qubits) + " qubits (--qubits)");
     // The ansatz's amplitudes are real: one real state, allocated once, reused by every evaluation.
     RealAnsatzState state(o.qubits, o.layers, o.precision);
     VqeResult res;

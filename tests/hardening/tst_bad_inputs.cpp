@@ -222,6 +222,38 @@ private slots:
         QVERIFY2(r.err.contains("deep.onnxtxt:3:12489: error: graphs, lists and types nested more than 256 deep"), r.err.constData());
     }
 
+    // A 4 MB Hamiltonian on one line (240 000 terms) parses in linear time: it took 22 s when every coefficient
+    // copied the rest of the line; now well under a second (5 s leaves room for a busy machine).
+    void longHamiltonianParsesInLinearTime()
+    {
+        std::string text;
+        for (int i = 0; i < 240000; ++i)
+            text += (i ? " + " : "") + std::to_string(0.25 + (i % 7) * 0.125) + " Z" + std::to_string(i % 10) + " Z" + std::to_string((i + 1) % 10);
+        QVERIFY(text.size() > 4000000);
+        QElapsedTimer timer;
+        timer.start();
+        const quantum::PauliSum h = quantum::parsePauliSum(text + "\n", "long.ham");
+        QCOMPARE(h.terms.size(), size_t(240000));
+        QVERIFY2(timer.elapsed() < 5000, qPrintable(QStringLiteral("%1 ms").arg(timer.elapsed())));
+    }
+
+    // Sizes that wrap around int64 (a --dim of 2^61 made [2^61, 8] look like 0 elements and run, exit 0) or
+    // exceed the machine's memory (exit 1 "out of memory") are refused, exit 2.
+    void hugeDimensionsAreRefused()
+    {
+        const QString model = dataPath(QStringLiteral("bad/symbolic_dim.onnxtxt"));
+        for (const char* dim : {"batch=2305843009213693952", "batch=9223372036854775807"}) {
+            const CliResult r = runCli({QStringLiteral("run"), model, QStringLiteral("--dim"), QString::fromLatin1(dim)}, 30000);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains("symbolic_dim.onnxtxt: error: value 'x' [") && r.err.contains("has more than 2^50 elements"), r.err.constData());
+        }
+        // 2^40 x 8 float32 (32 TiB) fits the element bound but no machine's memory: refused before allocating.
+        const CliResult r = runCli({QStringLiteral("run"), model, QStringLiteral("--dim"), QStringLiteral("batch=1099511627776")}, 30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("of host memory, more than this machine's"), r.err.constData());
+        QVERIFY2(!r.err.contains("internal error") && !r.err.contains("out of memory"), r.err.constData());
+    }
+
     // NaN and inf computed inside a gate body from the call's arguments are refused at the call (exit 2), never
     // simulated (a NaN amplitude would be written as '-nan', which is not JSON).
     void gateBodyNonFiniteIsRefusedAtTheCall()
