@@ -3,6 +3,7 @@
 #include "core/common/diagnostics.h"
 #include "core/common/input_file.h"
 #include "core/model/model_graph.h"
+#include "core/spyre/body_fn.h"
 #include "core/model/tensor_file.h"
 #include "core/spyre/spyre_target.h"
 
@@ -16,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <set>
 
 namespace spyglass::spyre {
@@ -93,15 +95,18 @@ QJsonValue numberJson(double x)
     return std::isnan(x) ? QStringLiteral("nan") : x > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
 }
 
-double readNumber(const QJsonValue& v)
+// An absent value is 0 (numberJson leaves zeros out); nullopt for anything numberJson does not write.
+std::optional<double> readNumber(const QJsonValue& v)
 {
-    if (v.isString()) {
-        const QString s = v.toString();
-        if (s == QStringLiteral("inf")) return std::numeric_limits<double>::infinity();
-        if (s == QStringLiteral("-inf")) return -std::numeric_limits<double>::infinity();
-        return std::numeric_limits<double>::quiet_NaN();
-    }
-    return v.toDouble(0.0);
+    if (v.isUndefined())
+        return 0.0;
+    if (v.isDouble())
+        return v.toDouble();
+    const QString s = v.toString();
+    if (s == QStringLiteral("inf")) return std::numeric_limits<double>::infinity();
+    if (s == QStringLiteral("-inf")) return -std::numeric_limits<double>::infinity();
+    if (s == QStringLiteral("nan")) return std::numeric_limits<double>::quiet_NaN();
+    return std::nullopt;
 }
 
 // Only the fields a statement kind uses are written, so the file reads like the IR.
@@ -431,8 +436,11 @@ Stmt readStmt(const Reader& r, const QJsonObject& o, size_t position, size_t loa
     st.load = opt("load").toInt(-1);
     if (st.kind == StmtKind::Load && (st.load < 0 || static_cast<size_t>(st.load) >= loads))
         r.fail("stmts", "statement " + std::to_string(position) + " loads through an access that does not exist");
-    st.value = readNumber(opt("value"));
-    st.value2 = readNumber(opt("value2"));
+    const std::optional<double> value = readNumber(opt("value")), value2 = readNumber(opt("value2"));
+    if (!value || !value2)
+        r.fail("stmts", "statement " + std::to_string(position) + ": value must be a number, \"inf\", \"-inf\" or \"nan\"");
+    st.value = *value;
+    st.value2 = *value2;
     st.var = opt("var").toInt(-1);
     if (!exactInt64(opt("bound").toDouble(0.0), st.bound))
         r.fail("stmts", "statement " + std::to_string(position) + ": bound must be an integer");
@@ -736,7 +744,7 @@ void checkKernel(const std::string& file, const KernelBundle& b, const Kernel& k
     }
     // The loop body: every access names a tensor of the bundle and stays inside it.
     const KernelLoopBody& body = k.loop;
-    int indirect = 0;
+    int indirect = 0, reductions = 0;
     bool masked = false, stores = false;
     for (size_t i = 0; i < body.stmts.size(); ++i) {
         const Stmt& st = body.stmts[i];
@@ -749,6 +757,14 @@ void checkKernel(const std::string& file, const KernelBundle& b, const Kernel& k
             r.fail("loop_body.stmts", "statement " + std::to_string(i) + " selects on var " + std::to_string(st.var) + ", which the kernel does not have");
         if (st.kind == StmtKind::Mask)
             checkAffine(r, "loop_body.stmts", st.cond, nVars, indirect);
+        if (st.kind == StmtKind::Compute && bodyFnOf(st.fn) == BodyFn::Unknown)
+            r.fail("loop_body.stmts", "statement " + std::to_string(i) + " computes '" + st.fn + "', which is not an op of the IR");
+        if (st.kind == StmtKind::Reduction) {
+            if (st.fn != "sum" && st.fn != "max" && st.fn != "min")
+                r.fail("loop_body.stmts", "statement " + std::to_string(i) + " reduces with '" + st.fn + "' (sum, max or min)");
+            if (reductions++ > 0)
+                r.fail("loop_body.stmts", "statement " + std::to_string(i) + " is a second reduction; a kernel has at most one");
+        }
         masked = masked || st.kind == StmtKind::Mask || st.kind == StmtKind::Select;
         stores = stores || st.kind == StmtKind::Store;
     }

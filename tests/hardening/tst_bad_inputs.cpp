@@ -254,6 +254,25 @@ private slots:
         QVERIFY2(!r.err.contains("internal error") && !r.err.contains("out of memory"), r.err.constData());
     }
 
+    // Fusing a 20 000-op ReLU chain into one kernel: memory linear in the op count (it ran out of memory; a 4 000-op
+    // chain took 2.4 GB and 4.4 s in fuse, now 40 MB and 0.2 s; the 20 000-op one 127 MB, measured with
+    // /usr/bin/time on `compile --stop-after fuse`).
+    void longChainsFuseInLinearMemory()
+    {
+        QByteArray text = "<ir_version: 8, opset_import: [\"\" : 17]>\nchain (float[64, 64] y0) => (float[64, 64] y20000) {\n";
+        for (int i = 1; i <= 20000; ++i)
+            text += "  y" + QByteArray::number(i) + " = Relu (y" + QByteArray::number(i - 1) + ")\n";
+        QTemporaryDir dir;
+        writeFile(dir.filePath(QStringLiteral("chain.onnxtxt")), text + "}\n");
+        const CliResult r = runCli({QStringLiteral("compile"), dir.filePath(QStringLiteral("chain.onnxtxt")), QStringLiteral("--stop-after"),
+                                    QStringLiteral("fuse")}, 60000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.out.contains("fused 19999 pointwise ops into consumers"), r.out.constData());
+        rusage children{};
+        getrusage(RUSAGE_CHILDREN, &children);   // the largest child so far: this compile
+        QVERIFY2(children.ru_maxrss < 512 * 1024, qPrintable(QStringLiteral("peak RSS %1 KiB").arg(children.ru_maxrss)));
+    }
+
     // NaN and inf computed inside a gate body from the call's arguments are refused at the call (exit 2), never
     // simulated (a NaN amplitude would be written as '-nan', which is not JSON).
     void gateBodyNonFiniteIsRefusedAtTheCall()
