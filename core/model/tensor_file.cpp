@@ -1,9 +1,8 @@
 #include "core/model/tensor_file.h"
 
 #include "core/common/diagnostics.h"
+#include "core/common/host_memory.h"
 #include "core/common/input_file.h"
-
-#include <unistd.h>
 #include "core/model/half_float.h"
 #include "core/model/onnx_tensor.h"
 
@@ -80,13 +79,14 @@ HostTensor makeTensor(DType dtype, const Shape& shape)
     HostTensor t;
     t.dtype = dtype;
     t.shape = shape;
-    // Refused before allocating: a tensor larger than the machine's memory would end in "out of memory" (or
-    // the kernel's OOM killer) after minutes of swapping, not in a message about the model.
+    // Refused before allocating: a tensor larger than the memory left would end in "out of memory" (or the OOM
+    // killer) after minutes of swapping, not in a message about the model. Checked against what is available
+    // now, so a second large input is refused when the first has taken the room.
     const uint64_t bytes = static_cast<uint64_t>(elementCount(shape)) * (t.isFloating() ? sizeof(float) : sizeof(int64_t));
-    const uint64_t memory = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    const uint64_t memory = availableMemoryBytes();
     if (elementCount(shape) < 0 || (memory > 0 && bytes > memory))
         throw InputError(SourceLocation{}, std::string("a ") + dtypeName(dtype) + " tensor " + shapeString(shape) + " needs " + byteSizeText(bytes) +
-                                               " of host memory, more than this machine's " + byteSizeText(memory));
+                                               " of host memory, more than the " + byteSizeText(memory) + " available");
     if (t.isFloating())
         t.f.assign(static_cast<size_t>(elementCount(shape)), 0.0f);
     else

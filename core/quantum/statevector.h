@@ -18,7 +18,6 @@ enum class Precision { Double, Single };
 
 // Bytes for `copies` state vectors of n qubits; throws InputError when they do not fit in available memory.
 void checkMemory(int numQubits, Precision p, int copies = 1);
-uint64_t availableMemoryBytes();
 
 class StateVector {
 public:
