@@ -35,6 +35,9 @@ std::string meaning(int code, int systemErrno)
     case SQLITE_PERM:
     case SQLITE_AUTH:
         return "permission denied";
+    case SQLITE_ERROR:
+        // A statement of ours that the schema does not take: a table dropped or changed by another program.
+        return "the session database does not have the tables this Spyglass wrote (damaged or changed by another program)";
     default:
         return sqlite3_errstr(code);
     }

@@ -9,6 +9,7 @@
 #include "common/testutil.h"
 
 #include "core/session/session_export.h"
+#include "core/session/sqlite_db.h"
 
 #include <QDir>
 #include <QFile>
@@ -166,6 +167,22 @@ private slots:
         QVERIFY(QFile::remove(dir.filePath(QStringLiteral("fill"))));
         QVERIFY2(record(db, "qft8.qasm").exitCode == 0, "recording again once there is space");
         QCOMPARE(runCount(db), 4);
+    }
+
+    // A table dropped by another program: recording and reading say so, naming the database (exit 2, never
+    // "internal error"), and the runs in the tables that are left stay readable.
+    void droppedTableIsAFaultNotAnInternalError()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("s.db"));
+        QVERIFY2(record(db).exitCode == 0, "recording");
+        {
+            session::SqliteConnection raw(db.toStdString(), session::SqliteConnection::Mode::ReadWrite);
+            raw.exec("PRAGMA foreign_keys = OFF; DROP TABLE kernel_timings;");
+        }
+        expectRefusal(record(db), db, "the session database does not have the tables this Spyglass wrote");
+        expectRefusal(sessions(db, {QStringLiteral("show"), QStringLiteral("1")}), db, "no such table: kernel_timings");
+        QCOMPARE(runCount(db), 1);
     }
 
     // Cells a spreadsheet would evaluate (= + - @, or a tab/CR first) are exported as text: quoted, with a
