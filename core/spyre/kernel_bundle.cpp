@@ -2,8 +2,10 @@
 
 #include "core/common/diagnostics.h"
 #include "core/common/input_file.h"
+#include "core/common/resource_paths.h"
 #include "core/model/model_graph.h"
 #include "core/spyre/body_fn.h"
+#include "core/spyre/json_schema.h"
 #include "core/model/tensor_file.h"
 #include "core/spyre/spyre_target.h"
 
@@ -349,8 +351,11 @@ public:
     std::vector<std::string> strings(const QJsonObject& o, const char* key) const
     {
         std::vector<std::string> out;
-        for (const QJsonValue& v : array(o, key))
+        for (const QJsonValue& v : array(o, key)) {
+            if (!v.isString())
+                fail(key, "must hold strings");
             out.push_back(v.toString().toStdString());
+        }
         return out;
     }
 
@@ -360,6 +365,40 @@ private:
 
 // The manifest and a kernel are a few kB to a few MB of JSON; past this a file is not one the compiler wrote.
 constexpr uint64_t kMaxJsonBytes = 64ull << 20;
+
+// resources/schemas/spyre-kernel-bundle.schema.json, read once: the published format is what a bundle is checked
+// against first (types, required and unexpected fields, enums, minimums); the cross-field checks follow.
+const QJsonObject& bundleSchema()
+{
+    static const QJsonObject schema = [] {
+        const std::string dir = findResourceDir("schemas");
+        const std::string path = dir + "/spyre-kernel-bundle.schema.json";
+        if (dir.empty())
+            throw InputError(SourceLocation{"spyre-kernel-bundle.schema.json", 0, 0},
+                             "cannot find the kernel-bundle schema (resources/schemas; set SPYGLASS_RESOURCE_DIR)");
+        return QJsonDocument::fromJson(QByteArray::fromStdString(readInputFile(path, "a JSON schema", kMaxJsonBytes))).object();
+    }();
+    return schema;
+}
+
+// The violations (the first five), as "field 'target.cores': 0 is below the minimum 1; field ...".
+void checkSchema(const std::string& file, const QJsonObject& o, const char* def)
+{
+    const std::vector<std::string> errors = def ? validateJsonSchemaDef(o, bundleSchema(), def) : validateJsonSchema(o, bundleSchema());
+    std::string message;
+    for (size_t i = 0; i < errors.size() && i < 5; ++i) {
+        const std::string& e = errors[i];
+        const size_t colon = e.find(": ");
+        std::string field = colon == std::string::npos ? std::string() : e.substr(0, colon);
+        field = field.rfind("$.", 0) == 0 ? field.substr(2) : field == "$" ? std::string() : field;
+        const std::string what = colon == std::string::npos ? e : e.substr(colon + 2);
+        message += (i ? "; " : "") + (field.empty() ? std::string() : "field '" + field + "': ") + what;
+    }
+    if (errors.size() > 5)
+        message += "; and " + std::to_string(errors.size() - 5) + " more";
+    if (!message.empty())
+        throw InputError(SourceLocation{file, 0, 0}, message);
+}
 
 QJsonObject readJson(const std::string& path)
 {
@@ -477,6 +516,7 @@ KernelLoopBody readLoopBody(const Reader& r, const QJsonObject& o)
 Kernel readKernel(const std::string& path)
 {
     const QJsonObject o = readJson(path);
+    checkSchema(path, o, "kernel");
     Reader r(path);
     Kernel k;
     if (r.str(o, "format") != "spyglass-spyre-kernel")
@@ -920,6 +960,7 @@ KernelBundle loadKernelBundle(const std::string& dir)
         throw InputError(SourceLocation{dir, 0, 0}, "not a kernel bundle folder (a folder with manifest.json, kernels/ and constants/)");
     const std::string manifest = dir + "/manifest.json";
     const QJsonObject m = readJson(manifest);
+    checkSchema(manifest, m, nullptr);
     Reader r(manifest);
     if (r.str(m, "format") != "spyglass-spyre-kernel-bundle")
         r.fail("format", "is not spyglass-spyre-kernel-bundle");

@@ -66,6 +66,7 @@ edits = {
     "ways_huge": lambda m, k: set_path(k["iteration_space"]["vars"][0], ["ways"], 10**6),
     "constant_load_beyond_size": constant_too_small,
     "unknown_compute_fn": lambda m, k: set_path(next(st for st in k["loop_body"]["stmts"] if st["kind"] == "compute"), ["fn"], "frobnicate"),
+    "unexpected_field": lambda m, k: set_path(m["target"], ["clock_ghz"], 2.0),
     "reduce_with_product": lambda m, k: set_path(next(st for st in k["loop_body"]["stmts"] if st["kind"] == "reduction"), ["fn"], "prod"),
 }
 for name, edit in edits.items():
