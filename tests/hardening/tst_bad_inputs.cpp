@@ -417,6 +417,21 @@ private slots:
         QVERIFY2(r.err.contains("input_0.pb: error: is not a regular file"), r.err.constData());
     }
 
+    // An include counts against the same 256 MiB limit as the file that includes it (a 1 GiB include was read
+    // whole); checked from its size, before reading (the 257 MiB file here is sparse).
+    void includeSizeIsLimited()
+    {
+        QTemporaryDir dir;
+        QFile big(dir.filePath(QStringLiteral("big.inc")));
+        QVERIFY(big.open(QIODevice::WriteOnly));
+        QVERIFY(big.resize(qint64(257) << 20));
+        big.close();
+        writeFile(dir.filePath(QStringLiteral("inc.qasm")), "OPENQASM 2.0;\ninclude \"big.inc\";\n");
+        const CliResult r = runCli({QStringLiteral("qsim"), dir.filePath(QStringLiteral("inc.qasm"))}, 30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("inc.qasm:2:9: error: include 'big.inc': the file is 257 MiB, more than the limit of 256 MiB"), r.err.constData());
+    }
+
     void includeInsideTheFolderWorksSymlinkOutIsRefused()
     {
         QTemporaryDir outside, dir;
