@@ -8,6 +8,8 @@
 #include "core/model/model_loader.h"
 #include "core/quantum/pauli.h"
 #include "core/quantum/qasm_parser.h"
+#include "core/quantum/simulator.h"
+#include "core/quantum/pipeline.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -16,6 +18,8 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <cmath>
 
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -271,6 +275,32 @@ private slots:
         rusage children{};
         getrusage(RUSAGE_CHILDREN, &children);   // the largest child so far: this compile
         QVERIFY2(children.ru_maxrss < 512 * 1024, qPrintable(QStringLiteral("peak RSS %1 KiB").arg(children.ru_maxrss)));
+    }
+
+    // A few lines can ask for hours: 26 qubits with a reset, 1024 shots, each shot re-running the circuit. The work
+    // is estimated before anything is allocated and refused past 2^38 amplitude updates unless --force.
+    void longSimulationsAreEstimatedAndRefused()
+    {
+        const std::string text = "OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[26];\ncreg c[26];\nh q;\nreset q[0];\ncx q[0],q[1];\nmeasure q -> c;\n";
+        const quantum::Circuit c = quantum::prepareForSimulation(quantum::parseQasmString(text, "r.qasm").circuit, 4);
+        // Per shot at least the reset, the cx, 26 measurements and the state copy; at most those and every h too
+        // (fusion may move h's of qubits not yet measured past the reset), each over 2^26 amplitudes.
+        const double amplitudes = std::ldexp(1.0, 26);
+        QVERIFY(quantum::estimatedWork(c, 1024) >= 1024 * 29 * amplitudes);
+        QVERIFY(quantum::estimatedWork(c, 1024) <= 1024 * (29 + 26) * amplitudes);
+        QTemporaryDir dir;
+        writeFile(dir.filePath(QStringLiteral("r.qasm")), QByteArray::fromStdString(text));
+        const CliResult r = runCli({QStringLiteral("qsim"), dir.filePath(QStringLiteral("r.qasm"))}, 30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("r.qasm: error: the simulation would take about 2.9e+12 amplitude updates (26 qubits, 1024 shots"), r.err.constData());
+        QVERIFY2(r.err.contains("use --force to run it anyway"), r.err.constData());
+        // Small work is not affected, and --force is an option of qsim; the library runs anything unless told.
+        QVERIFY(quantum::estimatedWork(c, 0) < quantum::kMaxSimulationWork);
+        quantum::SimOptions limited;
+        limited.maxWork = quantum::kMaxSimulationWork;
+        QVERIFY_THROWS_EXCEPTION(InputError, quantum::simulate(c, limited));
+        const CliResult ok = runCli({QStringLiteral("qsim"), sourcePath(QStringLiteral("resources/examples/ghz5.qasm")), QStringLiteral("--force")});
+        QVERIFY2(ok.exitCode == 0, ok.err.constData());
     }
 
     // NaN and inf computed inside a gate body from the call's arguments are refused at the call (exit 2), never
