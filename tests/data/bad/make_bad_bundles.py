@@ -23,7 +23,7 @@ def write(name, edit):
     m, k = copy.deepcopy(manifest), copy.deepcopy(kernel)
     edit(m, k)
     with open(os.path.join(here, "bad_bundle_" + name + ".bundle"), "w") as f:
-        f.write(json.dumps(m, sort_keys=True, separators=(",", ":")) + SEP + json.dumps(k, sort_keys=True, indent=1) + "\n")
+        f.write(json.dumps(m, sort_keys=True, separators=(",", ":")) + SEP + json.dumps(k, sort_keys=True, separators=(",", ":")) + "\n")
 
 
 def tensor(m, name):
