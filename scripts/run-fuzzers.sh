@@ -31,7 +31,7 @@ seed_globs() {
     qasm)        echo "resources/examples/*.qasm tests/data/qasmbench/small/*/*.qasm tests/data/qasmbench/qelib1.inc tests/data/bad/*.qasm" ;;
     onnx_binary) echo "resources/examples/*.onnx tests/data/model/pytorch/*.onnx tests/data/bad/*.onnx" ;;
     onnx_text)   echo "resources/examples/*.onnxtxt tests/data/spyre/models/*.onnxtxt tests/data/bad/*.onnxtxt" ;;
-    bundle)      echo "fuzz/seeds/bundle/*" ;;
+    bundle)      echo "fuzz/seeds/bundle/* tests/data/bad/*.bundle" ;;
     hamiltonian) echo "tests/data/quantum/*.ham tests/data/bad/*.ham" ;;
   esac
 }

@@ -58,6 +58,7 @@ int runQsim(Args& args)
     const bool noFusion = args.flag("--no-fusion");
     const long long fuseMax = args.integer("--fuse-max", 2, 6).value_or(4);
     const auto svOut = args.value("--statevector");
+    const bool force = args.flag("--force");
     args.finish();
     if (precision != "double" && precision != "single")
         throw UsageError("--precision must be double or single, got '" + precision + "'");
@@ -76,6 +77,8 @@ int runQsim(Args& args)
         // Under mpirun every rank draws the same shots: rank 0's seed.
         opt.seed = distributed::broadcast(seedOpt ? static_cast<uint64_t>(*seedOpt) : std::random_device{}());
         opt.precision = precision == "double" ? Precision::Double : Precision::Single;
+        if (!force)
+            opt.maxWork = kMaxSimulationWork;
         res = simulate(sim, opt);
 
         if (!res.note.empty())
@@ -144,13 +147,16 @@ int runQsim(Args& args)
 
 const RegisterCommand reg{{"qsim", "simulate an OpenQASM 2.0 circuit on the state-vector simulator",
                            "qsim FILE [--shots N] [--seed S] [--precision double|single] [--no-fusion] [--fuse-max K] "
-                           "[--statevector OUT] [--session NAME [--db FILE]] [--json]",
+                           "[--statevector OUT] [--force] [--session NAME [--db FILE]] [--json]",
                            runQsim,
                            "Counts are keyed by bitstring in Qiskit's convention: each classical register most significant\n"
                            "bit first, registers separated by a space with the last declared leftmost.\n"
                            "--statevector OUT writes {\"qubits\": n, \"amplitudes\": [[re, im], ...]} (index bit k = qubit k)\n"
                            "for circuits without mid-circuit measurement; terminal measurements are ignored for it.\n"
                            "--fuse-max K fuses gates into blocks of at most K qubits (default 4).\n"
+                           "--force runs a simulation estimated past 2^38 amplitude updates (about 5 minutes on a 2-core\n"
+                           "machine; shots re-run the circuit when it measures, resets or branches before its end), which is\n"
+                           "refused otherwise.\n"
                            "Under mpirun -np 2^k the state is split over the ranks (README: Running on a cluster)."}};
 
 }  // namespace

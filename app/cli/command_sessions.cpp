@@ -183,7 +183,7 @@ int runSessions(Args& args)
                 std::cout << "no sessions: " << path << " does not exist yet (record runs with --session NAME)\n";
             return ExitOk;
         }
-        SessionStore store(path);
+        SessionStore store(path, SessionStore::Access::ReadOnly);
         return list(store, args.json());
     }
     const std::string ref = args.positional("session ID");
@@ -193,7 +193,9 @@ int runSessions(Args& args)
         args.finish();
         throw InputError(SourceLocation{path, 0, 0}, "no session '" + ref + "': the session database does not exist yet");
     }
-    auto store = std::make_unique<SessionStore>(path);
+    // Reading opens read-only, so a read-only file, folder or file system can still be listed, shown and exported.
+    const bool writes = action == "rename" || action == "delete";
+    auto store = std::make_unique<SessionStore>(path, writes ? SessionStore::Access::ReadWrite : SessionStore::Access::ReadOnly);
     if (action == "rename") {
         const std::string name = args.positional("new NAME");
         args.finish();

@@ -3,6 +3,8 @@
 #include "core/model/model_loader.h"
 
 #include "core/common/diagnostics.h"
+#include "core/common/input_file.h"
+#include "core/model/node_attributes.h"
 #include "core/model/onnx_import.h"
 #include "core/model/onnx_tensor.h"
 #include "core/model/op_support.h"
@@ -447,6 +449,33 @@ ModelGraph buildGraph(const onnx::ModelProto& m, int64_t opset, const ConstantMa
     return graph;
 }
 
+// An 'axis' attribute must name a dimension of the input it applies to (ONNX allows -rank..rank-1; Flatten
+// also rank). ONNX's shape inference does not check every op's (LayerNormalization's axis 5 on a rank-2 input
+// passed it), and a backend that folded it into a loop bound would compute nonsense.
+void checkAxes(const ModelGraph& g, const std::string& file)
+{
+    // Every later size computation multiplies dims in int64: a --dim of 2^61 would wrap around to 0 elements.
+    // 2^50 elements (4 PiB of float32) is far beyond any machine and keeps every byte count in range.
+    for (const Value& v : g.values) {
+        int64_t n = 1;
+        for (int64_t d : v.shape)
+            if (d > 0 && (__builtin_mul_overflow(n, d, &n) || n > (int64_t(1) << 50)))
+                fail(file, "value '" + v.name + "' " + shapeString(v.shape) + " has more than 2^50 elements; no machine holds it");
+    }
+    static const std::set<std::string> kAxisOps = {"LayerNormalization", "Softmax", "LogSoftmax", "Concat", "Gather", "Flatten"};
+    for (const Node& n : g.nodes) {
+        if (!kAxisOps.count(n.opType) || !n.attributes.count("axis") || n.inputs.empty() || n.inputs[0] < 0)
+            continue;
+        const int64_t rank = static_cast<int64_t>(g.values[static_cast<size_t>(n.inputs[0])].shape.size());
+        const int64_t axis = attrInt(n, "axis", 0);
+        const int64_t hi = n.opType == "Flatten" ? rank : rank - 1;
+        if (axis < -rank || axis > hi)
+            fail(file, "attribute 'axis' is " + std::to_string(axis) + ", but input '" + g.values[static_cast<size_t>(n.inputs[0])].name +
+                           "' has rank " + std::to_string(rank) + " (axis must be in [" + std::to_string(-rank) + ", " + std::to_string(hi) + "])",
+                 n.label());
+    }
+}
+
 ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::string& baseDir, const LoadOptions& options)
 {
     if (!m.has_graph())
@@ -495,44 +524,29 @@ ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::s
             if (!import::foldConstants(m, opset, constants))
                 break;
         }
-        return buildGraph(m, opset, constants, declared, file);
+        ModelGraph graph = buildGraph(m, opset, constants, declared, file);
+        checkAxes(graph, file);
+        return graph;
     } catch (const InputError& e) {
         rethrowWithFile(e, file);
     }
 }
 
-std::string sizeText(uint64_t bytes)
+std::string tooLargeText(uint64_t size, uint64_t limit)
 {
-    return bytes >= (uint64_t(1) << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
+    return "the model is " + byteSizeText(size) + ", more than the limit of " + byteSizeText(limit) +
+           "; raise it (--max-model-bytes) if the model is genuine";
 }
 
 void checkSize(const std::string& file, uint64_t size, uint64_t limit)
 {
     if (size > limit)
-        fail(file, "the model is " + sizeText(size) + ", more than the limit of " + sizeText(limit) +
-                       "; raise it (--max-model-bytes) if the model is genuine");
+        fail(file, tooLargeText(size, limit));
 }
 
 std::string readFile(const std::string& path, uint64_t limit)
 {
-    std::error_code ec;
-    if (!fs::exists(path, ec))
-        fail(path, "no such file");
-    if (fs::is_directory(path, ec))
-        fail(path, "is a directory, not a model file");
-    // Checked before reading: a huge (or endless, e.g. a FIFO) file must not be pulled into memory first.
-    if (!fs::is_regular_file(path, ec))
-        fail(path, "is not a regular file");
-    const uint64_t size = fs::file_size(path, ec);
-    if (ec)
-        fail(path, "cannot read the file size: " + ec.message());
-    checkSize(path, size, limit);
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        fail(path, "cannot open the file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return readInputFile(path, "a model file", limit, [limit](uint64_t size) { return tooLargeText(size, limit); });
 }
 
 }  // namespace

@@ -20,10 +20,55 @@ std::string lineOf(const std::string& text, int line)
     return s;
 }
 
+// libonnx's text parser recurses once per nested graph, list or type ('If' branches inside 'If' branches,
+// seq(seq(...))); 5 000 levels overflow the stack. The nesting is counted here first, outside strings and comments,
+// and refused past a depth no real model comes near (a model with an If inside a Loop is about 10 deep).
+constexpr int kMaxTextNesting = 256;
+
+void checkNesting(const std::string& text, const std::string& displayName)
+{
+    int depth = 0, line = 1, column = 0;
+    bool inString = false, inComment = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        ++column;
+        if (c == '\n') {
+            ++line;
+            column = 0;
+            inComment = false;
+            continue;
+        }
+        if (inComment)
+            continue;
+        if (inString) {
+            if (c == '\\')
+                ++i, ++column;
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        if (c == '"')
+            inString = true;
+        else if (c == '#')
+            inComment = true;
+        else if (c == '{' || c == '(' || c == '[') {
+            if (++depth > kMaxTextNesting) {
+                Diagnostic d;
+                d.location = SourceLocation{displayName, line, column};
+                d.message = "graphs, lists and types nested more than " + std::to_string(kMaxTextNesting) + " deep";
+                d.sourceLine = lineOf(text, line);
+                throw InputError(d);
+            }
+        } else if ((c == '}' || c == ')' || c == ']') && depth > 0)
+            --depth;
+    }
+}
+
 }  // namespace
 
 onnx::ModelProto parseText(const std::string& text, const std::string& displayName)
 {
+    checkNesting(text, displayName);
     onnx::ModelProto model;
     onnx::OnnxParser parser(text.c_str());
     onnx::Status status;

@@ -1,6 +1,8 @@
 #include "core/model/tensor_file.h"
 
 #include "core/common/diagnostics.h"
+#include "core/common/host_memory.h"
+#include "core/common/input_file.h"
 #include "core/model/half_float.h"
 #include "core/model/onnx_tensor.h"
 
@@ -77,6 +79,14 @@ HostTensor makeTensor(DType dtype, const Shape& shape)
     HostTensor t;
     t.dtype = dtype;
     t.shape = shape;
+    // Refused before allocating: a tensor larger than the memory left would end in "out of memory" (or the OOM
+    // killer) after minutes of swapping, not in a message about the model. Checked against what is available
+    // now, so a second large input is refused when the first has taken the room.
+    const uint64_t bytes = static_cast<uint64_t>(elementCount(shape)) * (t.isFloating() ? sizeof(float) : sizeof(int64_t));
+    const uint64_t memory = availableMemoryBytes();
+    if (elementCount(shape) < 0 || (memory > 0 && bytes > memory))
+        throw InputError(SourceLocation{}, std::string("a ") + dtypeName(dtype) + " tensor " + shapeString(shape) + " needs " + byteSizeText(bytes) +
+                                               " of host memory, more than the " + byteSizeText(memory) + " available");
     if (t.isFloating())
         t.f.assign(static_cast<size_t>(elementCount(shape)), 0.0f);
     else
@@ -191,12 +201,8 @@ TensorProto tensorToProto(const HostTensor& t, const std::string& name)
 
 HostTensor readTensorFile(const std::string& path, std::string* name)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(SourceLocation{path, 0, 0}, "cannot open tensor file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const std::string bytes = ss.str();
+    // A protobuf message cannot be larger than 2 GiB.
+    const std::string bytes = readInputFile(path, "a tensor file (.pb)", (uint64_t(2) << 30) - 1);
     TensorProto p;
     if (bytes.empty() || !p.ParseFromString(bytes))
         throw InputError(SourceLocation{path, 0, 0}, "not a valid ONNX TensorProto file (truncated or not protobuf)");

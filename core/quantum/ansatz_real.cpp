@@ -1,5 +1,7 @@
 #include "core/quantum/ansatz_real.h"
 
+#include "core/common/host_memory.h"
+
 #include "core/common/diagnostics.h"
 #include "core/quantum/pauli_expectation.h"
 #include "core/quantum/real_kernels.h"

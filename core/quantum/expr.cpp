@@ -1,5 +1,6 @@
 #include "core/quantum/expr.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <numbers>
@@ -31,6 +32,7 @@ ExprPtr Expr::unary(Kind k, ExprPtr a, std::string func)
 {
     auto e = std::make_shared<Expr>();
     e->kind = k;
+    e->depth = a->depth + 1;
     e->lhs = std::move(a);
     e->func = std::move(func);
     return e;
@@ -39,6 +41,7 @@ ExprPtr Expr::binary(Kind k, ExprPtr a, ExprPtr b)
 {
     auto e = std::make_shared<Expr>();
     e->kind = k;
+    e->depth = std::max(a->depth, b->depth) + 1;
     e->lhs = std::move(a);
     e->rhs = std::move(b);
     return e;

@@ -18,6 +18,9 @@ struct Expr {
     int param = -1;      // Param: index into the gate's parameter list
     std::string func;    // Func: sin cos tan exp ln sqrt
     ExprPtr lhs, rhs;    // operands (Neg and Func use lhs)
+    // Levels of the tree (1 for a leaf): evaluating, printing and destroying recurse this deep, so the parser
+    // bounds it (a chain of 100 000 '+' is a tree 100 000 deep).
+    int depth = 1;
 
     static ExprPtr number(double v);
     static ExprPtr pi();

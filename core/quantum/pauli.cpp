@@ -1,12 +1,16 @@
 #include "core/quantum/pauli.h"
 
 #include "core/common/diagnostics.h"
+#include "core/common/input_file.h"
 
 #include <bit>
 #include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <cerrno>
+#include <cstdlib>
+#include <cmath>
 #include <sstream>
 
 namespace spyglass::quantum {
@@ -46,6 +50,7 @@ std::string PauliSum::text() const
 PauliSum parsePauliSum(const std::string& text, const std::string& file)
 {
     PauliSum sum;
+    int highest = 0;
     std::istringstream in(text);
     std::string line;
     int lineNo = 0;
@@ -80,13 +85,16 @@ PauliSum parsePauliSum(const std::string& text, const std::string& file)
                 skip();
             }
             if (i < line.size() && (std::isdigit(static_cast<unsigned char>(line[i])) || line[i] == '-' || line[i] == '+' || line[i] == '.')) {
-                size_t used = 0;
-                try {
-                    t.coeff = std::stod(line.substr(i), &used);
-                } catch (const std::exception&) {
+                // strtod on the line in place: std::stod(line.substr(i)) copied the rest of the line for every
+                // term, quadratic in a long one-line sum.
+                errno = 0;
+                char* end = nullptr;
+                t.coeff = std::strtod(line.c_str() + i, &end);
+                if (end == line.c_str() + i)
                     fail(i, "expected a coefficient");
-                }
-                i += used;
+                if (errno == ERANGE || !std::isfinite(t.coeff))
+                    fail(i, "coefficient " + line.substr(i, static_cast<size_t>(end - (line.c_str() + i))) + " is out of range");
+                i = static_cast<size_t>(end - line.c_str());
             }
             t.coeff *= sign;
             bool any = false;
@@ -110,6 +118,10 @@ PauliSum parsePauliSum(const std::string& text, const std::string& file)
                 if (q >= 63)
                     fail(at, "qubit index " + digits + " is too large (at most 62)");
                 i = j;
+                if (q + 1 > highest) {
+                    highest = q + 1;
+                    sum.highestQubitAt = SourceLocation{file, lineNo, static_cast<int>(at) + 1};
+                }
                 const uint64_t bit = uint64_t(1) << q;
                 if ((t.xMask | t.zMask) & bit)
                     fail(at, "qubit " + std::to_string(q) + " appears twice in one term");
@@ -140,20 +152,7 @@ PauliSum readPauliSumFile(const std::string& path)
 {
     // A Hamiltonian is a list of terms; anything this large is not one and would only fill memory.
     constexpr uintmax_t kMaxFileBytes = 64ull << 20;
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw InputError(SourceLocation{path, 0, 0}, "is a folder, expected a Hamiltonian file");
-    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
-        throw InputError(SourceLocation{path, 0, 0}, "is not a regular file");
-    if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxFileBytes)
-        throw InputError(SourceLocation{path, 0, 0}, "the file is " + std::to_string(size >> 20) + " MiB; Hamiltonian files larger than " +
-                                                         std::to_string(kMaxFileBytes >> 20) + " MiB are refused");
-    std::ifstream in(path);
-    if (!in)
-        throw InputError(SourceLocation{path, 0, 0}, "cannot open file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parsePauliSum(ss.str(), path);
+    return parsePauliSum(readInputFile(path, "a Hamiltonian file", kMaxFileBytes), path);
 }
 
 PauliSum tfimHamiltonian(int n, double J, double h)

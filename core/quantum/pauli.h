@@ -1,6 +1,8 @@
 #pragma once
 // Pauli-sum observables (Hamiltonians): "0.5 Z0 Z1 + -1.0 X3", one term per '+' or per line.
 
+#include "core/common/diagnostics.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,6 +19,9 @@ struct PauliTerm {
 
 struct PauliSum {
     std::vector<PauliTerm> terms;
+    // Where the highest qubit index is first named (parsed sums; empty file otherwise), so that a sum too wide
+    // for the state is reported at that term.
+    SourceLocation highestQubitAt;
     int minQubits() const;   // 1 + the highest qubit any term touches
     std::string text() const;
 };

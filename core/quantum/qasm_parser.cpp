@@ -2,6 +2,9 @@
 
 #include "core/quantum/gates.h"
 
+#include "core/common/diagnostics.h"
+#include "core/common/input_file.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -200,6 +203,7 @@ const std::set<std::string> kReserved = {"OPENQASM", "include", "qreg", "creg", 
 
 // Limits that keep a hostile or broken file from exhausting the machine; each is far beyond real circuits.
 constexpr int kMaxExprDepth = 256;            // nested parentheses / unary signs in one expression (stack depth)
+constexpr int kMaxExprTreeDepth = 1024;       // operators one inside the other, chains included (the tree's depth)
 constexpr int kMaxGateNesting = 64;           // gate definitions calling gate definitions (inline_gates' limit)
 constexpr uint64_t kMaxExpandedOps = 10'000'000;   // ops once every user gate is inlined (about 2.5 GB of QPIR)
 constexpr uint64_t kMaxFileBytes = 256ull << 20;
@@ -300,14 +304,23 @@ private:
         ~DepthGuard() { --p.exprDepth_; }
     };
 
+    // Chains ('a+b+c...') are parsed in a loop but make a tree as deep as they are long, which evaluating,
+    // printing and freeing it recurse through: every node's depth is bounded where it is made.
+    ExprPtr bounded(ExprPtr e, const Token& at)
+    {
+        if (e->depth > kMaxExprTreeDepth)
+            lx().fail(at, "expression has more than " + std::to_string(kMaxExprTreeDepth) + " operators one inside the other");
+        return e;
+    }
     ExprPtr expr(const std::vector<std::string>* params)
     {
         ExprPtr e = term(params);
         for (;;) {
+            const Token op = lx().peek();
             if (accept("+"))
-                e = Expr::binary(Expr::Kind::Add, e, term(params));
+                e = bounded(Expr::binary(Expr::Kind::Add, e, term(params)), op);
             else if (accept("-"))
-                e = Expr::binary(Expr::Kind::Sub, e, term(params));
+                e = bounded(Expr::binary(Expr::Kind::Sub, e, term(params)), op);
             else
                 return e;
         }
@@ -316,10 +329,11 @@ private:
     {
         ExprPtr e = unary(params);
         for (;;) {
+            const Token op = lx().peek();
             if (accept("*"))
-                e = Expr::binary(Expr::Kind::Mul, e, unary(params));
+                e = bounded(Expr::binary(Expr::Kind::Mul, e, unary(params)), op);
             else if (accept("/"))
-                e = Expr::binary(Expr::Kind::Div, e, unary(params));
+                e = bounded(Expr::binary(Expr::Kind::Div, e, unary(params)), op);
             else
                 return e;
         }
@@ -329,7 +343,7 @@ private:
         const Token at = lx().peek();
         if (accept("-")) {
             DepthGuard guard(*this, at);
-            return Expr::unary(Expr::Kind::Neg, unary(params));
+            return bounded(Expr::unary(Expr::Kind::Neg, unary(params)), at);
         }
         if (accept("+")) {
             DepthGuard guard(*this, at);
@@ -339,7 +353,7 @@ private:
         const Token pow = lx().peek();
         if (accept("^")) {
             DepthGuard guard(*this, pow);
-            return Expr::binary(Expr::Kind::Pow, base, unary(params));
+            return bounded(Expr::binary(Expr::Kind::Pow, base, unary(params)), pow);
         }
         return base;
     }
@@ -362,7 +376,7 @@ private:
                 expect("(");
                 ExprPtr e = expr(params);
                 expect(")");
-                return Expr::unary(Expr::Kind::Func, e, t.text);
+                return bounded(Expr::unary(Expr::Kind::Func, e, t.text), t);
             }
             if (params) {
                 auto it = std::find(params->begin(), params->end(), t.text);
@@ -374,16 +388,54 @@ private:
         }
         lx().fail(t, "expected an expression, found " + describe(t));
     }
+    static std::string valueText(double v) { return std::isnan(v) ? "NaN" : v > 0 ? "inf" : "-inf"; }
     double constant(const Token& at)
     {
         ExprPtr e = expr(nullptr);
         try {
             const double v = evaluate(*e, {});
             if (!std::isfinite(v))
-                lx().fail(at, "parameter evaluates to " + std::to_string(v));
+                lx().fail(at, "parameter evaluates to " + valueText(v));
             return v;
         } catch (const std::domain_error& err) {
             lx().fail(at, err.what());
+        }
+    }
+    // The parameters a call of `def` with `params` passes on, through every definition it expands into, must be
+    // numbers: a body's 1/a with a = 0, or sqrt(a) with a = -1, would otherwise reach the simulator as inf or NaN.
+    // Each (gate, arguments) pair is checked once, so the check costs what the distinct calls cost, not the
+    // expansion (a gate calling another twice, 20 deep, is 20 checks).
+    void checkBodyParams(const GateDef& def, const std::vector<double>& params, const Token& at,
+                         std::set<std::pair<std::string, std::vector<double>>>& seen)
+    {
+        if (def.body.empty() || !seen.emplace(def.name, params).second)
+            return;
+        for (const GateCall& call : def.body) {
+            if (call.name == "barrier")
+                continue;
+            std::vector<double> values;
+            for (size_t i = 0; i < call.params.size(); ++i) {
+                double v = 0;
+                std::string problem;
+                try {
+                    v = evaluate(*call.params[i], params);
+                    if (!std::isfinite(v))
+                        problem = " evaluates to " + valueText(v);
+                } catch (const std::domain_error& err) {
+                    problem = std::string(" is undefined: ") + err.what();
+                }
+                if (!problem.empty()) {
+                    std::string args;
+                    for (size_t a = 0; a < params.size(); ++a)
+                        args += (a ? ", " : "") + def.params[a] + " = " + formatAngle(params[a]);
+                    lx().fail(at, "in the body of gate '" + def.name + "'" + (args.empty() ? "" : " (" + args + ")") + ", parameter " +
+                                      std::to_string(i + 1) + " of '" + call.name + "'" + problem);
+                }
+                values.push_back(v);
+            }
+            const auto it = lib_->find(call.name);
+            if (it != lib_->end())
+                checkBodyParams(it->second, values, at, seen);
         }
     }
 
@@ -503,20 +555,20 @@ private:
         if (rel.is_absolute())
             lx().fail(f, "include path '" + f.text + "' must be relative to the including file");
         std::error_code ec;
-        const fs::path root = fs::weakly_canonical(includeDir, ec);
-        const fs::path target = fs::weakly_canonical(includeDir / rel, ec);
-        const std::string rs = root.string(), ts = target.string();
-        if (ts.size() <= rs.size() || ts.compare(0, rs.size(), rs) != 0 || (ts[rs.size()] != '/' && rs.back() != '/'))
+        if (!resolvesInside(includeDir, rel))
             lx().fail(f, "include '" + f.text + "' leaves the folder of the including file");
-        // Only plain files: opening a FIFO or a device would block or never end.
-        if (fs::exists(target, ec) && !fs::is_regular_file(target, ec))
-            lx().fail(f, "include '" + f.text + "' is not a regular file");
-        std::ifstream in(target, std::ios::binary);
-        if (!in || fs::is_directory(target, ec))
-            lx().fail(f, "cannot open include file '" + f.text + "'");
-        std::stringstream ss;
-        ss << in.rdbuf();
-        Lexer inc(ss.str(), (includeDir / rel).string());
+        const fs::path target = fs::weakly_canonical(includeDir / rel, ec);
+        // An include counts against the same file-size limit as the file that includes it.
+        std::string text;
+        try {
+            text = readInputFile(target.string(), "an OpenQASM include file", kMaxFileBytes);
+        } catch (const InputError& e) {
+            const std::string& m = e.diagnostic().message;
+            lx().fail(f, m == "no such file or directory" || m.rfind("is a folder", 0) == 0 || m.rfind("cannot", 0) == 0
+                             ? "cannot open include file '" + f.text + "'"
+                             : "include '" + f.text + "'" + (m == "is not a regular file" ? " " : ": ") + m);
+        }
+        Lexer inc(std::move(text), (includeDir / rel).string());
         Lexer* saved = lx_;
         parseFile(inc, target.parent_path(), depth + 1, false);
         lx_ = saved;
@@ -784,6 +836,8 @@ private:
                 width = std::max(width, a.bits.size());
             }
         addExpandedOps(t, expandedOpsOf(t.text), width);
+        std::set<std::pair<std::string, std::vector<double>>> checked;
+        checkBodyParams(def, params, t, checked);
         for (size_t i = 0; i < width; ++i) {
             Op op;
             op.name = t.text;
@@ -832,25 +886,11 @@ ParseResult parseQasmString(const std::string& text, const std::string& fileName
 
 ParseResult parseQasmFile(const std::string& path)
 {
-    std::error_code ec;
-    if (!fs::exists(path, ec))
-        throw InputError(SourceLocation{path, 0, 0}, "no such file or directory");
-    if (fs::is_directory(path, ec))
-        throw InputError(SourceLocation{path, 0, 0}, "is a folder, expected an OpenQASM file");
-    if (!fs::is_regular_file(path, ec))
-        throw InputError(SourceLocation{path, 0, 0}, "is not a regular file");
-    if (const auto size = fs::file_size(path, ec); !ec && size > kMaxFileBytes)
-        throw InputError(SourceLocation{path, 0, 0}, "the file is " + std::to_string(size >> 20) + " MiB; OpenQASM files larger than " +
-                                                         std::to_string(kMaxFileBytes >> 20) + " MiB are refused");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(SourceLocation{path, 0, 0}, "cannot open file");
-    std::stringstream ss;
-    ss << in.rdbuf();
+    const std::string text = readInputFile(path, "an OpenQASM file", kMaxFileBytes);
     fs::path dir = fs::path(path).parent_path();
     if (dir.empty())
         dir = ".";
-    return parseQasmString(ss.str(), path, dir.string());
+    return parseQasmString(text, path, dir.string());
 }
 
 }  // namespace spyglass::quantum

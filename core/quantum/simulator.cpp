@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <sstream>
 #include <set>
 
 namespace spyglass::quantum {
@@ -127,6 +129,16 @@ std::unique_ptr<distributed::DistributedState> finalDistributedState(const Circu
 
 namespace {
 
+// Ops before the first measurement, reset or condition: run once, then copied for every shot.
+size_t unitaryPrefix(const Circuit& c)
+{
+    size_t prefix = 0;
+    while (prefix < c.ops.size() && (c.ops[prefix].kind == OpKind::Gate || c.ops[prefix].kind == OpKind::Barrier) &&
+           !c.ops[prefix].cond.active())
+        ++prefix;
+    return prefix;
+}
+
 // Shot by shot (mid-circuit measurement, reset, if) on a StateVector or a DistributedState.
 template <class State>
 void runTrajectories(const Circuit& c, const SimOptions& opt, const std::vector<kernels::PreparedGate>& prepared, State& start, State& sv,
@@ -147,10 +159,7 @@ void runTrajectories(const Circuit& c, const SimOptions& opt, const std::vector<
         sv.collapse(q, outcome, outcome ? p1 : 1 - p1);
         return outcome;
     };
-    size_t prefix = 0;
-    while (prefix < c.ops.size() && (c.ops[prefix].kind == OpKind::Gate || c.ops[prefix].kind == OpKind::Barrier) &&
-           !c.ops[prefix].cond.active())
-        ++prefix;
+    const size_t prefix = unitaryPrefix(c);
     for (int shot = 0; shot < opt.shots; ++shot) {
         if (job && (shot & 15) == 0) {
             job->checkpoint();
@@ -185,19 +194,53 @@ void runTrajectories(const Circuit& c, const SimOptions& opt, const std::vector<
 
 }  // namespace
 
+double estimatedWork(const Circuit& c, int shots)
+{
+    const double amplitudes = std::ldexp(1.0, c.numQubits);
+    double once = 0, perShot = 0;
+    const size_t prefix = measurementsAreTerminal(c) ? c.ops.size() : unitaryPrefix(c);
+    // A measurement or reset passes over the state once per qubit; a shot starts with a copy of the prefix's state.
+    for (size_t i = 0; i < c.ops.size(); ++i) {
+        const Op& op = c.ops[i];
+        if (op.kind != OpKind::Barrier)
+            (i < prefix ? once : perShot) += op.kind == OpKind::Gate ? 1.0 : static_cast<double>(op.qubits.size());
+    }
+    if (prefix < c.ops.size())
+        perShot += 1;
+    return (once + perShot * std::max(shots, 0)) * amplitudes;
+}
+
 SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job)
 {
     const auto t0 = std::chrono::steady_clock::now();
     SimResult res;
     if (opt.shots < 0)
         throw InputError(SourceLocation{}, "shots must not be negative");
+    const bool spread = distributed::ranks() > 1;
+    // Memory first (no --force helps there), then the work, both before anything is allocated or run: a small
+    // file can ask for hours (a 26-qubit circuit with a reset, 1024 shots, each shot re-running the circuit).
+    // Spread over MPI ranks, each rank checks its own share (DistributedState) and does a share of the work.
+    if (!spread)
+        checkMemory(c.numQubits, opt.precision, measurementsAreTerminal(c) ? 1 : 2);
+    if (const double work = estimatedWork(c, opt.shots) / distributed::ranks(); work > opt.maxWork) {
+        std::ostringstream m;
+        m.precision(2);
+        m << "the simulation would take about " << work << " amplitude updates" << (spread ? " per rank" : "") << " (" << c.numQubits << " qubits";
+        if (!measurementsAreTerminal(c))
+            m << ", " << opt.shots << " shots each re-running the circuit from its first measurement, reset or condition";
+        m.precision(0);
+        m << std::fixed << "), " << work / opt.maxWork << " times the limit";
+        if (opt.maxWork == kMaxSimulationWork)
+            m << " of 2^38 (about 5 minutes on a 2-core machine)";
+        m << "; use --force to run it anyway, or fewer shots or qubits";
+        throw InputError(SourceLocation{}, m.str());
+    }
     for (const Op& op : c.ops)
         if (op.kind == OpKind::Gate) {
             ++res.gatesApplied;
             res.fusedBlocks += op.fused != nullptr;
         }
     std::mt19937_64 rng(opt.seed);
-    const bool spread = distributed::ranks() > 1;
     if (measurementsAreTerminal(c)) {
         std::vector<uint64_t> samples;
         if (spread) {

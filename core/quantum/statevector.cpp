@@ -1,5 +1,7 @@
 #include "core/quantum/statevector.h"
 
+#include "core/common/host_memory.h"
+
 #include "core/common/diagnostics.h"
 
 #include <algorithm>
@@ -14,19 +16,6 @@
 #include <unistd.h>
 
 namespace spyglass::quantum {
-
-uint64_t availableMemoryBytes()
-{
-    std::ifstream in("/proc/meminfo");
-    std::string key;
-    uint64_t kb = 0;
-    std::string unit;
-    while (in >> key >> kb >> unit)
-        if (key == "MemAvailable:")
-            return kb * 1024;
-    const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
-}
 
 void checkMemory(int n, Precision p, int copies)
 {

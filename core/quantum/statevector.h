@@ -20,7 +20,6 @@ enum class Precision { Double, Single };
 
 // Bytes for `copies` state vectors of n qubits; throws InputError when they do not fit in available memory.
 void checkMemory(int numQubits, Precision p, int copies = 1);
-uint64_t availableMemoryBytes();
 
 // g on the part of a state in which the qubits of `fixedMask` hold the bits of `values` (a cache block's fixed
 // qubits, or an MPI rank's global ones): controls there are dropped, or the gate is (nullopt: it does nothing

@@ -174,8 +174,8 @@ VqeResult runVqe(const VqeOptions& o, JobControl* job)
         throw InputError(SourceLocation{}, "vqe: optimizer must be nelder-mead or spsa, not '" + o.optimizer + "'");
     const PauliSum h = o.hamiltonian ? *o.hamiltonian : tfimHamiltonian(o.qubits);
     if (h.minQubits() > o.qubits)
-        throw InputError(SourceLocation{}, "vqe: the Hamiltonian acts on qubit " + std::to_string(h.minQubits() - 1) + " but there are only " +
-                                               std::to_string(o.qubits) + " qubits");
+        throw InputError(h.highestQubitAt, "the Hamiltonian acts on qubit " + std::to_string(h.minQubits() - 1) + " but there are only " +
+                                               std::to_string(o.qubits) + " qubits (--qubits)");
     VqeResult res;
     // Over MPI ranks: the ansatz circuit, fused as qsim fuses, on one distributed state reused by every evaluation.
     constexpr int kDistributedFuseMax = 4;

@@ -34,9 +34,12 @@ std::string number(double v)
 
 std::string csvField(const std::string& s)
 {
-    if (s.find_first_of(",\"\r\n") == std::string::npos)
+    // A spreadsheet runs a cell that starts with = + - @ (or a tab or CR before one) as a formula: a session
+    // named "=HYPERLINK(...)" must arrive as text, so such a cell gets a leading ' (OWASP's advice) and quotes.
+    const bool formula = !s.empty() && std::string_view("=+-@\t\r").find(s.front()) != std::string_view::npos;
+    if (!formula && s.find_first_of(",\"\r\n") == std::string::npos)
         return s;
-    std::string out = "\"";
+    std::string out = formula ? "\"'" : "\"";
     for (char c : s) {
         if (c == '"')
             out += '"';

@@ -106,7 +106,7 @@ void createDatabaseAtVersion(const std::string& path, int version)
         std::ofstream(path, std::ios::binary | std::ios::trunc);
         return;
     }
-    SqliteConnection db(path, true);
+    SqliteConnection db(path, SqliteConnection::Mode::Create);
     SqliteTransaction tx(db);
     applyMigrations(db, 0, version);
     tx.commit();

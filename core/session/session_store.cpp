@@ -16,6 +16,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include <cerrno>
+#include <unistd.h>
+
 namespace spyglass::session {
 
 namespace {
@@ -150,31 +153,72 @@ std::string SessionStore::defaultPath()
     return QString(base + QStringLiteral("/spyglass/spyglass.db")).toStdString();
 }
 
-SessionStore::SessionStore(std::string path) : path_(std::move(path))
+namespace {
+
+// Recording needs to write the file and, in WAL mode, to create <db>-wal and <db>-shm beside it: a read-only file,
+// folder or file system is said up front, instead of SQLite's "unable to open database file" at the first query.
+void checkWritable(const std::string& path, bool fileIsNew)
+{
+    const fs::path parent = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+    auto refuse = [&](const std::string& what, int err) {
+        inputError(path, "cannot write to the session database: " +
+                             (err == EROFS ? std::string("it is on a read-only file system") : what) +
+                             "; reading it works (sessions list, show, export), or record into another --db");
+    };
+    if (!fileIsNew && ::access(path.c_str(), W_OK) != 0)
+        refuse("the file is read-only", errno);
+    if (::access(parent.c_str(), W_OK) != 0)
+        refuse("its folder '" + parent.string() + "' is read-only (SQLite keeps its -wal and -shm files beside the database)", errno);
+}
+
+}  // namespace
+
+SessionStore::SessionStore(std::string path, Access access) : path_(std::move(path)), readOnly_(access == Access::ReadOnly)
 {
     if (path_.empty())
         inputError(path_, "no session database path given");
-    if (path_ == defaultPath()) {
+    if (path_ == defaultPath() && !readOnly_) {
         std::error_code ec;
         fs::create_directories(fs::path(path_).parent_path(), ec);
     }
     const bool isNew = checkFileBeforeOpening(path_);
+    if (readOnly_ && isNew)
+        inputError(path_, "the session database does not exist yet or is empty (record runs with --session NAME)");
+    if (!readOnly_)
+        checkWritable(path_, isNew);
+    // A WAL database needs its -shm file even for reading. Where it cannot be written (a read-only file, folder or
+    // file system, a full disk) SQLite fails, or leaves a read-only -shm behind that later stops every writer. With
+    // no uncommitted log (-wal empty or absent) the main file holds every run: read it as immutable, no -shm.
+    std::error_code ec;
+    const auto wal = fs::file_size(path_ + "-wal", ec);
+    const bool logEmpty = ec || wal == 0;
+    const fs::path parent = fs::path(path_).parent_path().empty() ? fs::path(".") : fs::path(path_).parent_path();
+    const bool cannotWrite = ::access(path_.c_str(), W_OK) != 0 || ::access(parent.c_str(), W_OK) != 0;
     try {
-        openAndUpgrade(isNew);
+        openAndUpgrade(isNew, readOnly_ && logEmpty && cannotWrite);
     } catch (const SqliteError& e) {
         db_.reset();
         const int primary = e.code() & 0xff;
-        if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT)
-            inputError(path_, std::string("the session database is damaged: ") + e.what());
-        inputError(path_, std::string("cannot open the session database: ") + e.what());
+        if (readOnly_ && logEmpty && (primary == SQLITE_CANTOPEN || primary == SQLITE_IOERR || primary == SQLITE_READONLY)) {
+            try {
+                openAndUpgrade(false, true);
+                return;
+            } catch (const SqliteError&) {
+                db_.reset();
+            }
+        }
+        inputError(path_, "cannot open the session database: " + e.diagnostic().message);
     }
 }
 
 SessionStore::~SessionStore() = default;
 
-void SessionStore::openAndUpgrade(bool fileIsNew)
+void SessionStore::openAndUpgrade(bool fileIsNew, bool immutable)
 {
-    db_ = std::make_unique<SqliteConnection>(path_, fileIsNew);
+    db_ = std::make_unique<SqliteConnection>(path_, immutable ? SqliteConnection::Mode::Immutable
+                                                    : readOnly_ ? SqliteConnection::Mode::ReadOnly
+                                                    : fileIsNew ? SqliteConnection::Mode::Create
+                                                                : SqliteConnection::Mode::ReadWrite);
     db_->exec("PRAGMA busy_timeout = 10000");
     db_->exec("PRAGMA foreign_keys = ON");
 
@@ -197,6 +241,14 @@ void SessionStore::openAndUpgrade(bool fileIsNew)
         return version;
     };
     try {
+        if (readOnly_) {
+            // Nothing is created, upgraded or switched to WAL: the file is read as it is.
+            const int version = checkIdentity();
+            if (version < currentSchemaVersion())
+                inputError(path_, "written by an older Spyglass (session schema version " + std::to_string(version) +
+                                      "); it is upgraded the first time it is opened for writing, which this read-only open cannot do");
+            return;
+        }
         if (checkIdentity() < currentSchemaVersion()) {
             // Creation and upgrades happen under the write lock, and the version is read again inside it:
             // two processes opening a new file at once must not both create the tables.
@@ -301,7 +353,7 @@ RowId SessionStore::internArtifact(const std::string& contentHash, const std::st
     SqliteStatement sel(db_->handle(), "SELECT id FROM artifacts WHERE content_hash = ? AND path = ? AND kind = ?");
     sel.bind(1, contentHash).bind(2, path).bind(3, kind);
     if (!sel.step())
-        throw SqliteError(SQLITE_INTERNAL, "artifact row vanished after insert");
+        throw SqliteError(SQLITE_INTERNAL, path_, "artifact row vanished after insert");
     return sel.int64(0);
 }
 

@@ -28,7 +28,12 @@ public:
     // Opens `path`, creating it (and, for the default path, its folder) when missing, and upgrading an
     // older schema. Throws InputError for a file that is not a Spyglass database, is from a newer Spyglass,
     // is damaged, or cannot be opened.
-    explicit SessionStore(std::string path);
+    // ReadOnly opens an existing file without creating, upgrading or writing anything (sessions list/show/export on
+    // a read-only file, folder or file system); ReadWrite says up front when the file or its folder cannot be
+    // written. Every later SQLite failure (disk full, read-only, damaged) is a SqliteError (an InputError) naming
+    // the file.
+    enum class Access { ReadWrite, ReadOnly };
+    explicit SessionStore(std::string path, Access access = Access::ReadWrite);
     ~SessionStore();
     SessionStore(const SessionStore&) = delete;
     SessionStore& operator=(const SessionStore&) = delete;
@@ -67,10 +72,11 @@ public:
     SqliteConnection& connection() { return *db_; }
 
 private:
-    void openAndUpgrade(bool fileIsNew);
+    void openAndUpgrade(bool fileIsNew, bool immutable);
     std::vector<RunInfo> queryRuns(const char* where, RowId key);
 
     std::string path_;
+    bool readOnly_ = false;
     std::unique_ptr<SqliteConnection> db_;
 };
 

@@ -1,15 +1,62 @@
 #include "core/session/sqlite_db.h"
 
+#include <QString>
+#include <QUrl>
+
 #include <sqlite3.h>
 
+#include <cerrno>
+
+
 namespace spyglass::session {
+
+namespace {
+
+std::string meaning(int code, int systemErrno)
+{
+    switch (code & 0xff) {
+    case SQLITE_FULL:
+        return "the disk is full; this was not recorded (everything recorded before is kept)";
+    case SQLITE_IOERR:
+        if (systemErrno == ENOSPC)
+            return "the disk is full; this was not recorded (everything recorded before is kept)";
+        return "disk I/O error; this was not recorded (everything recorded before is kept)";
+    case SQLITE_READONLY:
+        return "the session database is read-only (the file, its folder or the file system): nothing can be recorded; "
+               "reading it works (sessions list, show, export)";
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+        return "the session database is damaged";
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return "the session database is locked by another process (waited 10 s)";
+    case SQLITE_CANTOPEN:
+        return "cannot open the session database";
+    case SQLITE_PERM:
+    case SQLITE_AUTH:
+        return "permission denied";
+    case SQLITE_ERROR:
+        // A statement of ours that the schema does not take: a table dropped or changed by another program.
+        return "the session database does not have the tables this Spyglass wrote (damaged or changed by another program)";
+    default:
+        return sqlite3_errstr(code);
+    }
+}
+
+}  // namespace
+
+SqliteError::SqliteError(int code, const std::string& file, const std::string& detail, int systemErrno)
+    : InputError(SourceLocation{file, 0, 0}, meaning(code, systemErrno) + " (SQLite: " + detail + ")"), code_(code)
+{
+}
 
 void throwSqlite(sqlite3* db, int code, std::string_view what)
 {
     std::string msg(what);
     msg += ": ";
     msg += db ? sqlite3_errmsg(db) : sqlite3_errstr(code);
-    throw SqliteError(code, msg);
+    const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
+    throw SqliteError(code, file ? file : "", msg, db ? sqlite3_system_errno(db) : 0);
 }
 
 SqliteStatement::SqliteStatement(sqlite3* db, std::string_view sql) : db_(db)
@@ -87,15 +134,25 @@ std::string SqliteStatement::text(int col) const
     return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, col))) : std::string();
 }
 
-SqliteConnection::SqliteConnection(const std::string& path, bool create)
+SqliteConnection::SqliteConnection(const std::string& path, Mode mode)
 {
-    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
-    const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+    int flags = SQLITE_OPEN_NOMUTEX;
+    std::string name = path;
+    if (mode == Mode::ReadOnly) {
+        flags |= SQLITE_OPEN_READONLY;
+    } else if (mode == Mode::Immutable) {
+        flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+        name = "file:" + QUrl::toPercentEncoding(QString::fromStdString(path), "/").toStdString() + "?immutable=1";
+    } else {
+        flags |= SQLITE_OPEN_READWRITE | (mode == Mode::Create ? SQLITE_OPEN_CREATE : 0);
+    }
+    const int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
         std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+        const int sysErr = db_ ? sqlite3_system_errno(db_) : 0;
         sqlite3_close(db_);
         db_ = nullptr;
-        throw SqliteError(rc, msg);
+        throw SqliteError(rc, path, msg, sysErr);
     }
     sqlite3_extended_result_codes(db_, 1);
 }
@@ -110,7 +167,8 @@ void SqliteConnection::exec(std::string_view sql)
     if (rc != SQLITE_OK) {
         std::string msg = err ? err : sqlite3_errstr(rc);
         sqlite3_free(err);
-        throw SqliteError(rc, msg);
+        const char* file = sqlite3_db_filename(db_, "main");
+        throw SqliteError(rc, file ? file : "", msg, sqlite3_system_errno(db_));
     }
 }
 

@@ -3,6 +3,8 @@
 // BEGIN IMMEDIATE transactions (a writer takes the write lock up front, so two writers queue on the busy
 // timeout instead of one failing with SQLITE_BUSY half-way through a run).
 
+#include "core/common/diagnostics.h"
+
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -14,10 +16,13 @@ struct sqlite3_stmt;
 
 namespace spyglass::session {
 
-// An SQLite failure while using an already opened store (disk full, lock held past the busy timeout).
-class SqliteError : public std::runtime_error {
+// An SQLite failure (disk full, read-only file, damaged file, lock held past the busy timeout). A fault of the
+// database or the disk, not of the program: an InputError naming the database, with what it means for the user
+// first ("the disk is full; this run was not recorded ...") and SQLite's own words after it.
+class SqliteError : public InputError {
 public:
-    SqliteError(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+    // `systemErrno` is sqlite3_system_errno() (ENOSPC tells a full disk behind an I/O error), 0 when unknown.
+    SqliteError(int code, const std::string& file, const std::string& detail, int systemErrno = 0);
     int code() const { return code_; }
 
 private:
@@ -58,8 +63,11 @@ private:
 
 class SqliteConnection {
 public:
-    // Opens (creating when allowed) without running any statement; throws SqliteError.
-    SqliteConnection(const std::string& path, bool create);
+    // Immutable: read-only, and SQLite assumes nobody changes the file, so it needs no -shm file (which a WAL
+    // database cannot create on a read-only or full file system). Only exact while the -wal file is empty.
+    enum class Mode { ReadWrite, Create, ReadOnly, Immutable };
+    // Opens without running any statement; throws SqliteError.
+    SqliteConnection(const std::string& path, Mode mode);
     ~SqliteConnection();
     SqliteConnection(const SqliteConnection&) = delete;
     SqliteConnection& operator=(const SqliteConnection&) = delete;

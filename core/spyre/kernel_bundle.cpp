@@ -1,7 +1,13 @@
 #include "core/spyre/kernel_bundle.h"
 
 #include "core/common/diagnostics.h"
+#include "core/common/input_file.h"
+#include "core/common/resource_paths.h"
+#include "core/model/model_graph.h"
+#include "core/spyre/body_fn.h"
+#include "core/spyre/json_schema.h"
 #include "core/model/tensor_file.h"
+#include "core/spyre/spyre_target.h"
 
 #include <QDir>
 #include <QFile>
@@ -11,7 +17,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
+#include <optional>
+#include <set>
 
 namespace spyglass::spyre {
 
@@ -88,15 +97,18 @@ QJsonValue numberJson(double x)
     return std::isnan(x) ? QStringLiteral("nan") : x > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
 }
 
-double readNumber(const QJsonValue& v)
+// An absent value is 0 (numberJson leaves zeros out); nullopt for anything numberJson does not write.
+std::optional<double> readNumber(const QJsonValue& v)
 {
-    if (v.isString()) {
-        const QString s = v.toString();
-        if (s == QStringLiteral("inf")) return std::numeric_limits<double>::infinity();
-        if (s == QStringLiteral("-inf")) return -std::numeric_limits<double>::infinity();
-        return std::numeric_limits<double>::quiet_NaN();
-    }
-    return v.toDouble(0.0);
+    if (v.isUndefined())
+        return 0.0;
+    if (v.isDouble())
+        return v.toDouble();
+    const QString s = v.toString();
+    if (s == QStringLiteral("inf")) return std::numeric_limits<double>::infinity();
+    if (s == QStringLiteral("-inf")) return -std::numeric_limits<double>::infinity();
+    if (s == QStringLiteral("nan")) return std::numeric_limits<double>::quiet_NaN();
+    return std::nullopt;
 }
 
 // Only the fields a statement kind uses are written, so the file reads like the IR.
@@ -279,6 +291,14 @@ public:
             fail(key, "must be a string");
         return v.toString().toStdString();
     }
+    // An integer that must fit in an int (cores, indices, stick dims): checked before it is narrowed.
+    int int32(const QJsonObject& o, const char* key) const
+    {
+        const int64_t i = integer(o, key);
+        if (i < std::numeric_limits<int>::min() || i > std::numeric_limits<int>::max())
+            fail(key, std::to_string(i) + " is out of range");
+        return static_cast<int>(i);
+    }
     int64_t integer(const QJsonObject& o, const char* key) const
     {
         const QJsonValue v = need(o, key);
@@ -331,8 +351,11 @@ public:
     std::vector<std::string> strings(const QJsonObject& o, const char* key) const
     {
         std::vector<std::string> out;
-        for (const QJsonValue& v : array(o, key))
+        for (const QJsonValue& v : array(o, key)) {
+            if (!v.isString())
+                fail(key, "must hold strings");
             out.push_back(v.toString().toStdString());
+        }
         return out;
     }
 
@@ -340,13 +363,47 @@ private:
     std::string file_;
 };
 
+// The manifest and a kernel are a few kB to a few MB of JSON; past this a file is not one the compiler wrote.
+constexpr uint64_t kMaxJsonBytes = 64ull << 20;
+
+// resources/schemas/spyre-kernel-bundle.schema.json, read once: the published format is what a bundle is checked
+// against first (types, required and unexpected fields, enums, minimums); the cross-field checks follow.
+const QJsonObject& bundleSchema()
+{
+    static const QJsonObject schema = [] {
+        const std::string dir = findResourceDir("schemas");
+        const std::string path = dir + "/spyre-kernel-bundle.schema.json";
+        if (dir.empty())
+            throw InputError(SourceLocation{"spyre-kernel-bundle.schema.json", 0, 0},
+                             "cannot find the kernel-bundle schema (resources/schemas; set SPYGLASS_RESOURCE_DIR)");
+        return QJsonDocument::fromJson(QByteArray::fromStdString(readInputFile(path, "a JSON schema", kMaxJsonBytes))).object();
+    }();
+    return schema;
+}
+
+// The violations (the first five), as "field 'target.cores': 0 is below the minimum 1; field ...".
+void checkSchema(const std::string& file, const QJsonObject& o, const char* def)
+{
+    const std::vector<std::string> errors = def ? validateJsonSchemaDef(o, bundleSchema(), def) : validateJsonSchema(o, bundleSchema());
+    std::string message;
+    for (size_t i = 0; i < errors.size() && i < 5; ++i) {
+        const std::string& e = errors[i];
+        const size_t colon = e.find(": ");
+        std::string field = colon == std::string::npos ? std::string() : e.substr(0, colon);
+        field = field.rfind("$.", 0) == 0 ? field.substr(2) : field == "$" ? std::string() : field;
+        const std::string what = colon == std::string::npos ? e : e.substr(colon + 2);
+        message += (i ? "; " : "") + (field.empty() ? std::string() : "field '" + field + "': ") + what;
+    }
+    if (errors.size() > 5)
+        message += "; and " + std::to_string(errors.size() - 5) + " more";
+    if (!message.empty())
+        throw InputError(SourceLocation{file, 0, 0}, message);
+}
+
 QJsonObject readJson(const std::string& path)
 {
-    QFile f(qs(path));
-    if (!f.open(QIODevice::ReadOnly))
-        throw InputError(SourceLocation{path, 0, 0}, "cannot open file");
     QJsonParseError err;
-    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &err);
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(readInputFile(path, "a JSON file", kMaxJsonBytes)), &err);
     if (err.error != QJsonParseError::NoError || !doc.isObject())
         throw InputError(SourceLocation{path, 0, 0}, "not a JSON object: " + err.errorString().toStdString());
     return doc.object();
@@ -360,7 +417,7 @@ BundleTensor readTensor(const Reader& r, const QJsonObject& o)
     t.kind = r.str(o, "kind");
     t.dtype = r.str(o, "dtype");
     t.hostShape = r.ints<int64_t>(o, "host_shape");
-    t.stickDim = static_cast<int>(r.integer(o, "stick_dim"));
+    t.stickDim = r.int32(o, "stick_dim");
     t.deviceOrder = r.str(o, "device_order");
     const QJsonObject l = r.object(o, "device_layout");
     t.layout.deviceSize = r.ints<int64_t>(l, "device_size");
@@ -418,8 +475,11 @@ Stmt readStmt(const Reader& r, const QJsonObject& o, size_t position, size_t loa
     st.load = opt("load").toInt(-1);
     if (st.kind == StmtKind::Load && (st.load < 0 || static_cast<size_t>(st.load) >= loads))
         r.fail("stmts", "statement " + std::to_string(position) + " loads through an access that does not exist");
-    st.value = readNumber(opt("value"));
-    st.value2 = readNumber(opt("value2"));
+    const std::optional<double> value = readNumber(opt("value")), value2 = readNumber(opt("value2"));
+    if (!value || !value2)
+        r.fail("stmts", "statement " + std::to_string(position) + ": value must be a number, \"inf\", \"-inf\" or \"nan\"");
+    st.value = *value;
+    st.value2 = *value2;
     st.var = opt("var").toInt(-1);
     if (!exactInt64(opt("bound").toDouble(0.0), st.bound))
         r.fail("stmts", "statement " + std::to_string(position) + ": bound must be an integer");
@@ -456,11 +516,12 @@ KernelLoopBody readLoopBody(const Reader& r, const QJsonObject& o)
 Kernel readKernel(const std::string& path)
 {
     const QJsonObject o = readJson(path);
+    checkSchema(path, o, "kernel");
     Reader r(path);
     Kernel k;
     if (r.str(o, "format") != "spyglass-spyre-kernel")
         r.fail("format", "is not spyglass-spyre-kernel");
-    k.index = static_cast<int>(r.integer(o, "index"));
+    k.index = r.int32(o, "index");
     k.name = r.str(o, "name");
     k.op = r.str(o, "op");
     k.origins = r.strings(o, "origins");
@@ -471,18 +532,18 @@ Kernel readKernel(const std::string& path)
         kv.name = r.str(vo, "name");
         kv.range = r.integer(vo, "range");
         kv.reduction = r.boolean(vo, "reduction");
-        kv.ways = static_cast<int>(r.integer(vo, "ways"));
+        kv.ways = r.int32(vo, "ways");
         k.vars.push_back(kv);
     }
-    k.stickVar = static_cast<int>(r.integer(space, "stick_var"));
+    k.stickVar = r.int32(space, "stick_var");
     const QJsonObject split = r.object(o, "core_split");
-    k.cores = static_cast<int>(r.integer(split, "cores"));
+    k.cores = r.int32(split, "cores");
     k.estimatedUs = r.number(split, "estimated_us");
     k.splitReason = r.str(split, "reason");
     for (const QJsonValue& v : r.array(o, "per_core_slices")) {
         const QJsonObject so = v.toObject();
         KernelSlice s;
-        s.core = static_cast<int>(r.integer(so, "core"));
+        s.core = r.int32(so, "core");
         s.start = r.ints<int64_t>(so, "start");
         s.extent = r.ints<int64_t>(so, "extent");
         if (s.start.size() != k.vars.size() || s.extent.size() != k.vars.size())
@@ -492,7 +553,7 @@ Kernel readKernel(const std::string& path)
     for (const QJsonValue& v : r.array(o, "tile_loops")) {
         const QJsonObject to = v.toObject();
         TileLoop t;
-        t.var = static_cast<int>(r.integer(to, "var"));
+        t.var = r.int32(to, "var");
         t.count = r.integer(to, "count");
         t.extent = r.integer(to, "extent");
         k.tiles.push_back(t);
@@ -521,8 +582,8 @@ Kernel readKernel(const std::string& path)
         k.restickify.present = true;
         k.restickify.fromTensor = r.str(ro, "from_tensor");
         k.restickify.toTensor = r.str(ro, "to_tensor");
-        k.restickify.fromStickDim = static_cast<int>(r.integer(ro, "from_stick_dim"));
-        k.restickify.toStickDim = static_cast<int>(r.integer(ro, "to_stick_dim"));
+        k.restickify.fromStickDim = r.int32(ro, "from_stick_dim");
+        k.restickify.toStickDim = r.int32(ro, "to_stick_dim");
         k.restickify.elements = r.integer(ro, "elements");
     } else if (!rv.isNull()) {
         r.fail("restickify", "must be an object or null");
@@ -533,6 +594,272 @@ Kernel readKernel(const std::string& path)
     if (vars != k.vars.size())
         r.fail("loop_body", "ranges do not match the iteration space");
     return k;
+}
+
+// ---------------------------------------------------------------- cross-field checks
+// A bundle is untrusted input: every value the simulator computes with is checked here against the others, so
+// that nothing reaches it the compiler could not have written (a zero device size divides, a core index past the
+// split indexes per-core state, an access past its tensor reads other memory).
+
+std::string at(const std::string& list, size_t i) { return list + "[" + std::to_string(i) + "]"; }
+
+// a * b, or false on int64 overflow.
+bool mulChecked(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
+
+// The device formats the simulator holds (fp16, dl16) are two bytes an element.
+constexpr int kDeviceElementBytes = 2;
+// Elements of one tensor: past 2^50 (2 PiB of fp16) no device holds it, and products stay far from overflow.
+constexpr int64_t kMaxElements = int64_t(1) << 50;
+
+bool knownDtype(const std::string& d)
+{
+    for (model::DType t : {model::DType::Float32, model::DType::Float16, model::DType::Float64, model::DType::Int64, model::DType::Int32,
+                           model::DType::Int8, model::DType::UInt8, model::DType::Bool})
+        if (d == model::dtypeName(t))
+            return true;
+    return false;
+}
+
+void checkTensor(const Reader& r, const KernelBundle& b, const BundleTensor& t, size_t i)
+{
+    const std::string f = at("tensors", i);
+    if (t.name.empty())
+        r.fail(f + ".name", "is empty");
+    if (t.kind != "input" && t.kind != "output" && t.kind != "constant" && t.kind != "intermediate")
+        r.fail(f + ".kind", "'" + t.kind + "' is not input, output, constant or intermediate");
+    if (!knownDtype(t.dtype))
+        r.fail(f + ".dtype", "unknown dtype '" + t.dtype + "'");
+    if (t.deviceOrder != "default" && t.deviceOrder != "batch_outermost")
+        r.fail(f + ".device_order", "'" + t.deviceOrder + "' is not default or batch_outermost");
+    int64_t elements = 1;
+    for (int64_t d : t.hostShape)
+        if (d < 1 || !mulChecked(elements, d, elements) || elements > kMaxElements)
+            r.fail(f + ".host_shape", shapeText(t.hostShape) + ": every dimension must be at least 1 and the tensor at most 2^50 elements");
+    const int rank = static_cast<int>(t.hostShape.size());
+    if (t.stickDim < -1 || t.stickDim >= std::max(rank, 1))
+        r.fail(f + ".stick_dim", std::to_string(t.stickDim) + " is not a dimension of the rank-" + std::to_string(rank) + " tensor");
+    if (t.layout.deviceDtype != b.deviceDtype)
+        r.fail(f + ".device_layout.device_dtype", "'" + t.layout.deviceDtype + "', the target's is '" + b.deviceDtype + "'");
+    for (size_t d = 0; d < t.layout.deviceSize.size(); ++d) {
+        if (t.layout.deviceSize[d] < 1)
+            r.fail(f + ".device_layout.device_size", "entry " + std::to_string(d) + " is " + std::to_string(t.layout.deviceSize[d]) +
+                                                         "; every device dimension must be at least 1");
+        if (t.layout.dimMap[d] < -1 || t.layout.dimMap[d] >= rank)
+            r.fail(f + ".device_layout.dim_map", "entry " + std::to_string(d) + " is " + std::to_string(t.layout.dimMap[d]) +
+                                                     ", not a dimension of the rank-" + std::to_string(rank) + " tensor");
+        if (t.layout.strideMap[d] < 0 && !(t.layout.strideMap[d] == -1 && t.layout.dimMap[d] == -1))
+            r.fail(f + ".device_layout.stride_map", "entry " + std::to_string(d) + " is negative");
+    }
+    // The layout is a function of the shape, the stick dim and the order: anything else is not a layout the
+    // compiler writes (and the device image would not hold every element exactly once).
+    const Shape strides = contiguousStrides(t.hostShape);
+    const SpyreTensorLayout want = deviceLayout(t.hostShape, strides, t.stickDim,
+                                                t.deviceOrder == "batch_outermost" ? DeviceOrder::BatchOutermost : DeviceOrder::Default,
+                                                b.stickBytes / kDeviceElementBytes, b.deviceDtype);
+    if (t.layout != want)
+        r.fail(f + ".device_layout", t.layout.text() + " is not the layout of " + shapeText(t.hostShape) + " with stick dim " +
+                                         std::to_string(t.stickDim) + " (" + t.deviceOrder + " order); expected " + want.text());
+}
+
+struct Bounds {
+    int64_t lo = 0, hi = 0;
+    bool ok = true;
+};
+
+// The smallest and largest value of an affine index over the iteration space (every var in [0, range)); indirect
+// terms (gather indices) are left out: the simulator checks those per element.
+Bounds affineBounds(const AffineExpr& e, const std::vector<KernelVar>& vars)
+{
+    Bounds b{e.constant, e.constant, true};
+    for (const auto& [v, c] : e.terms) {
+        if (v >= kIndirectVar)
+            continue;
+        int64_t span = 0;
+        if (!mulChecked(c, vars[static_cast<size_t>(v)].range - 1, span)) {
+            b.ok = false;
+            return b;
+        }
+        if (__builtin_add_overflow(span > 0 ? b.hi : b.lo, span, span > 0 ? &b.hi : &b.lo)) {
+            b.ok = false;
+            return b;
+        }
+    }
+    return b;
+}
+
+void checkAffine(const Reader& r, const std::string& field, const AffineExpr& e, size_t nVars, int indirect)
+{
+    for (const auto& [v, c] : e.terms)
+        if ((v < kIndirectVar && static_cast<size_t>(v) >= nVars) || (v >= kIndirectVar && v - kIndirectVar >= indirect))
+            r.fail(field, "a term names variable " + std::to_string(v) + ", which the kernel does not have");
+}
+
+void checkKernel(const std::string& file, const KernelBundle& b, const Kernel& k, size_t position, const QJsonObject& entry)
+{
+    const Reader r(file);
+    if (k.index != static_cast<int>(position))
+        r.fail("index", std::to_string(k.index) + ", but it is kernel " + std::to_string(position) + " of the manifest");
+    if (entry.value(QStringLiteral("name")).toString().toStdString() != k.name ||
+        entry.value(QStringLiteral("op")).toString().toStdString() != k.op)
+        r.fail("name", "'" + k.name + "' (" + k.op + ") differs from the manifest's entry for this file");
+    if (k.op != "Pointwise" && k.op != "Reduction" && k.op != "MatMul" && k.op != "Restickify")
+        r.fail("op", "'" + k.op + "' is not Pointwise, Reduction, MatMul or Restickify");
+    if (k.cores < 1 || k.cores > b.cores)
+        r.fail("core_split.cores", std::to_string(k.cores) + "; the bundle's target has " + std::to_string(b.cores) + " core(s)");
+    if (!std::isfinite(k.estimatedUs) || k.estimatedUs < 0)
+        r.fail("core_split.estimated_us", "must be a non-negative number");
+    const size_t nVars = k.vars.size();
+    const size_t nIter = k.loop.ranges.size();
+    int64_t points = 1, ways = 1;
+    for (size_t v = 0; v < nVars; ++v) {
+        const KernelVar& kv = k.vars[v];
+        const std::string f = at("iteration_space.vars", v);
+        const int64_t loopRange = v < nIter ? k.loop.ranges[v] : k.loop.reductionRanges[v - nIter];
+        if (kv.range < 1 || kv.range != loopRange)
+            r.fail(f + ".range", std::to_string(kv.range) + ", the loop body's range is " + std::to_string(loopRange));
+        if (kv.reduction != (v >= nIter))
+            r.fail(f + ".reduction", "does not match the loop body (iteration vars first, then reduction vars)");
+        if (!mulChecked(points, kv.range, points))
+            r.fail("iteration_space.vars", "the iteration space has more than 2^63 points");
+        if (kv.ways < 1 || kv.ways > k.cores || !mulChecked(ways, kv.ways, ways) || ways > k.cores)
+            r.fail(f + ".ways", std::to_string(kv.ways) + "; the vars' ways must multiply to at most the kernel's " +
+                                    std::to_string(k.cores) + " core(s)");
+    }
+    if (k.stickVar < -1 || k.stickVar >= static_cast<int>(nVars))
+        r.fail("iteration_space.stick_var", std::to_string(k.stickVar) + " is not a var of the kernel");
+    std::vector<int64_t> tileExtent(nVars);
+    for (size_t v = 0; v < nVars; ++v)
+        tileExtent[v] = k.vars[v].range;
+    std::vector<bool> tiled(nVars, false);
+    for (size_t i = 0; i < k.tiles.size(); ++i) {
+        const TileLoop& t = k.tiles[i];
+        const std::string f = at("tile_loops", i);
+        if (t.var < 0 || static_cast<size_t>(t.var) >= nVars || tiled[static_cast<size_t>(t.var)])
+            r.fail(f + ".var", std::to_string(t.var) + " is not a var of the kernel, or is tiled twice");
+        const int64_t range = k.vars[static_cast<size_t>(t.var)].range;
+        int64_t covered = 0;
+        if (t.extent < 1 || t.extent > range || t.count < 1 || !mulChecked(t.count, t.extent, covered) || covered < range ||
+            (t.count - 1) * t.extent >= range)
+            r.fail(f, std::to_string(t.count) + " tiles of " + std::to_string(t.extent) + " do not cover the range " +
+                          std::to_string(range) + " exactly once");
+        tiled[static_cast<size_t>(t.var)] = true;
+        tileExtent[static_cast<size_t>(t.var)] = t.extent;
+    }
+    std::vector<bool> coreSeen(static_cast<size_t>(k.cores), false);
+    for (size_t i = 0; i < k.slices.size(); ++i) {
+        const KernelSlice& sl = k.slices[i];
+        const std::string f = at("per_core_slices", i);
+        if (sl.core < 0 || sl.core >= k.cores || coreSeen[static_cast<size_t>(sl.core)])
+            r.fail(f + ".core", std::to_string(sl.core) + ": the kernel runs on cores 0-" + std::to_string(k.cores - 1) +
+                                    " and each core has one slice");
+        coreSeen[static_cast<size_t>(sl.core)] = true;
+        for (size_t v = 0; v < nVars; ++v)
+            if (sl.start[v] < 0 || sl.extent[v] < 0 || sl.start[v] > tileExtent[v] || sl.extent[v] > tileExtent[v] - sl.start[v])
+                r.fail(f, "var " + std::to_string(v) + ": [" + std::to_string(sl.start[v]) + ", +" + std::to_string(sl.extent[v]) +
+                              ") lies outside its tile of " + std::to_string(tileExtent[v]));
+    }
+    for (size_t i = 0; i < k.tensors.size(); ++i) {
+        const KernelTensorArg& a = k.tensors[i];
+        const std::string f = at("tensors", i);
+        if (a.role != "load" && a.role != "store")
+            r.fail(f + ".role", "'" + a.role + "' is not load or store");
+        if (a.lxOffset < 0 || a.lxBytes < 0 || a.dmaSticks < 0 || a.dmaSticksPerCore < 0)
+            r.fail(f, "LX offset, LX bytes and DMA sticks must not be negative");
+        if (a.inLx && (a.lxOffset > b.usableLxBytes || a.lxBytes > b.usableLxBytes - a.lxOffset))
+            r.fail(f, "LX [" + std::to_string(a.lxOffset) + ", +" + std::to_string(a.lxBytes) + ") lies beyond the usable LX of " +
+                          std::to_string(b.usableLxBytes) + " B");
+        if (a.lxFirstUse < -1 || a.lxLastUse < -1 || a.lxLastUse < a.lxFirstUse)
+            r.fail(f + ".lx_live", "[" + std::to_string(a.lxFirstUse) + ", " + std::to_string(a.lxLastUse) + "] is not an interval");
+    }
+    if (k.restickify.present) {
+        const BundleTensor* from = b.tensor(k.restickify.fromTensor);
+        const BundleTensor* to = b.tensor(k.restickify.toTensor);
+        if (!from || !to)
+            r.fail("restickify", "names a tensor the manifest does not have");
+        auto dimOk = [](int d, const BundleTensor* t) { return d >= -1 && d < std::max(1, static_cast<int>(t->hostShape.size())); };
+        if (!dimOk(k.restickify.fromStickDim, from) || !dimOk(k.restickify.toStickDim, to))
+            r.fail("restickify", "a stick dim is not a dimension of its tensor");
+        if (k.restickify.elements < 0)
+            r.fail("restickify.elements", "must not be negative");
+    }
+    // The loop body: every access names a tensor of the bundle and stays inside it.
+    const KernelLoopBody& body = k.loop;
+    int indirect = 0, reductions = 0;
+    bool masked = false, stores = false;
+    for (size_t i = 0; i < body.stmts.size(); ++i) {
+        const Stmt& st = body.stmts[i];
+        if (st.kind == StmtKind::IndirectIndex) {
+            if (st.load < 0 || st.load >= 64)
+                r.fail("loop_body.stmts", "statement " + std::to_string(i) + ": gather slot " + std::to_string(st.load) + " out of range");
+            indirect = std::max(indirect, st.load + 1);
+        }
+        if (st.kind == StmtKind::Select && (st.var < 0 || static_cast<size_t>(st.var) >= nVars))
+            r.fail("loop_body.stmts", "statement " + std::to_string(i) + " selects on var " + std::to_string(st.var) + ", which the kernel does not have");
+        if (st.kind == StmtKind::Mask)
+            checkAffine(r, "loop_body.stmts", st.cond, nVars, indirect);
+        if (st.kind == StmtKind::Compute && bodyFnOf(st.fn) == BodyFn::Unknown)
+            r.fail("loop_body.stmts", "statement " + std::to_string(i) + " computes '" + st.fn + "', which is not an op of the IR");
+        if (st.kind == StmtKind::Reduction) {
+            if (st.fn != "sum" && st.fn != "max" && st.fn != "min")
+                r.fail("loop_body.stmts", "statement " + std::to_string(i) + " reduces with '" + st.fn + "' (sum, max or min)");
+            if (reductions++ > 0)
+                r.fail("loop_body.stmts", "statement " + std::to_string(i) + " is a second reduction; a kernel has at most one");
+        }
+        masked = masked || st.kind == StmtKind::Mask || st.kind == StmtKind::Select;
+        stores = stores || st.kind == StmtKind::Store;
+    }
+    if (!stores)
+        r.fail("loop_body.stmts", "the kernel stores nothing (an empty kernel)");
+    auto checkAccess = [&](const KernelAccess& a, const std::string& f, bool isStore) {
+        const BundleTensor* t = b.tensor(a.tensor);
+        if (!t)
+            r.fail(f, "names tensor '" + a.tensor + "', which the manifest does not have");
+        checkAffine(r, f, a.index, nVars, indirect);
+        if (isStore && (t->kind == "input" || t->kind == "constant"))
+            r.fail(f, "stores into " + t->kind + " '" + a.tensor + "'");
+        // A load may reach outside its tensor only where a mask (padding) or a select (concatenation) discards the
+        // value; a store never may.
+        if (!isStore && masked)
+            return;
+        const Bounds bd = affineBounds(a.index, k.vars);
+        const int64_t size = shapeProduct(t->hostShape);
+        if (!bd.ok || bd.lo < 0 || bd.hi >= size)
+            r.fail(f, std::string(isStore ? "stores" : "loads") + " host elements [" + std::to_string(bd.lo) + ", " + std::to_string(bd.hi) +
+                          "] of " + t->kind + " '" + a.tensor + "', which has " + std::to_string(size));
+    };
+    for (size_t i = 0; i < body.loads.size(); ++i)
+        checkAccess(body.loads[i], at("loop_body.loads", i), false);
+    checkAccess(body.store, "loop_body.store", true);
+}
+
+void checkBundle(const Reader& r, const KernelBundle& b)
+{
+    if (b.usableLxBytes < 0)
+        r.fail("target.usable_lx_bytes", "must not be negative");
+    if (b.lxPeakBytes < 0 || b.lxPeakBytes > b.usableLxBytes)
+        r.fail("summary.lx_peak_bytes", std::to_string(b.lxPeakBytes) + " is outside the usable LX of " + std::to_string(b.usableLxBytes) + " B");
+    if (b.restickifyCount < 0 || b.restickifyElements < 0)
+        r.fail("summary", "restickify counts must not be negative");
+    std::set<std::string> names;
+    for (size_t i = 0; i < b.tensors.size(); ++i) {
+        checkTensor(r, b, b.tensors[i], i);
+        if (!names.insert(b.tensors[i].name).second)
+            r.fail(at("tensors", i) + ".name", "tensor '" + b.tensors[i].name + "' is listed twice");
+    }
+    auto checkNames = [&](const std::vector<std::string>& list, const char* field, const char* kind) {
+        std::set<std::string> seen;
+        for (const std::string& n : list) {
+            const BundleTensor* t = b.tensor(n);
+            if (!t)
+                r.fail(field, "names unknown tensor '" + n + "'");
+            if (t->kind != kind)
+                r.fail(field, "'" + n + "' is a tensor of kind " + t->kind + ", not " + kind);
+            if (!seen.insert(n).second)
+                r.fail(field, "'" + n + "' is listed twice");
+        }
+    };
+    checkNames(b.inputs, "inputs", "input");
+    checkNames(b.outputs, "outputs", "output");
 }
 
 }  // namespace
@@ -611,10 +938,29 @@ void exportKernelBundle(const KernelBundle& b, const std::string& dir)
     writeFile(dir + "/listing.txt", QByteArray::fromStdString(b.listing));
 }
 
+namespace {
+
+// DIR/file after checking that it stays inside DIR once symlinks are resolved (a kernel linked to a file
+// elsewhere is refused, not run) and that it is a regular file.
+std::string bundlePart(const Reader& r, const std::string& dir, const std::string& file, const std::string& field)
+{
+    if (file.empty() || std::filesystem::path(file).is_absolute() || !resolvesInside(dir, file))
+        r.fail(field, "file '" + file + "' leaves the bundle folder");
+    const std::string path = dir + "/" + file;
+    checkInputFile(path, "a file", std::numeric_limits<uint64_t>::max());
+    return path;
+}
+
+}  // namespace
+
 KernelBundle loadKernelBundle(const std::string& dir)
 {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+        throw InputError(SourceLocation{dir, 0, 0}, "not a kernel bundle folder (a folder with manifest.json, kernels/ and constants/)");
     const std::string manifest = dir + "/manifest.json";
     const QJsonObject m = readJson(manifest);
+    checkSchema(manifest, m, nullptr);
     Reader r(manifest);
     if (r.str(m, "format") != "spyglass-spyre-kernel-bundle")
         r.fail("format", "is not spyglass-spyre-kernel-bundle");
@@ -624,8 +970,15 @@ KernelBundle loadKernelBundle(const std::string& dir)
     b.model = r.str(m, "model");
     const QJsonObject target = r.object(m, "target");
     b.targetName = r.str(target, "name");
-    b.cores = static_cast<int>(r.integer(target, "cores"));
-    b.stickBytes = static_cast<int>(r.integer(target, "stick_bytes"));
+    // Range-checked here, before they are narrowed to int; checkBundle checks them against each other.
+    const int64_t cores = r.integer(target, "cores");
+    if (cores < 1 || cores > kMaxTargetCores)
+        r.fail("target.cores", std::to_string(cores) + "; a target has 1 to " + std::to_string(kMaxTargetCores) + " cores");
+    b.cores = static_cast<int>(cores);
+    const int64_t stickBytes = r.integer(target, "stick_bytes");
+    if (stickBytes < kDeviceElementBytes || stickBytes % kDeviceElementBytes != 0 || stickBytes > (1 << 20))
+        r.fail("target.stick_bytes", std::to_string(stickBytes) + " is not a whole number of 2-byte device elements");
+    b.stickBytes = static_cast<int>(stickBytes);
     b.usableLxBytes = r.integer(target, "usable_lx_bytes");
     b.deviceDtype = r.str(target, "device_dtype");
     const QJsonObject summary = r.object(m, "summary");
@@ -637,32 +990,31 @@ KernelBundle loadKernelBundle(const std::string& dir)
         b.tensors.push_back(readTensor(r, v.toObject()));
     b.inputs = r.strings(m, "inputs");
     b.outputs = r.strings(m, "outputs");
-    for (const std::string& n : b.inputs)
-        if (!b.tensor(n))
-            r.fail("inputs", "names unknown tensor '" + n + "'");
-    for (const std::string& n : b.outputs)
-        if (!b.tensor(n))
-            r.fail("outputs", "names unknown tensor '" + n + "'");
-    for (const QJsonValue& v : r.array(m, "kernels")) {
-        const QJsonObject ko = v.toObject();
+    checkBundle(r, b);
+    const QJsonArray kernels = r.array(m, "kernels");
+    if (kernels.isEmpty())
+        r.fail("kernels", "the bundle has no kernels");
+    for (qsizetype i = 0; i < kernels.size(); ++i) {
+        const QJsonObject ko = kernels[i].toObject();
         const std::string file = r.str(ko, "file");
-        if (file.find("..") != std::string::npos || (!file.empty() && file[0] == '/'))
-            r.fail("kernels", "kernel file '" + file + "' leaves the bundle directory");
-        Kernel k = readKernel(dir + "/" + file);
+        const std::string path = bundlePart(r, dir, file, at("kernels", static_cast<size_t>(i)) + ".file");
+        Kernel k = readKernel(path);
         for (const KernelTensorArg& a : k.tensors)
             if (!b.tensor(a.tensor))
-                throw InputError(SourceLocation{dir + "/" + file, 0, 0}, "kernel names unknown tensor '" + a.tensor + "'");
+                throw InputError(SourceLocation{path, 0, 0}, "kernel names unknown tensor '" + a.tensor + "'");
+        checkKernel(path, b, k, static_cast<size_t>(i), ko);
         b.kernels.push_back(std::move(k));
     }
     for (const QJsonValue& v : r.array(m, "constants")) {
         const QJsonObject co = v.toObject();
         const std::string name = r.str(co, "tensor");
         const std::string file = r.str(co, "file");
-        if (file.find("..") != std::string::npos || (!file.empty() && file[0] == '/'))
-            r.fail("constants", "constant file '" + file + "' leaves the bundle directory");
         const BundleTensor* t = b.tensor(name);
         if (!t || t->kind != "constant")
             r.fail("constants", "names '" + name + "', which is not a constant tensor of the bundle");
+        if (b.constants.count(name))
+            r.fail("constants", "constant '" + name + "' is listed twice");
+        bundlePart(r, dir, file, "constants");
         model::HostTensor h = model::readTensorFile(dir + "/" + file);
         if (h.shape != t->hostShape)
             throw InputError(SourceLocation{dir + "/" + file, 0, 0}, "constant '" + name + "' has shape " +
@@ -675,9 +1027,9 @@ KernelBundle loadKernelBundle(const std::string& dir)
             c.i = std::make_shared<const std::vector<int64_t>>(std::move(h.i));
         b.constants[name] = std::move(c);
     }
-    QFile listing(qs(dir + "/listing.txt"));
-    if (listing.open(QIODevice::ReadOnly))
-        b.listing = listing.readAll().toStdString();
+    // The listing is optional (only shown), but when present it obeys the same rules as every other part.
+    if (std::filesystem::symlink_status(dir + "/listing.txt", ec).type() != std::filesystem::file_type::not_found)
+        b.listing = readInputFile(bundlePart(r, dir, "listing.txt", "listing.txt"), "a text file", kMaxJsonBytes);
     return b;
 }
 

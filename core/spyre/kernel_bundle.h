@@ -125,7 +125,9 @@ struct KernelBundle {
 
 // Writes DIR/manifest.json, DIR/kernels/NNN-opK.json, DIR/constants/<tensor>.pb, DIR/listing.txt (creates DIR). Throws InputError on I/O errors.
 void exportKernelBundle(const KernelBundle& bundle, const std::string& dir);
-// Reads a bundle back; throws InputError naming the file and the field that is missing or wrong.
+// Reads a bundle back as untrusted input: each file against the schema, then every field against the others
+// (nothing reaches the simulator that the compiler could not have written), each part a regular file inside DIR
+// after resolving symlinks. Throws InputError naming the file and the field that is missing or wrong.
 KernelBundle loadKernelBundle(const std::string& dir);
 
 }  // namespace spyglass::spyre

@@ -13,6 +13,17 @@ bool hasStmt(const Op& op, StmtKind k)
     return std::any_of(op.body.begin(), op.body.end(), [k](const Stmt& s) { return s.kind == k; });
 }
 
+// Whether the op's load statements read its loads in order, each once: then its loads and statements can be
+// taken over as they are, exactly as re-emitting them one by one would number them.
+bool loadsInOrder(const Op& op)
+{
+    size_t next = 0;
+    for (const Stmt& s : op.body)
+        if (s.kind == StmtKind::Load && s.load != static_cast<int>(next++))
+            return false;
+    return next == op.loads.size();
+}
+
 int storedValue(const Op& op)
 {
     for (const Stmt& s : op.body)
@@ -104,11 +115,33 @@ private:
                 dimsOfLoad[l] = std::move(*dims);
             }
         const int pValue = storedValue(P);
+        moveConsumers(P, pi, ci);   // while P still has its loads
         std::vector<Stmt> body;
         std::vector<Access> loads;
         std::vector<int> remap(C.body.size(), -1);
+        // A chain (relu(relu(...))) inlines a body that grows by one op each time: copying it every time would be
+        // quadratic in the chain's length. When P's value is C's first statement and its only use of P, P's body
+        // becomes the start of C's as it is (its statement and load indices stay), so each step costs C's size.
+        int pLoadsInC = 0;
+        for (const Stmt& st : C.body)
+            pLoadsInC += st.kind == StmtKind::Load && C.loads[st.load].buffer == P.store.buffer;
+        const bool takeWhole = pLoadsInC == 1 && !C.body.empty() && C.body.front().kind == StmtKind::Load &&
+                               C.loads[C.body.front().load].buffer == P.store.buffer && !P.body.empty() &&
+                               P.body.back().kind == StmtKind::Store && pValue >= 0 &&
+                               static_cast<size_t>(pValue) + 1 < P.body.size() &&
+                               std::count_if(P.body.begin(), P.body.end(), [](const Stmt& x) { return x.kind == StmtKind::Store; }) == 1 &&
+                               loadsInOrder(P);
         for (size_t s = 0; s < C.body.size(); ++s) {
             Stmt st = C.body[s];
+            if (s == 0 && takeWhole) {
+                body = std::move(P.body);
+                body.pop_back();   // P's store
+                loads = std::move(P.loads);
+                for (Access& a : loads)
+                    a.index = substitute(a.index, dimsOfLoad[st.load]);
+                remap[s] = pValue;
+                continue;
+            }
             if (st.kind == StmtKind::Load && C.loads[st.load].buffer == P.store.buffer) {
                 // Inline P's body here, re-indexed through this load.
                 std::vector<int> premap(P.body.size(), -1);
@@ -139,13 +172,17 @@ private:
         }
         C.body = std::move(body);
         C.loads = std::move(loads);
-        std::vector<std::string> origins = P.origins;
+        // P's lists first, then C's: appended to P's (moved) so that a long chain does not copy them each step.
+        std::vector<std::string> origins = std::move(P.origins);
         origins.insert(origins.end(), C.origins.begin(), C.origins.end());
         C.origins = std::move(origins);
-        C.fusedFrom.insert(C.fusedFrom.begin(), P.fusedFrom.begin(), P.fusedFrom.end());
-        C.fusedFrom.insert(C.fusedFrom.begin() + static_cast<long>(P.fusedFrom.size()), P.name);
-        moveConsumers(P, pi, ci);
-        P.name.clear();
+        std::vector<std::string> fused = std::move(P.fusedFrom);
+        fused.push_back(P.name);
+        fused.insert(fused.end(), C.fusedFrom.begin(), C.fusedFrom.end());
+        C.fusedFrom = std::move(fused);
+        // A fused-away op keeps nothing: its body lives on in C, and holding every step's copy until
+        // compactProgram was quadratic memory (2.3 GB for a 4 000-op ReLU chain).
+        p_.ops[pi] = Op{};
         return true;
     }
 

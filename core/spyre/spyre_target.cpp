@@ -1,6 +1,7 @@
 #include "core/spyre/spyre_target.h"
 
 #include "core/common/diagnostics.h"
+#include "core/common/input_file.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -68,11 +69,10 @@ int64_t SpyreTarget::usableLxBytes() const
 
 SpyreTarget SpyreTarget::load(const std::string& path)
 {
-    QFile f(QString::fromStdString(path));
-    if (!f.open(QIODevice::ReadOnly))
-        throw InputError(SourceLocation{path, 0, 0}, "cannot open target description");
+    // A target description is a page of JSON; 1 MiB is far beyond any.
+    const std::string text = readInputFile(path, "a target description (JSON)", uint64_t(1) << 20);
     QJsonParseError err;
-    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &err);
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(text), &err);
     if (err.error != QJsonParseError::NoError || !doc.isObject())
         throw InputError(SourceLocation{path, 0, 0},
                          "target description is not a JSON object: " + err.errorString().toStdString() + " at byte " +
@@ -83,7 +83,7 @@ SpyreTarget SpyreTarget::load(const std::string& path)
     t.path = path;
     t.name = root.value(QStringLiteral("name")).toString(QStringLiteral("spyre")).toStdString();
     t.cores = static_cast<int>(r.integer("cores", 1));
-    if (t.cores > 1024)
+    if (t.cores > kMaxTargetCores)
         throw InputError(SourceLocation{path, 0, 0}, "target key \"cores\" is implausibly large");
     t.coreletsPerCore = static_cast<int>(r.integer("corelets_per_core", 1));
     t.ptArrayRows = static_cast<int>(r.integer("pt_array_rows", 1));

@@ -8,6 +8,10 @@
 
 namespace spyglass::spyre {
 
+// A sanity bound, not a hardware number: the largest core count a target description may give (the simulator and
+// the planners keep per-core state).
+constexpr int kMaxTargetCores = 1024;
+
 struct SpyreTarget {
     // Every value is read from the target file (load() requires each key): no default here repeats one.
     std::string name;

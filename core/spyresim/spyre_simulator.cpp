@@ -2,6 +2,7 @@
 
 #include "core/common/diagnostics.h"
 #include "core/common/job_control.h"
+#include "core/spyre/spyre_target.h"
 #include "core/spyresim/device_memory.h"
 #include "core/spyresim/kernel_executor.h"
 
@@ -110,6 +111,15 @@ SimResult simulate(const KernelBundle& bundle, const spyre::SpyreTarget& target,
                    const SimOptions& options, JobControl* job)
 {
     const auto t0 = std::chrono::steady_clock::now();
+    // A bundle is compiled for one target: the simulator computes with the bundle's sticks, cores and LX, so
+    // they must be the target's (loadKernelBundle has checked them against each other).
+    if (bundle.cores > target.cores || bundle.stickBytes != target.stickBytes || bundle.usableLxBytes > target.usableLxBytes() ||
+        bundle.deviceDtype != target.deviceDtype)
+        throw InputError(SourceLocation{}, "the bundle was compiled for " + std::to_string(bundle.cores) + " cores, " +
+                                               std::to_string(bundle.stickBytes) + "-byte sticks, " + std::to_string(bundle.usableLxBytes) +
+                                               " B of usable LX and " + bundle.deviceDtype + "; the target " + target.name + " has " +
+                                               std::to_string(target.cores) + ", " + std::to_string(target.stickBytes) + ", " +
+                                               std::to_string(target.usableLxBytes()) + " and " + target.deviceDtype);
     checkScratchpadPlan(bundle);
     SimResult r;
     if (options.trace)

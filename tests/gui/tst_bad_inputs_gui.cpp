@@ -22,11 +22,12 @@ using namespace spyglass::test;
 
 namespace {
 
-// Rows the explorer cannot show: Hamiltonians are read by `vqe` only, and the explorer does not simulate a circuit
-// too large to simulate on open (it opens with a note; the CLI's qsim is what refuses it for memory).
+// Rows the explorer cannot show: Hamiltonians are read by `vqe` only, kernel bundles by `run-bundle` only (the
+// explorer opens models and circuits), and the explorer does not simulate a circuit too large to simulate on open
+// (it opens with a note; the CLI's qsim is what refuses it for memory).
 bool openedByTheExplorer(const BadInput& b)
 {
-    return b.suffix() != QLatin1String("ham") && b.file != QLatin1String("qubits_beyond_memory.qasm");
+    return b.suffix() != QLatin1String("ham") && b.suffix() != QLatin1String("bundle") && b.file != QLatin1String("qubits_beyond_memory.qasm");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "common/testutil.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QString>
@@ -16,6 +17,7 @@ struct BadInput {
     QString file;       // name inside tests/data/bad
     int line = 0;       // 0: the input has no lines (binary protobuf) or the error is about the whole file
     int column = 0;
+    QString part;       // kernel bundles (.bundle): the file inside the bundle the error names, e.g. kernels/k0.json
     QString expected;   // a substring of the error message
 
     QString path() const { return dataPath(QStringLiteral("bad/") + file); }
@@ -52,7 +54,10 @@ inline QVector<BadInput> readBadInputs(QString* error = nullptr)
         if (ok) {
             b.file = cols[0];
             b.expected = cols[2];
-            if (cols[1] != QLatin1String("-")) {
+            if (QFileInfo(b.file).suffix() == QLatin1String("bundle")) {
+                b.part = cols[1];
+                ok = b.part == QLatin1String("manifest.json") || b.part == QLatin1String("kernels/k0.json");
+            } else if (cols[1] != QLatin1String("-")) {
                 const QStringList lc = cols[1].split(QLatin1Char(':'));
                 bool okLine = false, okCol = false;
                 if (lc.size() == 2) {
@@ -70,6 +75,24 @@ inline QVector<BadInput> readBadInputs(QString* error = nullptr)
         rows.push_back(b);
     }
     return rows;
+}
+
+// A kernel bundle in its one-file form (manifest.json, a line "@@kernel@@", kernels/k0.json; the fuzz target's
+// input) unpacked into the folder `dir`, which it returns.
+inline QString unpackBundle(const QByteArray& data, const QString& dir)
+{
+    const QByteArray sep = "\n@@kernel@@\n";
+    const qsizetype cut = data.indexOf(sep);
+    QDir().mkpath(dir + QStringLiteral("/kernels"));
+    auto write = [](const QString& path, const QByteArray& bytes) {
+        QFile f(path);
+        if (f.open(QIODevice::WriteOnly))
+            f.write(bytes);
+    };
+    write(dir + QStringLiteral("/manifest.json"), cut < 0 ? data : data.left(cut));
+    if (cut >= 0)
+        write(dir + QStringLiteral("/kernels/k0.json"), data.mid(cut + sep.size()));
+    return dir;
 }
 
 // The CLI command that reads a bad file of this kind.

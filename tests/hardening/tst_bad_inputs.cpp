@@ -8,6 +8,8 @@
 #include "core/model/model_loader.h"
 #include "core/quantum/pauli.h"
 #include "core/quantum/qasm_parser.h"
+#include "core/quantum/simulator.h"
+#include "core/quantum/pipeline.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -16,6 +18,8 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <cmath>
 
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -111,14 +115,24 @@ private slots:
         const BadInput b = readBadInputs().at(row);
         QElapsedTimer timer;
         timer.start();
-        const CliResult r = runCli(cliArgsFor(b), 60000);
+        QStringList args = cliArgsFor(b);
+        QString location = b.location();
+        QTemporaryDir scratch;
+        if (b.suffix() == QLatin1String("bundle")) {
+            QFile f(b.path());
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QString dir = unpackBundle(f.readAll(), scratch.filePath(QFileInfo(b.file).completeBaseName()));
+            args = {QStringLiteral("run-bundle"), dir, QStringLiteral("--no-numerics")};
+            location = dir + QLatin1Char('/') + b.part;
+        }
+        const CliResult r = runCli(args, 60000);
         const QString err = QString::fromUtf8(r.err);
         QVERIFY2(r.err != "timeout", "no answer within 60 s");
         QVERIFY2(r.exitCode == 2, qPrintable(QStringLiteral("exit %1, stderr: %2").arg(r.exitCode).arg(err)));
         QVERIFY2(err.contains(b.expected), qPrintable(QStringLiteral("expected '%1' in: %2").arg(b.expected, err)));
         // The message starts with where the problem is: "path:line:column: error:" (or "path: error:").
-        QVERIFY2(err.contains(b.location() + QStringLiteral(": error: ")),
-                 qPrintable(QStringLiteral("expected location '%1' in: %2").arg(b.location(), err)));
+        QVERIFY2(err.contains(location + QStringLiteral(": error: ")),
+                 qPrintable(QStringLiteral("expected location '%1' in: %2").arg(location, err)));
         QVERIFY2(!err.contains(QLatin1String("internal error")), qPrintable(err));
         QVERIFY(timer.elapsed() < 60000);
     }
@@ -170,6 +184,140 @@ private slots:
         };
         QCOMPARE(quantum::parseQasmString(nested(200)).circuit.ops.size(), size_t(1));
         QVERIFY_THROWS_EXCEPTION(InputError, quantum::parseQasmString(nested(300)));
+    }
+
+    // Chains of 100 000 '+' or a million '*' (in a gate body) make expression trees as deep as they are long:
+    // refused at the 1025th operator, in linear time, instead of overflowing the stack when evaluated or freed.
+    void operatorChainsAreBounded()
+    {
+        QTemporaryDir dir;
+        QByteArray plus = "OPENQASM 2.0;\nqreg q[1];\nU(1";
+        for (int i = 0; i < 100000; ++i)
+            plus += "+1";
+        writeFile(dir.filePath(QStringLiteral("plus.qasm")), plus + ",0,0) q[0];\n");
+        QByteArray times = "OPENQASM 2.0;\ngate g(a) q { U(a";
+        for (int i = 0; i < 1000000; ++i)
+            times += "*a";
+        writeFile(dir.filePath(QStringLiteral("times.qasm")), times + ",0,0) q; }\nqreg q[1];\ng(1) q[0];\n");
+        for (const char* f : {"plus.qasm", "times.qasm"}) {
+            const CliResult r = runCli({QStringLiteral("qsim"), dir.filePath(QString::fromLatin1(f))}, 30000);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains("expression has more than 1024 operators one inside the other"), r.err.constData());
+        }
+        // 1024 are fine, and so is the same sum in parentheses of 1000 terms each.
+        std::string ok = "OPENQASM 2.0;\nqreg q[1];\nU(0";
+        for (int i = 0; i < 1023; ++i)
+            ok += "+0";
+        QCOMPARE(quantum::parseQasmString(ok + ",0,0) q[0];\n").circuit.ops.size(), size_t(1));
+        QVERIFY_THROWS_EXCEPTION(InputError, quantum::parseQasmString(ok + "+0+0,0,0) q[0];\n"));
+    }
+
+    // libonnx's text parser recurses per nested graph: 'If' branches nested 5 000 deep are refused before it runs.
+    void onnxTextNestingIsBounded()
+    {
+        std::string inner = "z = Identity (x)";
+        for (int i = 0; i < 5000; ++i)
+            inner = "z = If (c) <then_branch = t () => (float[1] z) { " + inner + " }, else_branch = e () => (float[1] z) { z = Identity (x) }>";
+        QTemporaryDir dir;
+        writeFile(dir.filePath(QStringLiteral("deep.onnxtxt")),
+                  QByteArray::fromStdString("<ir_version: 8, opset_import: [\"\" : 17]>\nnested (bool c, float[1] x) => (float[1] z) {\n  " + inner + "\n}\n"));
+        const CliResult r = runCli({QStringLiteral("compile"), dir.filePath(QStringLiteral("deep.onnxtxt"))}, 30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("deep.onnxtxt:3:12489: error: graphs, lists and types nested more than 256 deep"), r.err.constData());
+    }
+
+    // A 4 MB Hamiltonian on one line (240 000 terms) parses in linear time: it took 22 s when every coefficient
+    // copied the rest of the line; now well under a second (5 s leaves room for a busy machine).
+    void longHamiltonianParsesInLinearTime()
+    {
+        std::string text;
+        for (int i = 0; i < 240000; ++i)
+            text += (i ? " + " : "") + std::to_string(0.25 + (i % 7) * 0.125) + " Z" + std::to_string(i % 10) + " Z" + std::to_string((i + 1) % 10);
+        QVERIFY(text.size() > 4000000);
+        QElapsedTimer timer;
+        timer.start();
+        const quantum::PauliSum h = quantum::parsePauliSum(text + "\n", "long.ham");
+        QCOMPARE(h.terms.size(), size_t(240000));
+        QVERIFY2(timer.elapsed() < 5000, qPrintable(QStringLiteral("%1 ms").arg(timer.elapsed())));
+    }
+
+    // Sizes that wrap around int64 (a --dim of 2^61 made [2^61, 8] look like 0 elements and run, exit 0) or
+    // exceed the machine's memory (exit 1 "out of memory") are refused, exit 2.
+    void hugeDimensionsAreRefused()
+    {
+        const QString model = dataPath(QStringLiteral("bad/symbolic_dim.onnxtxt"));
+        for (const char* dim : {"batch=2305843009213693952", "batch=9223372036854775807"}) {
+            const CliResult r = runCli({QStringLiteral("run"), model, QStringLiteral("--dim"), QString::fromLatin1(dim)}, 30000);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains("symbolic_dim.onnxtxt: error: value 'x' [") && r.err.contains("has more than 2^50 elements"), r.err.constData());
+        }
+        // 2^40 x 8 float32 (32 TiB) fits the element bound but no machine's memory: refused before allocating.
+        const CliResult r = runCli({QStringLiteral("run"), model, QStringLiteral("--dim"), QStringLiteral("batch=1099511627776")}, 30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("of host memory, more than the") && r.err.contains("available"), r.err.constData());
+        QVERIFY2(!r.err.contains("internal error") && !r.err.contains("out of memory"), r.err.constData());
+    }
+
+    // Fusing a 20 000-op ReLU chain into one kernel: memory linear in the op count (it ran out of memory; a 4 000-op
+    // chain took 2.4 GB and 4.4 s in fuse, now 40 MB and 0.2 s; the 20 000-op one 127 MB, measured with
+    // /usr/bin/time on `compile --stop-after fuse`).
+    void longChainsFuseInLinearMemory()
+    {
+        QByteArray text = "<ir_version: 8, opset_import: [\"\" : 17]>\nchain (float[64, 64] y0) => (float[64, 64] y20000) {\n";
+        for (int i = 1; i <= 20000; ++i)
+            text += "  y" + QByteArray::number(i) + " = Relu (y" + QByteArray::number(i - 1) + ")\n";
+        QTemporaryDir dir;
+        writeFile(dir.filePath(QStringLiteral("chain.onnxtxt")), text + "}\n");
+        const CliResult r = runCli({QStringLiteral("compile"), dir.filePath(QStringLiteral("chain.onnxtxt")), QStringLiteral("--stop-after"),
+                                    QStringLiteral("fuse")}, 60000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.out.contains("fused 19999 pointwise ops into consumers"), r.out.constData());
+        rusage children{};
+        getrusage(RUSAGE_CHILDREN, &children);   // the largest child so far: this compile
+        QVERIFY2(children.ru_maxrss < 512 * 1024, qPrintable(QStringLiteral("peak RSS %1 KiB").arg(children.ru_maxrss)));
+    }
+
+    // A few lines can ask for hours: 26 qubits with a reset, 1024 shots, each shot re-running the circuit. The work
+    // is estimated before anything is allocated and refused past 2^38 amplitude updates unless --force.
+    void longSimulationsAreEstimatedAndRefused()
+    {
+        const std::string text = "OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[26];\ncreg c[26];\nh q;\nreset q[0];\ncx q[0],q[1];\nmeasure q -> c;\n";
+        const quantum::Circuit c = quantum::prepareForSimulation(quantum::parseQasmString(text, "r.qasm").circuit, 4);
+        // Per shot at least the reset, the cx, 26 measurements and the state copy; at most those and every h too
+        // (fusion may move h's of qubits not yet measured past the reset), each over 2^26 amplitudes.
+        const double amplitudes = std::ldexp(1.0, 26);
+        QVERIFY(quantum::estimatedWork(c, 1024) >= 1024 * 29 * amplitudes);
+        QVERIFY(quantum::estimatedWork(c, 1024) <= 1024 * (29 + 26) * amplitudes);
+        QTemporaryDir dir;
+        writeFile(dir.filePath(QStringLiteral("r.qasm")), QByteArray::fromStdString(text));
+        const CliResult r = runCli({QStringLiteral("qsim"), dir.filePath(QStringLiteral("r.qasm"))}, 30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("r.qasm: error: the simulation would take about 2.9e+12 amplitude updates (26 qubits, 1024 shots"), r.err.constData());
+        QVERIFY2(r.err.contains("use --force to run it anyway"), r.err.constData());
+        // Small work is not affected, and --force is an option of qsim; the library runs anything unless told.
+        QVERIFY(quantum::estimatedWork(c, 0) < quantum::kMaxSimulationWork);
+        quantum::SimOptions limited;
+        limited.maxWork = quantum::kMaxSimulationWork;
+        QVERIFY_THROWS_EXCEPTION(InputError, quantum::simulate(c, limited));
+        const CliResult ok = runCli({QStringLiteral("qsim"), sourcePath(QStringLiteral("resources/examples/ghz5.qasm")), QStringLiteral("--force")});
+        QVERIFY2(ok.exitCode == 0, ok.err.constData());
+    }
+
+    // NaN and inf computed inside a gate body from the call's arguments are refused at the call (exit 2), never
+    // simulated (a NaN amplitude would be written as '-nan', which is not JSON).
+    void gateBodyNonFiniteIsRefusedAtTheCall()
+    {
+        QTemporaryDir dir;
+        writeFile(dir.filePath(QStringLiteral("ok.qasm")), "OPENQASM 2.0;\ngate g(a) q { U(1/a,sqrt(a),ln(a)) q; }\nqreg q[1];\ng(2) q[0];\n");
+        CliResult r = runCli({QStringLiteral("qsim"), dir.filePath(QStringLiteral("ok.qasm")), QStringLiteral("--statevector"),
+                              dir.filePath(QStringLiteral("sv.json"))});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        writeFile(dir.filePath(QStringLiteral("bad.qasm")), "OPENQASM 2.0;\ngate g(a) q { U(1/a,sqrt(a),ln(a)) q; }\nqreg q[1];\ng(2) q[0];\ng(0) q[0];\n");
+        r = runCli({QStringLiteral("qsim"), dir.filePath(QStringLiteral("bad.qasm")), QStringLiteral("--statevector"),
+                    dir.filePath(QStringLiteral("sv2.json"))});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("bad.qasm:5:1: error: in the body of gate 'g' (a = 0), parameter 1 of 'U' evaluates to inf"), r.err.constData());
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("sv2.json"))));
     }
 
     void externalDataInsideTheFolderIsRead()
@@ -231,6 +379,87 @@ private slots:
                    30000);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("pipe.ham: error: is not a regular file"), r.err.constData());
+    }
+
+    // Devices, FIFOs and links out of the folder, for the target and every part of a kernel bundle and of a
+    // test-data folder: refused from the file's type (never opened, never read), in well under a second each.
+    void devicesFifosAndLinksAreRefused()
+    {
+        QTemporaryDir dir, outside;
+        const QString model = sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt"));
+        CliResult r = runCli({QStringLiteral("run"), model, QStringLiteral("--backend"), QStringLiteral("spyre"), QStringLiteral("--target"),
+                              QStringLiteral("/dev/zero"), QStringLiteral("--no-numerics")}, 30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("/dev/zero: error: is not a regular file"), r.err.constData());
+        for (const QStringList& args : {QStringList{QStringLiteral("compile"), QStringLiteral("/dev/zero")},
+                                        QStringList{QStringLiteral("qsim"), QStringLiteral("/dev/zero")},
+                                        QStringList{QStringLiteral("vqe"), QStringLiteral("--qubits"), QStringLiteral("2"),
+                                                    QStringLiteral("--hamiltonian"), QStringLiteral("/dev/zero")}}) {
+            r = runCli(args, 30000);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains("/dev/zero: error: is not a regular file"), r.err.constData());
+        }
+
+        const QString bundle = dir.filePath(QStringLiteral("b"));
+        r = runCli({QStringLiteral("compile"), model, QStringLiteral("--export"), bundle});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(runCli({QStringLiteral("run-bundle"), bundle, QStringLiteral("--no-numerics")}).exitCode, 0);
+        const QString kernel = bundle + QStringLiteral("/kernels/000-op0.json");
+        const QString saved = dir.filePath(QStringLiteral("k.json"));
+        QVERIFY(QFile::rename(kernel, saved));
+        auto runBundle = [&] { return runCli({QStringLiteral("run-bundle"), bundle, QStringLiteral("--no-numerics")}, 30000); };
+
+        QVERIFY(QFile::link(QStringLiteral("/dev/zero"), kernel));   // a device behind a link: outside the bundle
+        r = runBundle();
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("field 'kernels[0].file': file 'kernels/000-op0.json' leaves the bundle folder"), r.err.constData());
+        QVERIFY(QFile::remove(kernel));
+
+        QCOMPARE(mkfifo(kernel.toLocal8Bit().constData(), 0600), 0);   // a FIFO nobody writes to
+        r = runBundle();
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("000-op0.json: error: is not a regular file"), r.err.constData());
+        QVERIFY(QFile::remove(kernel));
+
+        // A kernel linked to a file outside the bundle is refused even though it is a good kernel.
+        QVERIFY(QFile::copy(saved, outside.filePath(QStringLiteral("k.json"))));
+        QVERIFY(QFile::link(outside.filePath(QStringLiteral("k.json")), kernel));
+        r = runBundle();
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("manifest.json: error: field 'kernels[0].file': file 'kernels/000-op0.json' leaves the bundle folder"), r.err.constData());
+        QVERIFY(QFile::remove(kernel));
+        QVERIFY(QFile::rename(saved, kernel));
+
+        const QString listing = bundle + QStringLiteral("/listing.txt");
+        QVERIFY(QFile::remove(listing));
+        QVERIFY(QFile::link(QStringLiteral("/etc/passwd"), listing));
+        r = runBundle();
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("field 'listing.txt': file 'listing.txt' leaves the bundle folder"), r.err.constData());
+        QVERIFY(QFile::remove(listing));
+        QCOMPARE(runBundle().exitCode, 0);   // the listing is optional
+
+        // A FIFO in a test-data folder.
+        QDir(dir.path()).mkpath(QStringLiteral("data"));
+        QCOMPARE(mkfifo(dir.filePath(QStringLiteral("data/input_0.pb")).toLocal8Bit().constData(), 0600), 0);
+        r = runCli({QStringLiteral("run-bundle"), bundle, QStringLiteral("--test-data"), dir.filePath(QStringLiteral("data"))}, 30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("input_0.pb: error: is not a regular file"), r.err.constData());
+    }
+
+    // An include counts against the same 256 MiB limit as the file that includes it (a 1 GiB include was read
+    // whole); checked from its size, before reading (the 257 MiB file here is sparse).
+    void includeSizeIsLimited()
+    {
+        QTemporaryDir dir;
+        QFile big(dir.filePath(QStringLiteral("big.inc")));
+        QVERIFY(big.open(QIODevice::WriteOnly));
+        QVERIFY(big.resize(qint64(257) << 20));
+        big.close();
+        writeFile(dir.filePath(QStringLiteral("inc.qasm")), "OPENQASM 2.0;\ninclude \"big.inc\";\n");
+        const CliResult r = runCli({QStringLiteral("qsim"), dir.filePath(QStringLiteral("inc.qasm"))}, 30000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("inc.qasm:2:9: error: include 'big.inc': the file is 257 MiB, more than the limit of 256 MiB"), r.err.constData());
     }
 
     void includeInsideTheFolderWorksSymlinkOutIsRefused()

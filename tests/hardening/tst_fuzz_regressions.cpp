@@ -2,6 +2,7 @@
 // fuzz target, in the ordinary test build (and under ASan/UBSan by scripts/run-asan-tests.sh): each must now be
 // accepted or refused with an InputError that has a message, and nothing else.
 #include "common/testutil.h"
+#include "hardening/hardening_util.h"
 
 #include "core/common/diagnostics.h"
 #include "core/model/model_loader.h"
@@ -75,15 +76,7 @@ private slots:
                 model::loadModel(scratch.filePath(QStringLiteral("model.onnx")).toStdString());
             };
         else if (target == QLatin1String("bundle"))
-            run = [&] {
-                // The fuzz target's one-file form: manifest.json, a line "@@kernel@@", kernels/k0.json.
-                const QByteArray sep = "\n@@kernel@@\n";
-                const qsizetype cut = data.indexOf(sep);
-                writeFile(scratch.filePath(QStringLiteral("b/manifest.json")), cut < 0 ? data : data.left(cut));
-                if (cut >= 0)
-                    writeFile(scratch.filePath(QStringLiteral("b/kernels/k0.json")), data.mid(cut + sep.size()));
-                spyre::loadKernelBundle(scratch.filePath(QStringLiteral("b")).toStdString());
-            };
+            run = [&] { spyre::loadKernelBundle(unpackBundle(data, scratch.filePath(QStringLiteral("b"))).toStdString()); };
         else
             QFAIL(qPrintable(QStringLiteral("unknown fuzz target folder '%1'").arg(target)));
         try {

@@ -55,18 +55,18 @@ private:
         } else if (kind == QLatin1String("truncated")) {
             writeFile(path, QByteArray("SQLite format 3\0", 16) + QByteArray(20, '\1'));
         } else if (kind == QLatin1String("unrelated")) {
-            SqliteConnection db(path.toStdString(), true);
+            SqliteConnection db(path.toStdString(), SqliteConnection::Mode::Create);
             db.exec("CREATE TABLE sessions(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO sessions(name) VALUES ('not ours')");
         } else if (kind == QLatin1String("unrelated-wal")) {
-            SqliteConnection db(path.toStdString(), true);
+            SqliteConnection db(path.toStdString(), SqliteConnection::Mode::Create);
             db.exec("PRAGMA journal_mode=WAL; CREATE TABLE t(x); INSERT INTO t VALUES (1)");
         } else if (kind == QLatin1String("newer")) {
             createDatabaseAtVersion(path.toStdString(), currentSchemaVersion());
-            SqliteConnection db(path.toStdString(), false);
+            SqliteConnection db(path.toStdString(), SqliteConnection::Mode::ReadWrite);
             db.exec("INSERT INTO sessions(name, started_at, app_version, host) VALUES ('future', 'x', '9.0', 'h')");
             db.exec("PRAGMA user_version = " + std::to_string(currentSchemaVersion() + 1));
         } else if (kind == QLatin1String("other-application")) {
-            SqliteConnection db(path.toStdString(), true);
+            SqliteConnection db(path.toStdString(), SqliteConnection::Mode::Create);
             db.exec("CREATE TABLE x(y); PRAGMA application_id = 1234; PRAGMA user_version = 1");
         }
         return path;

@@ -134,7 +134,7 @@ private slots:
         if (version >= 1) {
             // Data written by that version must survive the upgrade. sessions(id, name, started_at, app_version,
             // host) exist since v1; a migration that changes them must keep them readable.
-            SqliteConnection raw(path, false);
+            SqliteConnection raw(path, SqliteConnection::Mode::ReadWrite);
             raw.exec("INSERT INTO sessions(id, name, started_at, app_version, host) VALUES (7, 'old', '2026-01-01T00:00:00.000Z', '0.0.1', 'h')");
         }
         SessionStore store(path);
