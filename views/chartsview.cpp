@@ -1,5 +1,7 @@
 #include "views/chartsview.h"
 
+#include "core/session/session_export.h"
+
 #include "core/common/diagnostics.h"
 #include "core/session/session_store.h"
 
@@ -47,14 +49,8 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 // CSV needs full precision and a dot decimal separator whatever the locale.
 QString num(double v) { return QString::number(v, 'g', 17); }
 
-QString csvField(const QString& s)
-{
-    if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) && !s.contains(QLatin1Char('\n')))
-        return s;
-    QString q = s;
-    q.replace(QLatin1String("\""), QLatin1String("\"\""));
-    return QLatin1Char('"') + q + QLatin1Char('"');
-}
+// The session export's quoting (and its formula-injection escape): one CSV dialect for the CLI and the GUI.
+QString csvField(const QString& s) { return QString::fromStdString(session::csvField(s.toStdString())); }
 
 QString runLabel(const session::RunInfo& r)
 {

@@ -118,10 +118,13 @@ std::unique_ptr<StateVector> finalState(const Circuit& c, Precision p, JobContro
     return sv;
 }
 
-std::unique_ptr<distributed::DistributedState> finalDistributedState(const Circuit& c, Precision p, JobControl* job)
+std::unique_ptr<distributed::DistributedState> finalDistributedState(const Circuit& c, Precision p, JobControl* job,
+                                                                     const std::function<void()>& beforeGates)
 {
     const auto gates = prepareFinalGates(c);
     auto ds = std::make_unique<distributed::DistributedState>(c.numQubits, p, distributed::minLocalQubits(gates));
+    if (beforeGates)
+        beforeGates();
     ds->applyAll(gates, job);
     ds->restoreOrder();
     return ds;
@@ -220,9 +223,11 @@ SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job)
     // Memory first (no --force helps there), then the work, both before anything is allocated or run: a small
     // file can ask for hours (a 26-qubit circuit with a reset, 1024 shots, each shot re-running the circuit).
     // Spread over MPI ranks, each rank checks its own share (DistributedState) and does a share of the work.
-    if (!spread)
-        checkMemory(c.numQubits, opt.precision, measurementsAreTerminal(c) ? 1 : 2);
-    if (const double work = estimatedWork(c, opt.shots) / distributed::ranks(); work > opt.maxWork) {
+    // (Spread over MPI ranks, the ranks check their shares together when the state is made, and then the work.)
+    const auto checkWork = [&] {
+        const double work = estimatedWork(c, opt.shots) / distributed::ranks();
+        if (work <= opt.maxWork)
+            return;
         std::ostringstream m;
         m.precision(2);
         m << "the simulation would take about " << work << " amplitude updates" << (spread ? " per rank" : "") << " (" << c.numQubits << " qubits";
@@ -234,6 +239,10 @@ SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job)
             m << " of 2^38 (about 5 minutes on a 2-core machine)";
         m << "; use --force to run it anyway, or fewer shots or qubits";
         throw InputError(SourceLocation{}, m.str());
+    };
+    if (!spread) {
+        checkMemory(c.numQubits, opt.precision, measurementsAreTerminal(c) ? 1 : 2);
+        checkWork();
     }
     for (const Op& op : c.ops)
         if (op.kind == OpKind::Gate) {
@@ -244,7 +253,7 @@ SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job)
     if (measurementsAreTerminal(c)) {
         std::vector<uint64_t> samples;
         if (spread) {
-            auto ds = finalDistributedState(c, opt.precision, job);
+            auto ds = finalDistributedState(c, opt.precision, job, checkWork);
             samples = ds->sample(opt.shots, rng);
             res.ranks = ds->usedRanks();
             res.traffic = ds->traffic();
@@ -285,6 +294,7 @@ SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job)
         if (spread) {
             const int minLocal = distributed::minLocalQubits(all);
             distributed::DistributedState start(c.numQubits, opt.precision, minLocal), sv(c.numQubits, opt.precision, minLocal);
+            checkWork();
             start.applyAll(prefixGates, job);
             runTrajectories(c, opt, prepared, start, sv, rng, res, job);
             res.ranks = sv.usedRanks();

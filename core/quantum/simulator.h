@@ -7,6 +7,7 @@
 #include "core/quantum/distributed_statevector.h"
 #include "core/quantum/statevector.h"
 
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -56,7 +57,9 @@ SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job = nu
 std::unique_ptr<StateVector> finalState(const Circuit& c, Precision p, JobControl* job = nullptr);
 
 // The same over the MPI ranks (distributed::ranks() > 1), in logical order (DistributedState::restoreOrder).
-std::unique_ptr<distributed::DistributedState> finalDistributedState(const Circuit& c, Precision p, JobControl* job = nullptr);
+// `beforeGates` runs once the state is allocated (its memory checked by every rank together), before any gate.
+std::unique_ptr<distributed::DistributedState> finalDistributedState(const Circuit& c, Precision p, JobControl* job = nullptr,
+                                                                     const std::function<void()>& beforeGates = {});
 
 // The gate ops of `c` prepared in order (barriers skipped); InputError for measurement, reset or conditions.
 std::vector<kernels::PreparedGate> prepareGates(const Circuit& c);

@@ -352,6 +352,14 @@ void recordRun(CompiledDocument& doc, const std::string& dbPath, int64_t session
         session::SessionStore store(dbPath);
         session::SessionRecorder recorder(store, sessionId);
         recordRun(doc, recorder, kind, optionsJson);
+    } catch (const InputError& e) {
+        // Its message already names the database: keep its location, not a second copy of it in the text.
+        Diagnostic d = e.diagnostic();
+        d.severity = Severity::Warning;
+        if (d.location.file.empty())
+            d.location.file = dbPath;
+        d.message = "this run was not recorded in the session history: " + d.message;
+        doc.diagnostics.push_back(std::move(d));
     } catch (const std::exception& e) {
         doc.diagnostics.push_back(Diagnostic{Severity::Warning, SourceLocation{dbPath, 0, 0},
                                              std::string("this run was not recorded in the session history: ") + e.what(), {}, {}});
