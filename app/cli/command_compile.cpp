@@ -102,6 +102,7 @@ int runCompile(Args& args)
         options.splitPins[op] = std::move(ways);
     }
     model::LoadOptions loadOptions;
+    loadOptions.dimValues = dimOptions(args);
     if (const auto limit = args.integer("--max-model-bytes", 1, std::numeric_limits<long long>::max()))
         loadOptions.maxModelBytes = static_cast<uint64_t>(*limit);
     options.baseline = args.flag("--baseline");
@@ -213,7 +214,7 @@ int runCompile(Args& args)
 
 const RegisterCommand reg{{"compile", "compile an ONNX model for the Spyre target, pass by pass",
                            "compile MODEL [--target FILE] [--dump-dir DIR] [--export DIR] [--stop-after PASS] "
-                           "[--pin TENSOR=DIM]... [--pin-split OP=VAR:WAYS[,VAR:WAYS]]... [--baseline] [--scratchpad greedy|first-fit|best-fit] [--max-model-bytes N] "
+                           "[--pin TENSOR=DIM]... [--pin-split OP=VAR:WAYS[,VAR:WAYS]]... [--baseline] [--scratchpad greedy|first-fit|best-fit] [--dim NAME=SIZE]... [--max-model-bytes N] "
                            "[--session NAME [--db FILE]] [--json]",
                            runCompile,
                            "Passes: decompose, lower, fuse, propagate_layouts, optimize_layouts, insert_restickify,\n"
@@ -225,6 +226,7 @@ const RegisterCommand reg{{"compile", "compile an ONNX model for the Spyre targe
                            "its ONNX node name): --pin-split op0=p0:4,p1:8; vars left out are not split.\n"
                            "--baseline uses torch-spyre's default device order and work division.\n"
                            "--target loads another target description (default: resources/targets/spyre.json).\n"
+                           "--dim NAME=SIZE gives a symbolic input dimension (dynamic axis) a static size; repeatable.\n"
                            "--max-model-bytes refuses larger model files (and as much external data); default 2 GiB - 1."}};
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace spyglass::model::import {
 
@@ -87,11 +88,22 @@ bool foldConstants(onnx::ModelProto& model, int64_t opset, ConstantMap& constant
     for (const onnx::NodeProto& np : g->node()) {
         const Node node = nodeFromProto(np);
         if (np.op_type() == "Dropout") {
+            // A constant scalar input, when given and constant.
+            auto constantScalar = [&](int input) -> std::optional<double> {
+                if (np.input_size() <= input || np.input(input).empty())
+                    return std::nullopt;
+                const auto it = constants.find(np.input(input));
+                if (it == constants.end() || it->second.size() != 1)
+                    return std::nullopt;
+                return it->second.isFloating() ? static_cast<double>(it->second.f[0]) : static_cast<double>(it->second.i[0]);
+            };
             if (np.input_size() > 2 && !np.input(2).empty()) {
-                const auto it = constants.find(np.input(2));
-                if (it == constants.end() || it->second.size() != 1 || (it->second.isFloating() ? it->second.f[0] != 0 : it->second.i[0] != 0))
+                // Training mode drops nothing when the ratio is 0 (PyTorch exports nn.Dropout(p=0) this way).
+                const auto training = constantScalar(2), ratio = constantScalar(1);
+                if (!training || (*training != 0 && (!ratio || *ratio != 0)))
                     throw UnsupportedError(np.op_type(), np.name(), "training_mode",
-                                           "input 'training_mode' must be a constant false (Spyglass runs inference only)");
+                                           "input 'training_mode' must be a constant false, or the ratio a constant 0 "
+                                           "(Spyglass runs inference only)");
             }
             onnx::NodeProto id;
             id.set_name(np.name());

@@ -4,7 +4,9 @@
 
 #include "core/model/onnx_tensor.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace spyglass::model::interp {
@@ -66,6 +68,31 @@ std::vector<HostTensor> opRelu(const OpContext& c)
     return unaryAny(c, [](double x) { return x > 0 ? x : 0.0; }, [](int64_t x) { return x > 0 ? x : int64_t{0}; });
 }
 std::vector<HostTensor> opIdentity(const OpContext& c) { return {c.input(0)}; }
+std::vector<HostTensor> opSin(const OpContext& c) { return unaryFloat(c, [](double x) { return std::sin(x); }); }
+std::vector<HostTensor> opCos(const OpContext& c) { return unaryFloat(c, [](double x) { return std::cos(x); }); }
+std::vector<HostTensor> opFloor(const OpContext& c) { return unaryFloat(c, [](double x) { return std::floor(x); }); }
+std::vector<HostTensor> opCeil(const OpContext& c) { return unaryFloat(c, [](double x) { return std::ceil(x); }); }
+// Halves round to even, as numpy.round and ONNX's Round do (the default rounding mode).
+std::vector<HostTensor> opRound(const OpContext& c) { return unaryFloat(c, [](double x) { return std::nearbyint(x); }); }
+std::vector<HostTensor> opSign(const OpContext& c)
+{
+    return unaryAny(c, [](double x) { return static_cast<double>((x > 0) - (x < 0)); }, [](int64_t x) { return int64_t{(x > 0) - (x < 0)}; });
+}
+std::vector<HostTensor> opNot(const OpContext& c)
+{
+    if (c.input(0).dtype != DType::Bool)
+        c.fail("input must be bool");
+    return unaryAny(c, [](double x) { return x == 0 ? 1.0 : 0.0; }, [](int64_t x) { return int64_t{x == 0}; });
+}
+std::vector<HostTensor> opHardSigmoid(const OpContext& c)
+{
+    const double alpha = attrFloat(c.node, "alpha", 0.2f), beta = attrFloat(c.node, "beta", 0.5f);
+    return unaryFloat(c, [alpha, beta](double x) { return std::clamp(alpha * x + beta, 0.0, 1.0); });
+}
+std::vector<HostTensor> opHardSwish(const OpContext& c)
+{
+    return unaryFloat(c, [](double x) { return x * std::clamp(x / 6.0 + 0.5, 0.0, 1.0); });
+}
 
 // Binary op with numpy broadcasting; the output has `outType` (the first input's type unless given).
 template <typename F, typename G>
@@ -133,6 +160,89 @@ std::vector<HostTensor> opEqual(const OpContext& c)
     requireSameType(c);
     return binary(c, [](double x, double y) { return x == y ? 1.0 : 0.0; }, [](int64_t x, int64_t y) { return int64_t{x == y}; }, DType::Bool);
 }
+
+std::vector<HostTensor> opPRelu(const OpContext& c)
+{
+    requireSameType(c);
+    std::vector<HostTensor> y = binary(c, [](double x, double slope) { return x < 0 ? slope * x : x; },
+                                       [](int64_t x, int64_t slope) { return x < 0 ? wrapMul(slope, x) : x; });
+    if (y[0].shape != c.input(0).shape)
+        c.fail("slope of shape " + shapeString(c.input(1).shape) + " does not broadcast to X " + shapeString(c.input(0).shape));
+    return y;
+}
+
+template <typename F, typename G>
+std::vector<HostTensor> compare(const OpContext& c, F fFloat, G fInt)
+{
+    requireSameType(c);
+    return binary(c, [fFloat](double x, double y) { return fFloat(x, y) ? 1.0 : 0.0; },
+                  [fInt](int64_t x, int64_t y) { return int64_t{fInt(x, y)}; }, DType::Bool);
+}
+std::vector<HostTensor> opGreater(const OpContext& c) { return compare(c, std::greater<double>(), std::greater<int64_t>()); }
+std::vector<HostTensor> opLess(const OpContext& c) { return compare(c, std::less<double>(), std::less<int64_t>()); }
+std::vector<HostTensor> opGreaterOrEqual(const OpContext& c) { return compare(c, std::greater_equal<double>(), std::greater_equal<int64_t>()); }
+std::vector<HostTensor> opLessOrEqual(const OpContext& c) { return compare(c, std::less_equal<double>(), std::less_equal<int64_t>()); }
+
+std::vector<HostTensor> logical(const OpContext& c, bool isAnd)
+{
+    if (c.input(0).dtype != DType::Bool || c.input(1).dtype != DType::Bool)
+        c.fail("inputs must be bool");
+    return binary(c, [isAnd](double x, double y) { return (isAnd ? (x != 0 && y != 0) : (x != 0 || y != 0)) ? 1.0 : 0.0; },
+                  [isAnd](int64_t x, int64_t y) { return int64_t{isAnd ? (x != 0 && y != 0) : (x != 0 || y != 0)}; });
+}
+std::vector<HostTensor> opAnd(const OpContext& c) { return logical(c, true); }
+std::vector<HostTensor> opOr(const OpContext& c) { return logical(c, false); }
+
+// Max, Min, Sum, Mean: any number of inputs of one type, numpy broadcasting, accumulated in double (int64 for integers).
+enum class Variadic { Max, Min, Sum, Mean };
+std::vector<HostTensor> variadic(const OpContext& c, Variadic kind)
+{
+    if (c.inputCount() == 0)
+        c.fail("needs at least one input");
+    std::vector<Shape> shapes;
+    std::vector<const HostTensor*> in;
+    for (size_t k = 0; k < c.inputCount(); ++k) {
+        in.push_back(&c.input(k));
+        if (in.back()->dtype != in.front()->dtype)
+            c.fail("inputs have different types");
+        shapes.push_back(in.back()->shape);
+    }
+    const Shape shape = broadcastShapes(c, shapes);
+    std::vector<std::vector<int64_t>> strides;
+    for (const HostTensor* t : in)
+        strides.push_back(broadcastStrides(t->shape, shape));
+    HostTensor y = makeLike(in.front()->dtype, shape);
+    const bool floating = y.isFloating();
+    if (!floating && kind == Variadic::Mean)
+        c.fail("integer inputs are not supported (floating types only)");
+    forEachIndex(shape, strides, [&](int64_t k, const std::vector<int64_t>& off) {
+        if (floating) {
+            double acc = in[0]->f[off[0]];
+            for (size_t s = 1; s < in.size(); ++s) {
+                const double v = in[s]->f[off[s]];
+                if (kind == Variadic::Sum || kind == Variadic::Mean)
+                    acc += v;
+                else if (std::isnan(v) || std::isnan(acc))
+                    acc = std::numeric_limits<double>::quiet_NaN();
+                else
+                    acc = kind == Variadic::Max ? std::max(acc, v) : std::min(acc, v);
+            }
+            y.f[k] = static_cast<float>(kind == Variadic::Mean ? acc / static_cast<double>(in.size()) : acc);
+        } else {
+            int64_t acc = in[0]->i[off[0]];
+            for (size_t s = 1; s < in.size(); ++s) {
+                const int64_t v = in[s]->i[off[s]];
+                acc = kind == Variadic::Sum ? wrapAdd(acc, v) : kind == Variadic::Max ? std::max(acc, v) : std::min(acc, v);
+            }
+            y.i[k] = acc;
+        }
+    });
+    return {y};
+}
+std::vector<HostTensor> opMax(const OpContext& c) { return variadic(c, Variadic::Max); }
+std::vector<HostTensor> opMin(const OpContext& c) { return variadic(c, Variadic::Min); }
+std::vector<HostTensor> opSum(const OpContext& c) { return variadic(c, Variadic::Sum); }
+std::vector<HostTensor> opMean(const OpContext& c) { return variadic(c, Variadic::Mean); }
 
 std::vector<HostTensor> opWhere(const OpContext& c)
 {
@@ -213,7 +323,10 @@ const OpTable& elementwiseOps()
         {"Tanh", opTanh}, {"Sigmoid", opSigmoid}, {"LeakyRelu", opLeakyRelu}, {"Neg", opNeg}, {"Abs", opAbs},
         {"Relu", opRelu}, {"Identity", opIdentity}, {"Dropout", opIdentity}, {"Add", opAdd}, {"Sub", opSub},
         {"Mul", opMul}, {"Div", opDiv}, {"Pow", opPow}, {"Equal", opEqual}, {"Where", opWhere}, {"Clip", opClip},
-        {"Cast", opCast},
+        {"Cast", opCast}, {"Sin", opSin}, {"Cos", opCos}, {"Floor", opFloor}, {"Ceil", opCeil}, {"Round", opRound},
+        {"Sign", opSign}, {"Not", opNot}, {"HardSigmoid", opHardSigmoid}, {"HardSwish", opHardSwish}, {"PRelu", opPRelu},
+        {"Greater", opGreater}, {"Less", opLess}, {"GreaterOrEqual", opGreaterOrEqual}, {"LessOrEqual", opLessOrEqual},
+        {"And", opAnd}, {"Or", opOr}, {"Max", opMax}, {"Min", opMin}, {"Sum", opSum}, {"Mean", opMean},
     };
     return ops;
 }

@@ -116,8 +116,17 @@ std::vector<HostTensor> softmaxLike(const OpContext& c, bool logarithm)
     requireFloating(c, x, "input");
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     // Opset < 13 coerces the input to 2-D at `axis` (default 1); opset >= 13 normalises along one axis (default -1).
+    // The legacy axis may also be `rank` (an empty inner block); a negative one still counts from `rank`.
     const bool legacy = c.opset < 13;
-    const int64_t axis = rank == 0 ? 0 : normalizeAxis(c, attrInt(c.node, "axis", legacy ? 1 : -1), legacy ? rank + 1 : rank);
+    int64_t axis = 0;
+    if (legacy) {
+        const int64_t given = attrInt(c.node, "axis", 1);
+        axis = given < 0 ? given + rank : given;
+        if (axis < 0 || axis > rank)
+            c.fail("axis " + std::to_string(given) + " is out of range for rank " + std::to_string(rank));
+    } else if (rank > 0) {
+        axis = normalizeAxis(c, attrInt(c.node, "axis", -1), rank);
+    }
     const Split3 s = split(x.shape, axis, legacy ? rank : axis + 1);
     HostTensor y = makeLike(x.dtype, x.shape);
     for (int64_t o = 0; o < s.outer; ++o)
@@ -217,7 +226,7 @@ std::vector<HostTensor> opBatchNorm(const OpContext& c)
     return {y};
 }
 
-enum class Reduce { Sum, Mean, Max };
+enum class Reduce { Sum, Mean, Max, Min, Prod, L1, L2, SumSquare, LogSum, LogSumExp };
 
 std::vector<HostTensor> reduce(const OpContext& c, Reduce kind)
 {
@@ -248,24 +257,47 @@ std::vector<HostTensor> reduce(const OpContext& c, Reduce kind)
             outShape.push_back(x.shape[d]);
         }
     }
-    const double init = kind == Reduce::Max ? -std::numeric_limits<double>::infinity() : 0.0;
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    const double init = kind == Reduce::Max ? -inf : kind == Reduce::Min ? inf : kind == Reduce::Prod ? 1.0 : 0.0;
     std::vector<double> acc(static_cast<size_t>(elementCount(keptShape)), init);
     std::vector<int64_t> outStr = stridesOf(keptShape);
     for (int64_t d = 0; d < rank; ++d)
         if (reduced[d])
             outStr[d] = 0;
+    // LogSumExp subtracts each slice's maximum first, so that exp cannot overflow.
+    std::vector<double> shift(acc.size(), 0.0);
+    if (kind == Reduce::LogSumExp) {
+        std::fill(shift.begin(), shift.end(), -inf);
+        forEachIndex(x.shape, {outStr}, [&](int64_t k, const std::vector<int64_t>& off) { shift[off[0]] = std::max(shift[off[0]], valueAt(x, k)); });
+        for (double& m : shift)
+            if (!std::isfinite(m))
+                m = 0;
+    }
     forEachIndex(x.shape, {outStr}, [&](int64_t k, const std::vector<int64_t>& off) {
         const double v = valueAt(x, k);
-        if (kind == Reduce::Max)
-            acc[off[0]] = std::max(acc[off[0]], v);
-        else
-            acc[off[0]] += v;
+        double& a = acc[off[0]];
+        switch (kind) {
+        case Reduce::Max: a = std::max(a, v); break;
+        case Reduce::Min: a = std::min(a, v); break;
+        case Reduce::Prod: a *= v; break;
+        case Reduce::L1: a += std::fabs(v); break;
+        case Reduce::L2:
+        case Reduce::SumSquare: a += v * v; break;
+        case Reduce::LogSumExp: a += std::exp(v - shift[off[0]]); break;
+        default: a += v; break;
+        }
     });
     HostTensor y = makeLike(x.dtype, outShape);
     for (size_t k = 0; k < acc.size(); ++k) {
         double v = acc[k];
         if (kind == Reduce::Mean)
             v /= static_cast<double>(count);
+        else if (kind == Reduce::L2)
+            v = std::sqrt(v);
+        else if (kind == Reduce::LogSum)
+            v = std::log(v);
+        else if (kind == Reduce::LogSumExp)
+            v = std::log(v) + shift[k];
         if (y.isFloating())
             y.f[k] = static_cast<float>(v);
         else
@@ -277,6 +309,13 @@ std::vector<HostTensor> reduce(const OpContext& c, Reduce kind)
 std::vector<HostTensor> opReduceSum(const OpContext& c) { return reduce(c, Reduce::Sum); }
 std::vector<HostTensor> opReduceMean(const OpContext& c) { return reduce(c, Reduce::Mean); }
 std::vector<HostTensor> opReduceMax(const OpContext& c) { return reduce(c, Reduce::Max); }
+std::vector<HostTensor> opReduceMin(const OpContext& c) { return reduce(c, Reduce::Min); }
+std::vector<HostTensor> opReduceProd(const OpContext& c) { return reduce(c, Reduce::Prod); }
+std::vector<HostTensor> opReduceL1(const OpContext& c) { return reduce(c, Reduce::L1); }
+std::vector<HostTensor> opReduceL2(const OpContext& c) { return reduce(c, Reduce::L2); }
+std::vector<HostTensor> opReduceSumSquare(const OpContext& c) { return reduce(c, Reduce::SumSquare); }
+std::vector<HostTensor> opReduceLogSum(const OpContext& c) { return reduce(c, Reduce::LogSum); }
+std::vector<HostTensor> opReduceLogSumExp(const OpContext& c) { return reduce(c, Reduce::LogSumExp); }
 
 }  // namespace
 
@@ -285,7 +324,9 @@ const OpTable& mathOps()
     static const OpTable ops = {
         {"MatMul", opMatMul}, {"Gemm", opGemm}, {"Softmax", opSoftmax}, {"LogSoftmax", opLogSoftmax},
         {"LayerNormalization", opLayerNorm}, {"BatchNormalization", opBatchNorm}, {"ReduceSum", opReduceSum},
-        {"ReduceMean", opReduceMean}, {"ReduceMax", opReduceMax},
+        {"ReduceMean", opReduceMean}, {"ReduceMax", opReduceMax}, {"ReduceMin", opReduceMin}, {"ReduceProd", opReduceProd},
+        {"ReduceL1", opReduceL1}, {"ReduceL2", opReduceL2}, {"ReduceSumSquare", opReduceSumSquare},
+        {"ReduceLogSum", opReduceLogSum}, {"ReduceLogSumExp", opReduceLogSumExp},
     };
     return ops;
 }

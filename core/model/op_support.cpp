@@ -96,8 +96,8 @@ void checkBatchNorm(const Node& n, int64_t)
 
 void checkDropout(const Node& n, int64_t opset)
 {
-    // Up to opset 6, is_test = 0 (the default) means training mode.
-    if (opset < 7 && attrInt(n, "is_test", 0) == 0)
+    // Up to opset 6, is_test = 0 (the default) means training mode, an identity only when nothing is dropped.
+    if (opset < 7 && attrInt(n, "is_test", 0) == 0 && attrFloat(n, "ratio", 0.5f) != 0.0f)
         unsupportedAttr(n, "is_test", "= 0 (training mode) is not supported; Spyglass runs inference only");
 }
 
@@ -121,6 +121,21 @@ const std::vector<OpSupport>& table()
         {"Div", Role::Compute, {}, "integer division truncates", nullptr},
         {"Pow", Role::Compute, {}, "", nullptr},
         {"Where", Role::Compute, {}, "", nullptr},
+        {"PRelu", Role::Compute, {}, "slope broadcasts to X", nullptr},
+        // Comparisons and logic (bool results, typically feeding Where)
+        {"Equal", Role::Compute, {}, "", nullptr},
+        {"Greater", Role::Compute, {}, "", nullptr},
+        {"Less", Role::Compute, {}, "", nullptr},
+        {"GreaterOrEqual", Role::Compute, {}, "", nullptr},
+        {"LessOrEqual", Role::Compute, {}, "", nullptr},
+        {"And", Role::Compute, {}, "", nullptr},
+        {"Or", Role::Compute, {}, "", nullptr},
+        {"Not", Role::Compute, {}, "", nullptr},
+        // Variadic elementwise (numpy broadcasting)
+        {"Max", Role::Compute, {}, "any number of inputs", nullptr},
+        {"Min", Role::Compute, {}, "any number of inputs", nullptr},
+        {"Sum", Role::Compute, {}, "any number of inputs", nullptr},
+        {"Mean", Role::Compute, {}, "any number of inputs", nullptr},
         // Unary elementwise
         {"Sqrt", Role::Compute, {}, "", nullptr},
         {"Reciprocal", Role::Compute, {}, "", nullptr},
@@ -133,6 +148,14 @@ const std::vector<OpSupport>& table()
         {"LeakyRelu", Role::Compute, {"alpha"}, "", nullptr},
         {"Sigmoid", Role::Compute, {}, "", nullptr},
         {"Tanh", Role::Compute, {}, "", nullptr},
+        {"HardSigmoid", Role::Compute, {"alpha", "beta"}, "", nullptr},
+        {"HardSwish", Role::Compute, {}, "", nullptr},
+        {"Sin", Role::Compute, {}, "", nullptr},
+        {"Cos", Role::Compute, {}, "", nullptr},
+        {"Floor", Role::Compute, {}, "", nullptr},
+        {"Ceil", Role::Compute, {}, "", nullptr},
+        {"Round", Role::Compute, {}, "halves to even", nullptr},
+        {"Sign", Role::Compute, {}, "", nullptr},
         {"Clip", Role::Compute, {"min", "max"}, "min/max as attributes (opset < 11) or optional inputs", nullptr},
         {"Cast", Role::Compute, {"to"}, "to float32/16/64, int64/32/8, uint8, bool", checkCast},
         // Normalisation and softmax
@@ -144,6 +167,13 @@ const std::vector<OpSupport>& table()
         {"ReduceSum", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as input (opset >= 13)", nullptr},
         {"ReduceMean", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as attribute (opset < 18)", nullptr},
         {"ReduceMax", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as attribute (opset < 18)", nullptr},
+        {"ReduceMin", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as attribute (opset < 18)", nullptr},
+        {"ReduceProd", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as attribute (opset < 18)", nullptr},
+        {"ReduceL1", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as attribute (opset < 18)", nullptr},
+        {"ReduceL2", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as attribute (opset < 18)", nullptr},
+        {"ReduceSumSquare", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as attribute (opset < 18)", nullptr},
+        {"ReduceLogSum", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as attribute (opset < 18)", nullptr},
+        {"ReduceLogSumExp", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as attribute (opset < 18)", nullptr},
         // Data movement
         {"Transpose", Role::Compute, {"perm"}, "", nullptr},
         {"Reshape", Role::Compute, {"allowzero"}, "shape input must fold to a constant", nullptr},
@@ -167,7 +197,6 @@ const std::vector<OpSupport>& table()
         {"Size", Role::FoldOnly, {}, "input must have a static shape", nullptr},
         {"ConstantOfShape", Role::FoldOnly, {"value"}, "shape input must be constant", nullptr},
         {"Range", Role::FoldOnly, {}, "inputs must be constant", nullptr},
-        {"Equal", Role::FoldOnly, {}, "inputs must be constant", nullptr},
     };
     return ops;
 }

@@ -13,7 +13,7 @@ BodyFn bodyFnOf(const std::string& fn)
         {"logical_and", BodyFn::LogicalAnd}, {"logical_or", BodyFn::LogicalOr}, {"logical_not", BodyFn::LogicalNot},
         {"where", BodyFn::Where}, {"sqrt", BodyFn::Sqrt}, {"reciprocal", BodyFn::Reciprocal}, {"neg", BodyFn::Neg},
         {"abs", BodyFn::Abs}, {"exp", BodyFn::Exp}, {"log", BodyFn::Log}, {"erf", BodyFn::Erf}, {"relu", BodyFn::Relu},
-        {"sigmoid", BodyFn::Sigmoid}, {"tanh", BodyFn::Tanh}, {"floor", BodyFn::Floor}, {"ceil", BodyFn::Ceil},
+        {"sigmoid", BodyFn::Sigmoid}, {"tanh", BodyFn::Tanh}, {"floor", BodyFn::Floor}, {"ceil", BodyFn::Ceil}, {"round", BodyFn::Round},
         {"sin", BodyFn::Sin}, {"cos", BodyFn::Cos}, {"sign", BodyFn::Sign}, {"to_dtype", BodyFn::ToDtype},
         {"leaky_relu", BodyFn::LeakyRelu},
     };

@@ -11,7 +11,7 @@ namespace spyglass::spyre {
 
 enum class BodyFn {
     Add, Sub, Mul, TrueDiv, TruncDiv, Pow, Maximum, Minimum, Eq, Lt, Gt, Le, Ge, LogicalAnd, LogicalOr, LogicalNot,
-    Where, Sqrt, Reciprocal, Neg, Abs, Exp, Log, Erf, Relu, Sigmoid, Tanh, Floor, Ceil, Sin, Cos, Sign, ToDtype,
+    Where, Sqrt, Reciprocal, Neg, Abs, Exp, Log, Erf, Relu, Sigmoid, Tanh, Floor, Ceil, Round, Sin, Cos, Sign, ToDtype,
     LeakyRelu, Unknown
 };
 
@@ -52,6 +52,7 @@ T applyBodyFn(BodyFn fn, T x, T y, T z, const Stmt& s)
     case BodyFn::Tanh: return std::tanh(x);
     case BodyFn::Floor: return std::floor(x);
     case BodyFn::Ceil: return std::ceil(x);
+    case BodyFn::Round: return std::nearbyint(x);   // halves to even (the default rounding mode), as ONNX's Round
     case BodyFn::Sin: return std::sin(x);
     case BodyFn::Cos: return std::cos(x);
     case BodyFn::Sign: return static_cast<T>((x > 0) - (x < 0));

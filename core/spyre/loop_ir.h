@@ -224,6 +224,8 @@ struct Program {
     int stickElements = 64;
     int deviceDtypeBytes = 2;
     std::string deviceDtype = "DL16";
+    // The model's default-domain opset: some ops' meaning depends on it (Softmax before 13 flattens to 2-D).
+    int64_t opsetVersion = 17;
 
     // graph level
     std::vector<GraphTensor> tensors;

@@ -44,6 +44,7 @@ Program importModel(const model::ModelGraph& graph, const SpyreTarget& target)
     p.stickElements = target.stickElements();
     p.deviceDtypeBytes = target.deviceDtypeBytes;
     p.deviceDtype = target.deviceDtype;
+    p.opsetVersion = graph.opsetVersion;
     p.tensors.reserve(graph.values.size());
     for (const model::Value& v : graph.values) {
         GraphTensor t;

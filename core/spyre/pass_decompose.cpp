@@ -128,10 +128,18 @@ private:
             pool(g, t == "MaxPool");
         else if (t == "GlobalAveragePool")
             globalAveragePool(g);
+        else if (t == "HardSigmoid" || t == "HardSwish")
+            hardSigmoid(g, t == "HardSwish");
+        else if (t == "PRelu")
+            prelu(g);
+        else if (((t == "Max" || t == "Min") && g.inputs.size() != 2) || t == "Sum" || t == "Mean")
+            variadic(g);
         else if (t == "Flatten" || t == "Squeeze" || t == "Unsqueeze" || t == "Identity" || t == "Dropout" || t == "Reshape")
             asView(std::move(g));
-        else if (t == "ReduceSum" || t == "ReduceMax" || t == "ReduceMin")
+        else if (t == "ReduceSum" || t == "ReduceMax" || t == "ReduceMin" || t == "ReduceProd")
             normaliseReduce(std::move(g));
+        else if (t == "ReduceL1" || t == "ReduceL2" || t == "ReduceSumSquare" || t == "ReduceLogSum" || t == "ReduceLogSumExp")
+            reduceComposite(g);
         else
             out.push_back(std::move(g));
     }
@@ -208,14 +216,21 @@ private:
         count(g);
         const int x = g.inputs.at(0);
         const Shape xs = shapeOf(x);
-        const int axis = normAxis(g.intAttr("axis", -1), xs.size());
-        if (axis < 0 || axis >= static_cast<int>(xs.size()))
+        // Before opset 13 the input is coerced to 2-D at `axis` (default 1): one softmax over all dims from
+        // `axis` on, which may be the rank itself (nothing to normalise over: every output is 1).
+        const bool legacy = p_.opsetVersion < 13;
+        const int rank = static_cast<int>(xs.size());
+        const int axis = normAxis(g.intAttr("axis", legacy ? 1 : -1), xs.size());
+        if (axis < 0 || axis > rank || (!legacy && axis == rank))
             throw opError(p_, g, "attribute 'axis' is out of range for rank " + std::to_string(xs.size()));
+        std::vector<int> axes;
+        for (int d = axis; d < (legacy ? rank : axis + 1); ++d)
+            axes.push_back(d);
         const int y = g.outputs.at(0);
-        const int mx = reduce("ReduceMax", g, "max", x, {axis});
+        const int mx = reduce("ReduceMax", g, "max", x, axes);
         const int sh = emit("Sub", g, "shift", {x, mx}, xs);
         const int ex = emit("Exp", g, "exp", {sh}, xs);
-        const int sum = reduce("ReduceSum", g, "sum", ex, {axis});
+        const int sum = reduce("ReduceSum", g, "sum", ex, axes);
         if (logarithm) {
             const int lg = emit("Log", g, "log", {sum}, shapeOf(sum));
             emit("Sub", g, "logsoftmax", {sh, lg}, xs, y);
@@ -273,6 +288,46 @@ private:
         out.back().ints["axes"] = std::vector<int64_t>(axes.begin(), axes.end());
         out.back().ints["keepdims"] = {keep ? 1 : 0};
         emit("Div", g, "mean", {sum, rw_.scalar(static_cast<double>(n))}, shapeOf(y), y);
+    }
+
+    // ReduceL1 = sum |x|, ReduceL2 = sqrt(sum x^2), ReduceSumSquare = sum x^2, ReduceLogSum = log(sum x),
+    // ReduceLogSumExp = log(sum exp(x - max)) + max (the max keeps exp finite, as in softmax).
+    void reduceComposite(const GraphOp& g)
+    {
+        count(g);
+        const std::string& t = g.opType;
+        const int x = g.inputs.at(0), y = g.outputs.at(0);
+        const Shape xs = shapeOf(x), ys = shapeOf(y);   // copies: emitting grows p_.tensors
+        const std::vector<int> axes = reduceAxes(g);
+        const bool keep = g.intAttr("keepdims", 1) != 0;
+        const Shape kept = reducedShape(xs, axes, true);
+        auto sumOf = [&](int v, bool last) {
+            const int r = emit("ReduceSum", g, "sum", {v}, last ? ys : kept, last ? y : -1);
+            out.back().ints["axes"] = std::vector<int64_t>(axes.begin(), axes.end());
+            out.back().ints["keepdims"] = {last ? (keep ? 1 : 0) : 1};
+            return r;
+        };
+        if (t == "ReduceL1") {
+            sumOf(emit("Abs", g, "abs", {x}, xs), true);
+        } else if (t == "ReduceSumSquare") {
+            sumOf(emit("Mul", g, "square", {x, x}, xs), true);
+        } else if (t == "ReduceL2") {
+            const int s = sumOf(emit("Mul", g, "square", {x, x}, xs), false);
+            emit("Sqrt", g, "sqrt", {viewAs(g, s, ys)}, ys, y);
+        } else if (t == "ReduceLogSum") {
+            emit("Log", g, "log", {viewAs(g, sumOf(x, false), ys)}, ys, y);
+        } else {
+            const int mx = reduce("ReduceMax", g, "max", x, axes);
+            const int sh = emit("Sub", g, "shift", {x, mx}, xs);
+            const int s = sumOf(emit("Exp", g, "exp", {sh}, xs), false);
+            const int lg = emit("Log", g, "log", {s}, kept);
+            emit("Add", g, "logsumexp", {viewAs(g, lg, ys), viewAs(g, mx, ys)}, ys, y);
+        }
+    }
+    // `v` reshaped to `shape` (keepdims = 0 drops the reduced dims), or `v` itself when it already has it.
+    int viewAs(const GraphOp& g, int v, const Shape& shape)
+    {
+        return shapeOf(v) == shape ? v : emit("Reshape", g, "view", {v}, shape);
     }
 
     void gelu(const GraphOp& g)
@@ -504,6 +559,75 @@ private:
         }
         const int sum = reduce("ReduceSum", g, "sum", x, axes);
         emit("Div", g, "mean", {sum, rw_.scalar(static_cast<double>(n))}, shapeOf(sum), g.outputs.at(0));
+    }
+
+    // HardSigmoid: min(max(alpha x + beta, 0), 1); HardSwish: x HardSigmoid(x) with alpha 1/6, beta 1/2.
+    void hardSigmoid(const GraphOp& g, bool swish)
+    {
+        count(g);
+        const int x = g.inputs.at(0), y = g.outputs.at(0);
+        const Shape xs = shapeOf(x);
+        const double alpha = swish ? 1.0 / 6.0 : g.floatAttr("alpha", 0.2), beta = swish ? 0.5 : g.floatAttr("beta", 0.5);
+        const int ax = emit("Mul", g, "alpha", {x, rw_.scalar(alpha)}, xs);
+        const int axb = emit("Add", g, "beta", {ax, rw_.scalar(beta)}, xs);
+        const int lo = emit("Max", g, "clip_low", {axb, rw_.scalar(0.0)}, xs);
+        const int hs = emit("Min", g, "clip_high", {lo, rw_.scalar(1.0)}, xs, swish ? -1 : y);
+        if (swish)
+            emit("Mul", g, "hardswish", {x, hs}, xs, y);
+    }
+
+    // PRelu: relu(x) + slope min(x, 0), the slope broadcast to x.
+    void prelu(const GraphOp& g)
+    {
+        count(g);
+        const int x = g.inputs.at(0), slope = g.inputs.at(1), y = g.outputs.at(0);
+        const Shape xs = shapeOf(y);
+        const int pos = emit("Relu", g, "positive", {x}, xs);
+        const int neg = emit("Min", g, "negative", {x, rw_.scalar(0.0)}, xs);
+        const int sn = emit("Mul", g, "slope", {neg, slope}, xs);
+        emit("Add", g, "prelu", {pos, sn}, xs, y);
+    }
+
+    // Variadic Max/Min/Sum/Mean -> a chain of binary ops (each result broadcast over the inputs so far), Mean
+    // then divides by the count. One input is a view of it.
+    void variadic(const GraphOp& g)
+    {
+        count(g);
+        const int y = g.outputs.at(0);
+        const std::string& t = g.opType;
+        const std::string binary = t == "Sum" || t == "Mean" ? "Add" : t;
+        const std::string dtype = p_.tensors[y].dtype;   // a copy: emitting grows p_.tensors
+        std::vector<int> in;
+        for (int v : g.inputs)
+            if (v >= 0)
+                in.push_back(v);
+        if (in.empty())
+            throw opError(p_, g, "needs at least one input");
+        if (in.size() == 1) {
+            emit("Reshape", g, "copy", {in[0]}, shapeOf(y), y);
+            return;
+        }
+        int acc = in[0];
+        Shape shape = shapeOf(acc);
+        for (size_t k = 1; k < in.size(); ++k) {
+            const Shape& next = shapeOf(in[k]);
+            Shape both(std::max(shape.size(), next.size()), 1);
+            for (size_t d = 0; d < both.size(); ++d) {
+                const int64_t a = d + shape.size() >= both.size() ? shape[d + shape.size() - both.size()] : 1;
+                const int64_t b = d + next.size() >= both.size() ? next[d + next.size() - both.size()] : 1;
+                if (a != b && a != 1 && b != 1)
+                    throw opError(p_, g, "input shapes " + shapeText(shape) + " and " + shapeText(next) + " do not broadcast");
+                both[d] = a == 1 ? b : a;
+            }
+            shape = both;
+            const bool last = k + 1 == in.size() && t != "Mean";
+            acc = emit(binary, g, binary == "Add" ? "add" + std::to_string(k) : t + std::to_string(k), {acc, in[k]}, shape,
+                       last ? y : -1);
+            if (!last)
+                p_.tensors[acc].dtype = dtype;
+        }
+        if (t == "Mean")
+            emit("Div", g, "mean", {acc, rw_.scalar(static_cast<double>(in.size()))}, shapeOf(y), y);
     }
 
     void asView(GraphOp g)

@@ -6,6 +6,8 @@ namespace spyglass::spyre {
 // Rewrites composite ONNX ops into the core ops `lower` knows (Spyre decompositions in torch-spyre's terms):
 // Gemm -> [Transpose] MatMul [Mul] [Add]; LayerNormalization -> mean/variance/normalise/scale/shift;
 // Softmax / LogSoftmax -> max-subtract-exp-sum-divide; ReduceMean -> ReduceSum and a divide; Gelu -> Erf form;
+// HardSigmoid/HardSwish -> multiply-add and clamps; PRelu -> relu + slope * min(x, 0); variadic Max/Min/Sum/Mean
+// -> chains of binary ops;
 // BatchNormalization -> one multiply-add with folded constants; Flatten/Squeeze/Unsqueeze/Identity/Dropout -> views.
 class DecomposePass : public Pass {
 public:

@@ -16,7 +16,7 @@ const std::map<std::string, std::string>& unaryOps()
     static const std::map<std::string, std::string> m = {
         {"Sqrt", "sqrt"}, {"Reciprocal", "reciprocal"}, {"Neg", "neg"},   {"Abs", "abs"},     {"Exp", "exp"},
         {"Log", "log"},   {"Erf", "erf"},               {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"},
-        {"Floor", "floor"}, {"Ceil", "ceil"},           {"Sin", "sin"},   {"Cos", "cos"},     {"Cast", "to_dtype"},
+        {"Floor", "floor"}, {"Ceil", "ceil"},           {"Round", "round"},           {"Sin", "sin"},   {"Cos", "cos"},     {"Cast", "to_dtype"},
         {"LeakyRelu", "leaky_relu"}, {"Not", "logical_not"}, {"Sign", "sign"}};
     return m;
 }
@@ -273,8 +273,8 @@ private:
             return clip(g);
         if (t == "MatMul")
             return matmul(g);
-        if (t == "ReduceSum" || t == "ReduceMax" || t == "ReduceMin")
-            return reduction(g, t == "ReduceSum" ? "sum" : t == "ReduceMax" ? "max" : "min");
+        if (t == "ReduceSum" || t == "ReduceMax" || t == "ReduceMin" || t == "ReduceProd")
+            return reduction(g, t == "ReduceSum" ? "sum" : t == "ReduceMax" ? "max" : t == "ReduceMin" ? "min" : "prod");
         if (t == "Transpose")
             return transpose(g);
         if (t == "Reshape")

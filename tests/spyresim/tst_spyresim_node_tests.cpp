@@ -43,7 +43,7 @@ private slots:
         const QStringList tests = root.entryList({QStringLiteral("test_*")}, QDir::Dirs, QDir::Name);
         const spyre::SpyreTarget target = spyre::SpyreTarget::load(test::sourcePath(QStringLiteral("resources/targets/spyre.json")).toStdString());
         int simulated = 0, matched = 0;
-        QStringList failures, formatLimited;
+        QStringList failures, formatLimited, rangeLimited;
         for (const QString& name : tests) {
             const QString dir = root.filePath(name);
             model::ModelGraph graph;
@@ -93,8 +93,15 @@ private slots:
                 for (model::HostTensor& t : rounded)
                     for (float& x : t.f)
                         x = model::roundToHalf(x);
+                // An expected output beyond fp16's range (ReduceProd of 1..12 is 4.8e8) is infinite on the device.
+                std::vector<model::HostTensor> roundedOutputs = data.outputs;
+                for (model::HostTensor& t : roundedOutputs)
+                    for (float& x : t.f)
+                        x = model::roundToHalf(x);
                 if (problemsAgainst(model::runReference(graph, rounded).outputs).empty())
                     formatLimited << name + QStringLiteral(": ") + QString::fromStdString(problems);
+                else if (problemsAgainst(roundedOutputs).empty())
+                    rangeLimited << name + QStringLiteral(": ") + QString::fromStdString(problems);
                 else
                     failures << name + QStringLiteral(": ") + QString::fromStdString(problems);
             } catch (const std::exception& e) {
@@ -103,10 +110,13 @@ private slots:
         }
         for (const QString& f : formatLimited)
             qInfo().noquote() << "limited by fp16 inputs (the reference on fp16-rounded inputs agrees with the simulator):" << f;
+        for (const QString& f : rangeLimited)
+            qInfo().noquote() << "limited by fp16's range (the expected outputs rounded to fp16 agree with the simulator):" << f;
         for (const QString& f : failures)
             qWarning().noquote() << "FAILED" << f;
-        qInfo().noquote() << QStringLiteral("spyre backend on ONNX node tests: %1 simulated, %2 within tolerance, %3 limited by fp16 inputs, %4 failures")
-                                 .arg(simulated).arg(matched).arg(formatLimited.size()).arg(failures.size());
+        qInfo().noquote() << QStringLiteral("spyre backend on ONNX node tests: %1 simulated, %2 within tolerance, %3 limited by fp16 inputs, %4 by fp16's range, %5 failures")
+                                 .arg(simulated).arg(matched).arg(formatLimited.size()).arg(rangeLimited.size()).arg(failures.size());
+        QVERIFY2(rangeLimited.size() <= 1, qPrintable(QStringLiteral("%1 tests blamed on fp16's range; expected only test_reduce_prod_default_axes_keepdims_example").arg(rangeLimited.size())));
         QVERIFY2(formatLimited.size() <= 4, qPrintable(QStringLiteral("%1 tests blamed on fp16 inputs; expected the 4 large-number softmax tests").arg(formatLimited.size())));
         QVERIFY2(failures.isEmpty(), qPrintable(QStringLiteral("%1 node test(s) failed on the simulator").arg(failures.size())));
         QVERIFY2(simulated >= kMinimumSimulated, qPrintable(QStringLiteral("only %1 simulated, expected at least %2").arg(simulated).arg(kMinimumSimulated)));

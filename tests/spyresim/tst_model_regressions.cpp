@@ -1,0 +1,201 @@
+// Issue 14's correctness bugs, each through every layer: the reference interpreter against a value computed here
+// by hand, then the Spyre compiler's final IR (ir_evaluator.h) and the simulator against the reference.
+//  - Softmax/LogSoftmax before opset 13 flatten the input to 2-D at `axis` (any axis, negative ones too);
+//  - a MatMul with N = 1 ([96,288] x [288,1], a Conv with a 1x1 output) simulates;
+//  - Dropout in training mode with ratio 0 is an identity.
+#include "common/testutil.h"
+#include "core/common/diagnostics.h"
+#include "core/common/job_control.h"
+#include "core/model/model_loader.h"
+#include "core/model/reference_interpreter.h"
+#include "core/model/test_data.h"
+#include "core/spyre/ir_evaluator.h"
+#include "core/spyre/spyre_pipeline.h"
+#include "core/spyresim/spyre_simulator.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <random>
+
+using namespace spyglass;
+
+namespace {
+
+spyre::SpyreTarget target() { return spyre::SpyreTarget::load(test::sourcePath(QStringLiteral("resources/targets/spyre.json")).toStdString()); }
+
+model::HostTensor randomTensor(const model::Value& v, unsigned seed, float lo = -2.0f, float hi = 2.0f)
+{
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(lo, hi);
+    model::HostTensor t;
+    t.dtype = v.dtype;
+    t.shape = v.shape;
+    t.f.resize(static_cast<size_t>(t.size()));
+    for (float& x : t.f)
+        x = u(rng);
+    return t;
+}
+
+// Compiles `g`, runs the final IR and the simulator on `inputs`, and checks both against the reference's outputs.
+// Returns the reference's outputs.
+std::vector<model::HostTensor> checkAllLayers(const model::ModelGraph& g, const std::vector<model::HostTensor>& inputs)
+{
+    const std::vector<model::HostTensor> ref = model::runReference(g, inputs).outputs;
+    JobControl job;
+    spyre::CompileOptions o;
+    o.keepIrText = false;
+    const auto snaps = spyre::SpyrePipeline::run(g, target(), o, job);
+    const spyre::Program& p = *snaps.back().program;
+    std::map<std::string, model::HostTensor> named;
+    for (size_t k = 0; k < g.inputs.size(); ++k)
+        named[g.values[g.inputs[k]].name] = inputs[k];
+    const auto ir = spyre::evaluateProgram(p, named);
+    spyresim::SimOptions so;
+    so.hostThreads = 2;
+    so.trace = false;
+    const spyresim::SimResult sim = spyresim::simulate(*p.bundle, target(), named, so);
+    for (size_t k = 0; k < g.outputs.size(); ++k) {
+        const std::string& name = g.values[g.outputs[k]].name;
+        const auto a = model::compareTensors(ir.at(name), ref[k], 1e-4, 1e-5);
+        if (!a.ok)
+            throw std::runtime_error("IR evaluator: " + a.summary(name));
+        const auto b = model::compareTensors(sim.outputs.at(name), ref[k], spyresim::kDeviceRtol, spyresim::deviceAtol(ref[k]));
+        if (!b.ok)
+            throw std::runtime_error("simulator: " + b.summary(name));
+    }
+    return ref;
+}
+
+std::string softmaxModel(const char* op, int opset, int axis)
+{
+    return "<\n  ir_version: 7,\n  opset_import: [\"\" : " + std::to_string(opset) +
+           "]\n>\ng (float[2, 3, 40] x) => (float[2, 3, 40] y)\n{\n  y = " + op + "<axis = " + std::to_string(axis) + ">(x)\n}\n";
+}
+
+}  // namespace
+
+class TestModelRegressions : public QObject {
+    Q_OBJECT
+
+private slots:
+    void legacySoftmaxFlattensAtAxis_data()
+    {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<int>("opset");
+        QTest::addColumn<int>("axis");
+        QTest::addColumn<int>("from");   // the first dim of the normalised block (opset < 13: to the last dim)
+        QTest::addColumn<int>("to");
+        for (const char* op : {"Softmax", "LogSoftmax"}) {
+            for (int axis : {0, 1, 2, -1, -2, -3})
+                QTest::addRow("%s opset 11 axis %d", op, axis) << QString::fromLatin1(op) << 11 << axis << (axis < 0 ? axis + 3 : axis) << 3;
+            QTest::addRow("%s opset 13 axis 1", op) << QString::fromLatin1(op) << 13 << 1 << 1 << 2;
+            QTest::addRow("%s opset 13 axis -2", op) << QString::fromLatin1(op) << 13 << -2 << 1 << 2;
+        }
+    }
+    void legacySoftmaxFlattensAtAxis()
+    {
+        QFETCH(QString, op);
+        QFETCH(int, opset);
+        QFETCH(int, axis);
+        QFETCH(int, from);
+        QFETCH(int, to);
+        const model::ModelGraph g = model::loadModelFromText(softmaxModel(qPrintable(op), opset, axis), "softmax.onnxtxt");
+        const model::HostTensor x = randomTensor(g.values[g.inputs[0]], 7);
+        // By hand: normalise over dims [from, to) of [2, 3, 40], for each position of the others.
+        int64_t outer = 1, block = 1, inner = 1;
+        for (int d = 0; d < 3; ++d)
+            (d < from ? outer : d < to ? block : inner) *= x.shape[d];
+        std::vector<double> expected(240);
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t i = 0; i < inner; ++i) {
+                auto at = [&](int64_t m) { return (o * block + m) * inner + i; };
+                double mx = -INFINITY, sum = 0;
+                for (int64_t m = 0; m < block; ++m)
+                    mx = std::max(mx, static_cast<double>(x.f[at(m)]));
+                for (int64_t m = 0; m < block; ++m)
+                    sum += std::exp(x.f[at(m)] - mx);
+                for (int64_t m = 0; m < block; ++m)
+                    expected[at(m)] = op == QLatin1String("Softmax") ? std::exp(x.f[at(m)] - mx) / sum : x.f[at(m)] - mx - std::log(sum);
+            }
+        const auto ref = checkAllLayers(g, {x});
+        for (int64_t k = 0; k < 240; ++k)
+            QVERIFY2(std::fabs(ref[0].f[k] - expected[k]) <= 1e-5 + 1e-5 * std::fabs(expected[k]),
+                     qPrintable(QStringLiteral("element %1: reference %2, by hand %3").arg(k).arg(ref[0].f[k]).arg(expected[k])));
+    }
+
+    void matmulWithOneColumnSimulates()
+    {
+        const model::ModelGraph g = model::loadModelFromText(R"(<
+  ir_version: 7,
+  opset_import: ["" : 13]
+>
+g (float[96, 288] a, float[288, 1] b) => (float[96, 1] y)
+{
+  y = MatMul(a, b)
+}
+)", "matvec.onnxtxt");
+        const auto ref = checkAllLayers(g, {randomTensor(g.values[g.inputs[0]], 1), randomTensor(g.values[g.inputs[1]], 2)});
+        QCOMPARE(ref[0].shape, model::Shape({96, 1}));
+    }
+
+    void convWithOnePixelOutputSimulates()
+    {
+        // A 3x3 conv over a 3x3 input: the im2col matmul has N = 1 (one output position).
+        const model::ModelGraph g = model::loadModelFromText(R"(<
+  ir_version: 7,
+  opset_import: ["" : 13]
+>
+g (float[2, 32, 3, 3] x, float[16, 32, 3, 3] w, float[16] b) => (float[2, 16, 1, 1] y)
+{
+  y = Conv(x, w, b)
+}
+)", "conv1x1out.onnxtxt");
+        std::vector<model::HostTensor> in;
+        for (size_t k = 0; k < g.inputs.size(); ++k)
+            in.push_back(randomTensor(g.values[g.inputs[k]], 10 + static_cast<unsigned>(k), -0.5f, 0.5f));
+        checkAllLayers(g, in);
+    }
+
+    void trainingDropoutWithRatioZeroIsIdentity()
+    {
+        const model::ModelGraph g = model::loadModelFromText(R"(<
+  ir_version: 8,
+  opset_import: ["" : 13]
+>
+g (float[4, 70] x) => (float[4, 70] y, bool[4, 70] mask)
+{
+  r = Constant<value = float {0.0}>()
+  t = Constant<value = bool {1}>()
+  d, mask = Dropout(x, r, t)
+  y = Relu(d)
+}
+)", "dropout0.onnxtxt");
+        const model::HostTensor x = randomTensor(g.values[g.inputs[0]], 3);
+        const auto ref = checkAllLayers(g, {x});
+        for (int64_t k = 0; k < x.size(); ++k) {
+            QCOMPARE(ref[0].f[k], std::max(0.0f, x.f[k]));
+            QCOMPARE(ref[1].i[k], int64_t(1));
+        }
+        // A ratio that does drop is still refused, naming the node and the input.
+        try {
+            model::loadModelFromText(R"(<
+  ir_version: 8,
+  opset_import: ["" : 13]
+>
+g (float[4, 70] x) => (float[4, 70] y)
+{
+  r = Constant<value = float {0.1}>()
+  t = Constant<value = bool {1}>()
+  y = Dropout(x, r, t)
+}
+)", "dropout1.onnxtxt");
+            QFAIL("expected the training-mode Dropout with ratio 0.1 to be refused");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("training_mode") != std::string::npos, e.what());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModelRegressions)
+#include "tst_model_regressions.moc"
