@@ -192,6 +192,12 @@ std::vector<HostTensor> logical(const OpContext& c, bool isAnd)
 }
 std::vector<HostTensor> opAnd(const OpContext& c) { return logical(c, true); }
 std::vector<HostTensor> opOr(const OpContext& c) { return logical(c, false); }
+std::vector<HostTensor> opXor(const OpContext& c)
+{
+    if (c.input(0).dtype != DType::Bool || c.input(1).dtype != DType::Bool)
+        c.fail("inputs must be bool");
+    return binary(c, [](double x, double y) { return (x != 0) != (y != 0) ? 1.0 : 0.0; }, [](int64_t x, int64_t y) { return int64_t{(x != 0) != (y != 0)}; });
+}
 
 // Max, Min, Sum, Mean: any number of inputs of one type, numpy broadcasting, accumulated in double (int64 for integers).
 enum class Variadic { Max, Min, Sum, Mean };
@@ -326,7 +332,7 @@ const OpTable& elementwiseOps()
         {"Cast", opCast}, {"Sin", opSin}, {"Cos", opCos}, {"Floor", opFloor}, {"Ceil", opCeil}, {"Round", opRound},
         {"Sign", opSign}, {"Not", opNot}, {"HardSigmoid", opHardSigmoid}, {"HardSwish", opHardSwish}, {"PRelu", opPRelu},
         {"Greater", opGreater}, {"Less", opLess}, {"GreaterOrEqual", opGreaterOrEqual}, {"LessOrEqual", opLessOrEqual},
-        {"And", opAnd}, {"Or", opOr}, {"Max", opMax}, {"Min", opMin}, {"Sum", opSum}, {"Mean", opMean},
+        {"And", opAnd}, {"Or", opOr}, {"Xor", opXor}, {"Max", opMax}, {"Min", opMin}, {"Sum", opSum}, {"Mean", opMean},
     };
     return ops;
 }

@@ -317,6 +317,72 @@ std::vector<HostTensor> opReduceSumSquare(const OpContext& c) { return reduce(c,
 std::vector<HostTensor> opReduceLogSum(const OpContext& c) { return reduce(c, Reduce::LogSum); }
 std::vector<HostTensor> opReduceLogSumExp(const OpContext& c) { return reduce(c, Reduce::LogSumExp); }
 
+// ArgMax / ArgMin along one axis: the first extreme index, or the last with select_last_index.
+std::vector<HostTensor> argExtreme(const OpContext& c, bool isMax)
+{
+    const HostTensor& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    const int64_t axis = normalizeAxis(c, attrInt(c.node, "axis", 0), rank);
+    const bool keep = attrInt(c.node, "keepdims", 1) != 0, last = attrInt(c.node, "select_last_index", 0) != 0;
+    const Split3 s = split(x.shape, axis, axis + 1);
+    if (s.middle == 0)
+        c.fail("cannot take the arg" + std::string(isMax ? "max" : "min") + " of an empty axis");
+    Shape shape = x.shape;
+    if (keep)
+        shape[axis] = 1;
+    else
+        shape.erase(shape.begin() + axis);
+    HostTensor y = makeLike(DType::Int64, shape);
+    for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t in = 0; in < s.inner; ++in) {
+            int64_t best = 0;
+            double bv = valueAt(x, o * s.middle * s.inner + in);
+            for (int64_t m = 1; m < s.middle; ++m) {
+                const double v = valueAt(x, (o * s.middle + m) * s.inner + in);
+                if (isMax ? (v > bv || (last && v == bv)) : (v < bv || (last && v == bv))) {
+                    bv = v;
+                    best = m;
+                }
+            }
+            y.i[o * s.inner + in] = best;
+        }
+    return {y};
+}
+std::vector<HostTensor> opArgMax(const OpContext& c) { return argExtreme(c, true); }
+std::vector<HostTensor> opArgMin(const OpContext& c) { return argExtreme(c, false); }
+
+// CumSum along the axis given as a scalar input; exclusive leaves out the element itself, reverse sums from the end.
+std::vector<HostTensor> opCumSum(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const std::vector<int64_t> a = intValues(c, c.input(1), "axis");
+    if (a.size() != 1)
+        c.fail("axis must be a scalar");
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    const int64_t axis = normalizeAxis(c, a[0], rank);
+    const bool exclusive = attrInt(c.node, "exclusive", 0) != 0, reverse = attrInt(c.node, "reverse", 0) != 0;
+    const Split3 s = split(x.shape, axis, axis + 1);
+    HostTensor y = makeLike(x.dtype, x.shape);
+    for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t in = 0; in < s.inner; ++in) {
+            double acc = 0;
+            for (int64_t step = 0; step < s.middle; ++step) {
+                const int64_t m = reverse ? s.middle - 1 - step : step;
+                const int64_t at = (o * s.middle + m) * s.inner + in;
+                const double v = valueAt(x, at);
+                if (!exclusive)
+                    acc += v;
+                if (y.isFloating())
+                    y.f[at] = static_cast<float>(acc);
+                else
+                    y.i[at] = toInt64(acc);
+                if (exclusive)
+                    acc += v;
+            }
+        }
+    return {y};
+}
+
 }  // namespace
 
 const OpTable& mathOps()
@@ -326,7 +392,8 @@ const OpTable& mathOps()
         {"LayerNormalization", opLayerNorm}, {"BatchNormalization", opBatchNorm}, {"ReduceSum", opReduceSum},
         {"ReduceMean", opReduceMean}, {"ReduceMax", opReduceMax}, {"ReduceMin", opReduceMin}, {"ReduceProd", opReduceProd},
         {"ReduceL1", opReduceL1}, {"ReduceL2", opReduceL2}, {"ReduceSumSquare", opReduceSumSquare},
-        {"ReduceLogSum", opReduceLogSum}, {"ReduceLogSumExp", opReduceLogSumExp},
+        {"ReduceLogSum", opReduceLogSum}, {"ReduceLogSumExp", opReduceLogSumExp}, {"ArgMax", opArgMax}, {"ArgMin", opArgMin},
+        {"CumSum", opCumSum},
     };
     return ops;
 }

@@ -300,6 +300,152 @@ std::vector<HostTensor> opExpand(const OpContext& c)
     return {y};
 }
 
+// Split: sizes from the `split` attribute (opset < 13), the optional `split` input (opset >= 13), or equal parts
+// (opset 18's num_outputs, else one per output; the last part may be smaller).
+std::vector<HostTensor> opSplit(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    const int64_t axis = normalizeAxis(c, attrInt(c.node, "axis", 0), rank);
+    const int64_t dim = x.shape[axis];
+    const int64_t parts = static_cast<int64_t>(c.outputCount());
+    std::vector<int64_t> sizes;
+    if (hasAttribute(c.node, "split"))
+        sizes = attrInts(c.node, "split");
+    else if (const HostTensor* sp = c.optionalInput(1))
+        sizes = intValues(c, *sp, "split");
+    if (sizes.empty()) {
+        if (parts < 1)
+            c.fail("has no outputs");
+        const int64_t each = (dim + parts - 1) / parts;
+        for (int64_t k = 0; k < parts; ++k)
+            sizes.push_back(std::max<int64_t>(0, std::min(each, dim - k * each)));
+    }
+    if (static_cast<int64_t>(sizes.size()) != parts)
+        c.fail("split has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(parts) + " outputs");
+    int64_t total = 0;
+    for (int64_t v : sizes) {
+        if (v < 0)
+            c.fail("split has a negative size");
+        total += v;
+    }
+    if (total != dim)
+        c.fail("split sizes add up to " + std::to_string(total) + ", the axis has " + std::to_string(dim));
+    int64_t outer = 1;
+    for (int64_t d = 0; d < axis; ++d)
+        outer *= x.shape[d];
+    const int64_t inner = elementCount(Shape(x.shape.begin() + axis + 1, x.shape.end()));
+    std::vector<HostTensor> out;
+    int64_t start = 0;
+    for (int64_t size : sizes) {
+        Shape shape = x.shape;
+        shape[axis] = size;
+        HostTensor y = makeLike(x.dtype, shape);
+        int64_t dst = 0;
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t e = 0; e < size * inner; ++e)
+                copyElement(y, dst++, x, (o * dim + start) * inner + e);
+        out.push_back(std::move(y));
+        start += size;
+    }
+    return out;
+}
+
+std::vector<HostTensor> opTile(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const std::vector<int64_t> repeats = intValues(c, c.input(1), "repeats");
+    if (repeats.size() != x.shape.size())
+        c.fail("repeats has " + std::to_string(repeats.size()) + " entries for rank " + std::to_string(x.shape.size()));
+    Shape shape = x.shape;
+    for (size_t d = 0; d < shape.size(); ++d) {
+        if (repeats[d] < 0)
+            c.fail("repeats must not be negative");
+        shape[d] *= repeats[d];
+    }
+    checkDataShape(c, shape, "output");
+    HostTensor y = makeLike(x.dtype, shape);
+    const auto inStrides = stridesOf(x.shape);
+    const int64_t n = y.size();
+    std::vector<int64_t> idx(shape.size(), 0);
+    for (int64_t k = 0; k < n; ++k) {
+        int64_t src = 0;
+        for (size_t d = 0; d < shape.size(); ++d)
+            src += (idx[d] % x.shape[d]) * inStrides[d];
+        copyElement(y, k, x, src);
+        for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+            if (++idx[d] < shape[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+    return {y};
+}
+
+// Pad: pads from the attribute (opset < 11) or the input (begin..., end...; negative crops), modes constant
+// (value from the attribute or the optional input), reflect (mirror without the edge) and edge (repeat the edge).
+std::vector<HostTensor> opPad(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    const std::vector<int64_t> pads = c.opset < 11 ? attrInts(c.node, "pads") : intValues(c, c.input(1), "pads");
+    if (static_cast<int64_t>(pads.size()) != 2 * rank)
+        c.fail("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(rank));
+    double value = c.opset < 11 ? attrFloat(c.node, "value", 0.0f) : 0.0;
+    if (c.opset >= 11)
+        if (const HostTensor* v = c.optionalInput(2)) {
+            if (v->size() != 1)
+                c.fail("constant_value must be a scalar");
+            value = valueAt(*v, 0);
+        }
+    const std::string mode = attrString(c.node, "mode", "constant");
+    if (mode != "constant" && mode != "reflect" && mode != "edge")
+        c.fail("mode '" + mode + "' is not supported");
+    Shape shape = x.shape;
+    for (int64_t d = 0; d < rank; ++d) {
+        shape[d] += pads[d] + pads[d + rank];
+        if (shape[d] < 0)
+            c.fail("pads crop more than the input has");
+        if (mode != "constant" && x.shape[d] == 0 && shape[d] > 0)
+            c.fail(mode + " padding of an empty dimension");
+        if (mode == "reflect" && (pads[d] >= x.shape[d] || pads[d + rank] >= x.shape[d]) && (pads[d] > 0 || pads[d + rank] > 0))
+            c.fail("reflect pads must be smaller than the dimension");
+    }
+    checkDataShape(c, shape, "output");
+    HostTensor y = makeLike(x.dtype, shape);
+    const auto inStrides = stridesOf(x.shape);
+    std::vector<int64_t> idx(shape.size(), 0);
+    for (int64_t k = 0; k < y.size(); ++k) {
+        int64_t src = 0;
+        bool inside = true;
+        for (int64_t d = 0; d < rank; ++d) {
+            int64_t i = idx[d] - pads[d];
+            const int64_t n = x.shape[d];
+            if (i < 0 || i >= n) {
+                if (mode == "constant")
+                    inside = false;
+                else if (mode == "edge")
+                    i = i < 0 ? 0 : n - 1;
+                else
+                    i = i < 0 ? -i : 2 * (n - 1) - i;
+            }
+            src += i * inStrides[d];
+        }
+        if (inside)
+            copyElement(y, k, x, src);
+        else if (y.isFloating())
+            y.f[k] = static_cast<float>(value);
+        else
+            y.i[k] = toInt64(value);
+        for (int d = static_cast<int>(rank) - 1; d >= 0; --d) {
+            if (++idx[d] < shape[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+    return {y};
+}
+
 std::vector<HostTensor> opConstant(const OpContext& c)
 {
     if (const HostTensor* t = attrTensor(c.node, "value"))
@@ -391,7 +537,7 @@ const OpTable& tensorOps()
         {"Reshape", opReshape}, {"Flatten", opFlatten}, {"Squeeze", opSqueeze}, {"Unsqueeze", opUnsqueeze},
         {"Transpose", opTranspose}, {"Concat", opConcat}, {"Slice", opSlice}, {"Gather", opGather},
         {"Expand", opExpand}, {"Constant", opConstant}, {"Shape", opShape}, {"Size", opSize},
-        {"ConstantOfShape", opConstantOfShape}, {"Range", opRange},
+        {"ConstantOfShape", opConstantOfShape}, {"Range", opRange}, {"Split", opSplit}, {"Tile", opTile}, {"Pad", opPad},
     };
     return ops;
 }

@@ -101,6 +101,11 @@ void checkDropout(const Node& n, int64_t opset)
         unsupportedAttr(n, "is_test", "= 0 (training mode) is not supported; Spyglass runs inference only");
 }
 
+void checkPad(const Node& n, int64_t)
+{
+    checkOneOf(n, "mode", {"constant", "reflect", "edge"}, "constant");
+}
+
 void checkConstant(const Node& n, int64_t)
 {
     for (const char* a : {"sparse_value", "value_string", "value_strings"})
@@ -131,6 +136,7 @@ const std::vector<OpSupport>& table()
         {"And", Role::Compute, {}, "", nullptr},
         {"Or", Role::Compute, {}, "", nullptr},
         {"Not", Role::Compute, {}, "", nullptr},
+        {"Xor", Role::Compute, {}, "", nullptr},
         // Variadic elementwise (numpy broadcasting)
         {"Max", Role::Compute, {}, "any number of inputs", nullptr},
         {"Min", Role::Compute, {}, "any number of inputs", nullptr},
@@ -174,6 +180,8 @@ const std::vector<OpSupport>& table()
         {"ReduceSumSquare", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as attribute (opset < 18)", nullptr},
         {"ReduceLogSum", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as attribute (opset < 18)", nullptr},
         {"ReduceLogSumExp", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as attribute (opset < 18)", nullptr},
+        {"ArgMax", Role::Compute, {"axis", "keepdims", "select_last_index"}, "", nullptr},
+        {"ArgMin", Role::Compute, {"axis", "keepdims", "select_last_index"}, "", nullptr},
         // Data movement
         {"Transpose", Role::Compute, {"perm"}, "", nullptr},
         {"Reshape", Role::Compute, {"allowzero"}, "shape input must fold to a constant", nullptr},
@@ -183,6 +191,10 @@ const std::vector<OpSupport>& table()
         {"Concat", Role::Compute, {"axis"}, "", nullptr},
         {"Slice", Role::Compute, {"starts", "ends", "axes"}, "starts/ends/axes/steps as constant inputs (opset >= 10) or attributes", nullptr},
         {"Gather", Role::Compute, {"axis"}, "negative indices allowed", nullptr},
+        {"Split", Role::Compute, {"axis", "split", "num_outputs"}, "sizes as attribute (opset < 13) or constant input, else equal parts", nullptr},
+        {"Tile", Role::Compute, {}, "repeats must fold to a constant", nullptr},
+        {"Pad", Role::Compute, {"mode", "pads", "value"}, "constant, reflect, edge; pads (and the value) constant", checkPad},
+        {"CumSum", Role::Compute, {"exclusive", "reverse"}, "axis must be a constant", nullptr},
         {"Expand", Role::Compute, {}, "shape input must fold to a constant", nullptr},
         {"Identity", Role::Compute, {}, "", nullptr},
         {"Dropout", Role::Compute, {"ratio", "seed", "is_test"}, "inference only: rewritten to Identity by the loader (training_mode must be constant false)", checkDropout},

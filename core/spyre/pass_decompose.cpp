@@ -128,6 +128,16 @@ private:
             pool(g, t == "MaxPool");
         else if (t == "GlobalAveragePool")
             globalAveragePool(g);
+        else if (t == "Split")
+            splitOp(g);
+        else if (t == "Tile")
+            tile(g);
+        else if (t == "Pad")
+            pad(g);
+        else if (t == "ArgMax" || t == "ArgMin")
+            argExtreme(g, t == "ArgMax");
+        else if (t == "Xor")
+            xorOp(g);
         else if (t == "HardSigmoid" || t == "HardSwish")
             hardSigmoid(g, t == "HardSwish");
         else if (t == "PRelu")
@@ -463,9 +473,10 @@ private:
         const Shape xs = shapeOf(x), ws = shapeOf(w), ys = shapeOf(g.outputs.at(0));
         if (xs.size() < 3 || ws.size() != xs.size() || ys.size() != xs.size())
             throw opError(p_, g, "expects N x C x spatial input and M x C x kernel weight");
-        if (g.intAttr("group", 1) != 1)
-            throw opError(p_, g, "attribute 'group' = " + std::to_string(g.intAttr("group", 1)) +
-                                     " (grouped convolution) is not supported");
+        const int64_t group = g.intAttr("group", 1);
+        if (group < 1 || xs[1] % group != 0 || ws[0] % group != 0 || ws[1] * group != xs[1])
+            throw opError(p_, g, "attribute 'group' = " + std::to_string(group) + " does not fit " + std::to_string(xs[1]) +
+                                     " input and " + std::to_string(ws[0]) + " output channels");
         const std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
         const Window win = window(g, xs, kernel);
         int64_t kk = xs[1], spatial = 1;
@@ -476,8 +487,19 @@ private:
         const int cols = emit("Im2Col", g, "im2col", {x}, {xs[0], kk, spatial});
         setWindow(out.back(), win);
         out.back().ints["out_spatial"] = std::vector<int64_t>(ys.begin() + 2, ys.end());
-        const int wv = emit("Reshape", g, "weight_view", {w}, {ws[0], kk});
-        const int mm = emit("MatMul", g, "mm", {wv, cols}, {xs[0], ws[0], spatial});
+        int mm;
+        if (group == 1) {
+            const int wv = emit("Reshape", g, "weight_view", {w}, {ws[0], kk});
+            mm = emit("MatMul", g, "mm", {wv, cols}, {xs[0], ws[0], spatial});
+        } else {
+            // Grouped (depthwise when each group has one channel): the columns are channel-major, so group k's are
+            // the k-th block of C/group * kernel rows; one batched MatMul over [N, group].
+            const int64_t kg = kk / group, mg = ws[0] / group;
+            const int wv = emit("Reshape", g, "weight_view", {w}, {group, mg, kg});
+            const int cv = emit("Reshape", g, "columns_view", {cols}, {xs[0], group, kg, spatial});
+            const int gm = emit("MatMul", g, "mm", {wv, cv}, {xs[0], group, mg, spatial});
+            mm = emit("Reshape", g, "groups_joined", {gm}, {xs[0], ws[0], spatial});
+        }
         const bool hasBias = g.inputs.size() > 2 && g.inputs[2] >= 0;
         const int y = emit("Reshape", g, "unflatten", {mm}, ys, hasBias ? -1 : g.outputs.at(0));
         if (hasBias) {
@@ -559,6 +581,178 @@ private:
         }
         const int sum = reduce("ReduceSum", g, "sum", x, axes);
         emit("Div", g, "mean", {sum, rw_.scalar(static_cast<double>(n))}, shapeOf(sum), g.outputs.at(0));
+    }
+
+    // A strided window of x along `axis` as a Slice the lowering turns into a view: `count` elements from `start`
+    // by `step` (negative steps walk backwards).
+    int sliceAlong(const GraphOp& g, const std::string& suffix, int x, int axis, int64_t start, int64_t count, int64_t step,
+                   int into = -1)
+    {
+        Shape shape = shapeOf(x);
+        shape[axis] = count;
+        const int r = emit("Slice", g, suffix, {x}, shape, into);
+        out.back().ints["starts"] = {start};
+        out.back().ints["ends"] = {start + count * step};
+        out.back().ints["axes"] = {axis};
+        out.back().ints["steps"] = {step};
+        return r;
+    }
+
+    // Split -> one Slice (a view) per output.
+    void splitOp(const GraphOp& g)
+    {
+        count(g);
+        const int x = g.inputs.at(0);
+        const Shape xs = shapeOf(x);
+        const int axis = normAxis(g.intAttr("axis", 0), xs.size());
+        if (axis < 0 || axis >= static_cast<int>(xs.size()))
+            throw opError(p_, g, "attribute 'axis' is out of range for rank " + std::to_string(xs.size()));
+        int64_t start = 0;
+        for (size_t k = 0; k < g.outputs.size(); ++k) {
+            const int y = g.outputs[k];
+            if (y < 0)
+                continue;
+            const int64_t size = shapeOf(y).at(axis);
+            sliceAlong(g, "part" + std::to_string(k), x, axis, start, size, 1, y);
+            start += size;
+        }
+    }
+
+    // Tile -> x viewed as [1, d0, 1, d1, ...], expanded to [r0, d0, r1, d1, ...], reshaped to [r0 d0, r1 d1, ...].
+    void tile(const GraphOp& g)
+    {
+        count(g);
+        const int x = g.inputs.at(0), y = g.outputs.at(0);
+        const Shape xs = shapeOf(x), ys = shapeOf(y);
+        const std::vector<int64_t> repeats = constInts(p_, g, 1);
+        if (repeats.size() != xs.size())
+            throw opError(p_, g, "input 'repeats' has " + std::to_string(repeats.size()) + " entries for rank " + std::to_string(xs.size()));
+        Shape spread, expanded;
+        for (size_t d = 0; d < xs.size(); ++d) {
+            spread.insert(spread.end(), {1, xs[d]});
+            expanded.insert(expanded.end(), {repeats[d], xs[d]});
+        }
+        const int v = emit("Reshape", g, "spread", {x}, spread);
+        const int e = emit("Expand", g, "repeat", {v}, expanded);
+        emit("Reshape", g, "tile", {e}, ys, y);
+    }
+
+    // Pad: crops (negative pads) are slices; constant padding is one masked copy (lower's PadConstant); reflect and
+    // edge concatenate mirrored or repeated slices, one dim at a time.
+    void pad(const GraphOp& g)
+    {
+        count(g);
+        const int x = g.inputs.at(0), y = g.outputs.at(0);
+        const Shape xs = shapeOf(x), ys = shapeOf(y);
+        const size_t rank = xs.size();
+        const std::vector<int64_t> pads = g.ints.count("pads") ? g.ints.at("pads") : constInts(p_, g, 1);
+        if (pads.size() != 2 * rank)
+            throw opError(p_, g, "pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(rank));
+        const std::string mode = g.strings.count("mode") ? g.strings.at("mode") : "constant";
+        double value = g.floatAttr("value", 0.0);
+        int runtimeValue = -1;   // a constant_value known only at run time
+        if (g.inputs.size() > 2 && g.inputs[2] >= 0) {
+            const GraphTensor& v = p_.tensors[g.inputs[2]];
+            if (shapeProduct(v.shape) != 1)
+                throw opError(p_, g, "input 'constant_value' must be a scalar");
+            if (v.isConstant && (v.f || v.i))
+                value = v.f ? (*v.f)[0] : static_cast<double>((*v.i)[0]);
+            else
+                runtimeValue = g.inputs[2];
+        }
+        int cur = x;
+        std::vector<int64_t> grow(2 * rank, 0);
+        for (size_t d = 0; d < rank; ++d) {
+            grow[d] = std::max<int64_t>(0, pads[d]);
+            grow[d + rank] = std::max<int64_t>(0, pads[d + rank]);
+            const int64_t cropBegin = std::max<int64_t>(0, -pads[d]), cropEnd = std::max<int64_t>(0, -pads[d + rank]);
+            if (cropBegin || cropEnd)
+                cur = sliceAlong(g, "crop" + std::to_string(d), cur, static_cast<int>(d), cropBegin, shapeOf(cur)[d] - cropBegin - cropEnd, 1);
+        }
+        bool any = false;
+        for (int64_t v : grow)
+            any = any || v > 0;
+        if (!any) {
+            emit("Reshape", g, "view", {cur}, ys, y);
+            return;
+        }
+        if (mode == "constant") {
+            emit("PadConstant", g, "pad", runtimeValue >= 0 ? std::vector<int>{cur, runtimeValue} : std::vector<int>{cur}, ys, y);
+            out.back().ints["pads"] = grow;
+            out.back().floats["value"] = value;
+            return;
+        }
+        if (mode != "reflect" && mode != "edge")
+            throw opError(p_, g, "attribute 'mode' = \"" + mode + "\" is not supported");
+        std::vector<size_t> dims;
+        for (size_t d = 0; d < rank; ++d)
+            if (grow[d] || grow[d + rank])
+                dims.push_back(d);
+        for (size_t k = 0; k < dims.size(); ++k) {
+            const int d = static_cast<int>(dims[k]);
+            const int64_t n = shapeOf(cur)[d], before = grow[d], after = grow[d + rank];
+            if (n == 0 || (mode == "reflect" && (before >= n || after >= n)))
+                throw opError(p_, g, mode + " pads of " + std::to_string(std::max(before, after)) + " do not fit a dimension of " + std::to_string(n));
+            std::vector<int> parts;
+            auto side = [&](bool left, int64_t count) {
+                const std::string tag = (left ? "before" : "after") + std::to_string(d);
+                if (mode == "reflect")
+                    return sliceAlong(g, tag, cur, d, left ? count : n - 2, count, -1);
+                const int edge = sliceAlong(g, tag + "_edge", cur, d, left ? 0 : n - 1, 1, 1);
+                Shape wide = shapeOf(edge);
+                wide[d] = count;
+                return emit("Expand", g, tag, {edge}, wide);
+            };
+            if (before)
+                parts.push_back(side(true, before));
+            parts.push_back(cur);
+            if (after)
+                parts.push_back(side(false, after));
+            Shape joined = shapeOf(cur);
+            joined[d] = n + before + after;
+            cur = emit("Concat", g, "pad" + std::to_string(d), parts, joined, k + 1 == dims.size() ? y : -1);
+            out.back().ints["axis"] = {d};
+        }
+    }
+
+    // ArgMax/ArgMin: the extreme along the axis, where x equals it the index (an int64 iota) else a sentinel, and the
+    // smallest such index (the largest with select_last_index).
+    void argExtreme(const GraphOp& g, bool isMax)
+    {
+        count(g);
+        const int x = g.inputs.at(0), y = g.outputs.at(0);
+        const Shape xs = shapeOf(x), ys = shapeOf(y);
+        const int axis = normAxis(g.intAttr("axis", 0), xs.size());
+        if (axis < 0 || axis >= static_cast<int>(xs.size()))
+            throw opError(p_, g, "attribute 'axis' is out of range for rank " + std::to_string(xs.size()));
+        const bool last = g.intAttr("select_last_index", 0) != 0;
+        const int64_t n = xs[axis];
+        const int ext = reduce(isMax ? "ReduceMax" : "ReduceMin", g, isMax ? "max" : "min", x, {axis});
+        const int eq = emit("Equal", g, "is_extreme", {x, ext}, xs);
+        p_.tensors[eq].dtype = "bool";
+        Shape is(xs.size(), 1);
+        is[axis] = n;
+        std::vector<int64_t> iota(static_cast<size_t>(n));
+        for (int64_t k = 0; k < n; ++k)
+            iota[k] = k;
+        const int idx = rw_.tensor(g.name + "/iota", is, "int64");
+        p_.tensors[idx].isConstant = true;
+        p_.tensors[idx].i = std::make_shared<const std::vector<int64_t>>(std::move(iota));
+        const int cand = emit("Where", g, "index", {eq, idx, rw_.scalar(last ? -1.0 : static_cast<double>(n))}, xs);
+        p_.tensors[cand].dtype = "int64";
+        emit(last ? "ReduceMax" : "ReduceMin", g, last ? "last" : "first", {cand}, ys, y);
+        out.back().ints["axes"] = {axis};
+        out.back().ints["keepdims"] = {g.intAttr("keepdims", 1)};
+    }
+
+    // Xor of bools: not equal.
+    void xorOp(const GraphOp& g)
+    {
+        count(g);
+        const Shape ys = shapeOf(g.outputs.at(0));
+        const int eq = emit("Equal", g, "same", {g.inputs.at(0), g.inputs.at(1)}, ys);
+        p_.tensors[eq].dtype = "bool";
+        emit("Not", g, "xor", {eq}, ys, g.outputs.at(0));
     }
 
     // HardSigmoid: min(max(alpha x + beta, 0), 1); HardSwish: x HardSigmoid(x) with alpha 1/6, beta 1/2.

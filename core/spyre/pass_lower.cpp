@@ -287,6 +287,10 @@ private:
             return concat(g);
         if (t == "Gather")
             return gather(g);
+        if (t == "PadConstant")
+            return padConstant(g);
+        if (t == "CumSum")
+            return cumSum(g);
         if (t == "Im2Col" || t == "WindowReduce")
             return slidingWindow(g, t == "Im2Col");
         throw error(g, "op type '" + t + "' is not supported by the Spyre compiler");
@@ -530,6 +534,7 @@ private:
             starts = g.ints.count("starts") ? g.ints.at("starts") : std::vector<int64_t>{};
             ends = g.ints.count("ends") ? g.ints.at("ends") : std::vector<int64_t>{};
             axes = g.ints.count("axes") ? g.ints.at("axes") : std::vector<int64_t>{};
+            steps = g.ints.count("steps") ? g.ints.at("steps") : std::vector<int64_t>{};   // decompose's slices
         }
         if (starts.size() != ends.size())
             throw error(g, "starts and ends differ in length");
@@ -658,6 +663,97 @@ private:
         }
         const int ld = load(op, data.buffer, std::move(di));
         finish(op, ld, g, g.outputs.at(0));
+    }
+
+    // A masked copy: output element i reads x[i - pads_begin]; outside x along a padded dim it is the fill value
+    // (a constant, or input 1 known only at run time: then a mask of ones picks between x and it).
+    void padConstant(const GraphOp& g)
+    {
+        const View x = viewOf(g, 0);
+        const Shape& out = outTensor(g).shape;
+        const std::vector<int64_t>& pads = g.ints.at("pads");
+        const size_t rank = out.size();
+        Op op;
+        op.kind = OpKind::Pointwise;
+        op.ranges = out;
+        int value;
+        if (x.scalar) {
+            value = constant(op, *x.scalar);
+        } else {
+            AffineExpr idx;
+            idx.constant = x.offset;
+            for (size_t d = 0; d < rank; ++d) {
+                if (x.shape[d] > 1 || pads[d] || pads[d + rank])
+                    idx.add(static_cast<int>(d), x.coef[d]);
+                idx.constant -= pads[d] * x.coef[d];
+            }
+            value = load(op, x.buffer, std::move(idx));
+        }
+        const bool runtimeFill = g.inputs.size() > 1;
+        auto masked = [&](int v, double fill) {
+            for (size_t d = 0; d < rank; ++d) {
+                if (!pads[d] && !pads[d + rank])
+                    continue;
+                Stmt m;
+                m.kind = StmtKind::Mask;
+                m.args = {v};
+                m.cond.add(static_cast<int>(d), 1);
+                m.lower = pads[d];
+                m.bound = pads[d] + x.shape[d];
+                m.value = fill;
+                v = stmt(op, m);
+            }
+            return v;
+        };
+        value = masked(value, runtimeFill ? 0.0 : g.floatAttr("value", 0.0));
+        if (runtimeFill) {
+            const int inside = masked(constant(op, 1.0), 0.0);
+            value = compute(op, "where", {inside, value, loadBroadcast(op, viewOf(g, 1), out)});
+        }
+        finish(op, value, g, g.outputs.at(0));
+    }
+
+    // CumSum: a sum over r of x[..., r, ...] masked to r <= i (r < i exclusive; r >= i, r > i in reverse).
+    void cumSum(const GraphOp& g)
+    {
+        const View x = viewOf(g, 0);
+        const Shape& out = outTensor(g).shape;
+        const std::vector<int64_t> a = constInts(g, 1);
+        if (a.size() != 1)
+            throw error(g, "input 'axis' must be a scalar");
+        const int64_t axis = a[0] < 0 ? a[0] + static_cast<int64_t>(out.size()) : a[0];
+        if (axis < 0 || axis >= static_cast<int64_t>(out.size()))
+            throw error(g, "axis " + std::to_string(a[0]) + " is out of range");
+        if (x.scalar)
+            throw error(g, "cumulative sum of a one-element constant");
+        const bool exclusive = g.intAttr("exclusive", 0) != 0, reverse = g.intAttr("reverse", 0) != 0;
+        const int64_t n = out[axis];
+        Op op;
+        op.kind = OpKind::Reduction;
+        op.ranges = out;
+        op.reductionRanges = {n};
+        const int r = static_cast<int>(out.size());
+        AffineExpr idx;
+        idx.constant = x.offset;
+        for (size_t d = 0; d < out.size(); ++d)
+            if (x.shape[d] > 1)
+                idx.add(static_cast<int64_t>(d) == axis ? r : static_cast<int>(d), x.coef[d]);
+        const int l = load(op, x.buffer, std::move(idx));
+        Stmt m;
+        m.kind = StmtKind::Mask;
+        m.args = {l};
+        // forward: i - r in [0, n) (exclusive [1, n)); reverse: r - i likewise.
+        m.cond.add(static_cast<int>(axis), reverse ? -1 : 1);
+        m.cond.add(r, reverse ? 1 : -1);
+        m.lower = exclusive ? 1 : 0;
+        m.bound = n;
+        m.value = 0.0;
+        const int masked = stmt(op, m);
+        Stmt red;
+        red.kind = StmtKind::Reduction;
+        red.fn = "sum";
+        red.args = {masked};
+        finish(op, stmt(op, red), g, g.outputs.at(0));
     }
 
     // Im2Col (conv's input windows as matmul columns: a pointwise copy over [N, C, K..., O...]) and WindowReduce

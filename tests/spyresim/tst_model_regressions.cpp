@@ -2,7 +2,8 @@
 // by hand, then the Spyre compiler's final IR (ir_evaluator.h) and the simulator against the reference.
 //  - Softmax/LogSoftmax before opset 13 flatten the input to 2-D at `axis` (any axis, negative ones too);
 //  - a MatMul with N = 1 ([96,288] x [288,1], a Conv with a 1x1 output) simulates;
-//  - Dropout in training mode with ratio 0 is an identity.
+//  - Dropout in training mode with ratio 0 is an identity;
+//  - grouped and depthwise Conv (no ONNX node test has group > 1), checked against a hand computation.
 #include "common/testutil.h"
 #include "core/common/diagnostics.h"
 #include "core/common/job_control.h"
@@ -15,6 +16,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -163,6 +165,61 @@ g (float[2, 32, 3, 3] x, float[16, 32, 3, 3] w, float[16] b) => (float[2, 16, 1,
             in.push_back(randomTensor(g.values[g.inputs[k]], 10 + static_cast<unsigned>(k), -0.5f, 0.5f));
         std::vector<model::HostTensor> ref;
         const std::string problem = checkAllLayers(g, in, ref);
+        QVERIFY2(problem.empty(), problem.c_str());
+    }
+
+    void groupedAndDepthwiseConvMatchByHand()
+    {
+        // A MobileNetV3-style block: depthwise 3x3 (group = C), HardSwish, grouped 1x1 (group 2), with biases.
+        const model::ModelGraph g = model::loadModelFromText(R"(<
+  ir_version: 7,
+  opset_import: ["" : 14]
+>
+g (float[2, 8, 6, 6] x, float[8, 1, 3, 3] wd, float[8] bd, float[6, 4, 1, 1] wg) => (float[2, 6, 6, 6] y, float[2, 8, 6, 6] d)
+{
+  d = Conv<group = 8, pads = [1, 1, 1, 1]>(x, wd, bd)
+  h = HardSwish(d)
+  y = Conv<group = 2>(h, wg)
+}
+)", "depthwise.onnxtxt");
+        std::vector<model::HostTensor> in;
+        for (size_t k = 0; k < g.inputs.size(); ++k)
+            in.push_back(randomTensor(g.values[g.inputs[k]], 20 + static_cast<unsigned>(k), -1.0f, 1.0f));
+        std::vector<model::HostTensor> ref;
+        const std::string problem = checkAllLayers(g, in, ref);
+        QVERIFY2(!ref.empty(), problem.c_str());
+        const auto& x = in[0].f;
+        const auto& wd = in[1].f;
+        const auto& bd = in[2].f;
+        const auto& wg = in[3].f;
+        std::vector<double> d(2 * 8 * 36), h(d.size());
+        for (int n = 0; n < 2; ++n)
+            for (int c = 0; c < 8; ++c)
+                for (int i = 0; i < 6; ++i)
+                    for (int j = 0; j < 6; ++j) {
+                        double acc = bd[c];
+                        for (int a = 0; a < 3; ++a)
+                            for (int b = 0; b < 3; ++b) {
+                                const int yi = i + a - 1, xj = j + b - 1;
+                                if (yi >= 0 && yi < 6 && xj >= 0 && xj < 6)
+                                    acc += static_cast<double>(x[((n * 8 + c) * 6 + yi) * 6 + xj]) * wd[c * 9 + a * 3 + b];
+                            }
+                        const int at = ((n * 8 + c) * 6 + i) * 6 + j;
+                        d[at] = acc;
+                        h[at] = acc * std::clamp(acc / 6 + 0.5, 0.0, 1.0);
+                    }
+        for (int n = 0; n < 2; ++n)
+            for (int m = 0; m < 6; ++m)
+                for (int p = 0; p < 36; ++p) {
+                    const int group = m / 3;   // 3 output channels per group, over input channels 4 * group ...
+                    double acc = 0;
+                    for (int c = 0; c < 4; ++c)
+                        acc += h[(n * 8 + group * 4 + c) * 36 + p] * wg[m * 4 + c];
+                    const float got = ref[0].f[(n * 6 + m) * 36 + p];
+                    QVERIFY2(std::fabs(got - acc) <= 1e-4, qPrintable(QStringLiteral("y[%1,%2,%3]: %4, by hand %5").arg(n).arg(m).arg(p).arg(got).arg(acc)));
+                }
+        for (size_t k = 0; k < d.size(); ++k)
+            QVERIFY(std::fabs(ref[1].f[k] - d[k]) <= 1e-5);
         QVERIFY2(problem.empty(), problem.c_str());
     }
 
