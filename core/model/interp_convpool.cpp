@@ -209,7 +209,7 @@ std::vector<HostTensor> pool(const OpContext& c, bool isMax)
 std::vector<HostTensor> opMaxPool(const OpContext& c) { return pool(c, true); }
 std::vector<HostTensor> opAveragePool(const OpContext& c) { return pool(c, false); }
 
-std::vector<HostTensor> opGlobalAveragePool(const OpContext& c)
+std::vector<HostTensor> globalPool(const OpContext& c, bool isMax)
 {
     const HostTensor& x = c.input(0);
     if (!x.isFloating() || x.shape.size() < 3)
@@ -220,20 +220,22 @@ std::vector<HostTensor> opGlobalAveragePool(const OpContext& c)
     std::fill(outShape.begin() + 2, outShape.end(), 1);
     HostTensor y = makeLike(x.dtype, outShape);
     for (int64_t nc = 0; nc < NC; ++nc) {
-        double acc = 0;
+        double acc = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
         for (int64_t k = 0; k < inSize; ++k)
-            acc += x.f[nc * inSize + k];
-        y.f[nc] = static_cast<float>(acc / static_cast<double>(inSize));
+            acc = isMax ? std::max(acc, static_cast<double>(x.f[nc * inSize + k])) : acc + x.f[nc * inSize + k];
+        y.f[nc] = static_cast<float>(isMax ? acc : acc / static_cast<double>(inSize));
     }
     return {y};
 }
+std::vector<HostTensor> opGlobalAveragePool(const OpContext& c) { return globalPool(c, false); }
+std::vector<HostTensor> opGlobalMaxPool(const OpContext& c) { return globalPool(c, true); }
 
 }  // namespace
 
 const OpTable& convPoolOps()
 {
     static const OpTable ops = {
-        {"Conv", opConv}, {"MaxPool", opMaxPool}, {"AveragePool", opAveragePool}, {"GlobalAveragePool", opGlobalAveragePool},
+        {"Conv", opConv}, {"MaxPool", opMaxPool}, {"AveragePool", opAveragePool}, {"GlobalAveragePool", opGlobalAveragePool}, {"GlobalMaxPool", opGlobalMaxPool},
     };
     return ops;
 }

@@ -89,6 +89,31 @@ std::vector<HostTensor> opHardSigmoid(const OpContext& c)
     const double alpha = attrFloat(c.node, "alpha", 0.2f), beta = attrFloat(c.node, "beta", 0.5f);
     return unaryFloat(c, [alpha, beta](double x) { return std::clamp(alpha * x + beta, 0.0, 1.0); });
 }
+std::vector<HostTensor> opElu(const OpContext& c)
+{
+    const double alpha = attrFloat(c.node, "alpha", 1.0f);
+    return unaryFloat(c, [alpha](double x) { return x > 0 ? x : alpha * (std::exp(x) - 1); });
+}
+std::vector<HostTensor> opCelu(const OpContext& c)
+{
+    const double alpha = attrFloat(c.node, "alpha", 1.0f);
+    return unaryFloat(c, [alpha](double x) { return std::max(0.0, x) + std::min(0.0, alpha * (std::exp(x / alpha) - 1)); });
+}
+std::vector<HostTensor> opSelu(const OpContext& c)
+{
+    const double alpha = attrFloat(c.node, "alpha", 1.67326319217681884765625f), gamma = attrFloat(c.node, "gamma", 1.05070102214813232421875f);
+    return unaryFloat(c, [alpha, gamma](double x) { return gamma * (x > 0 ? x : alpha * (std::exp(x) - 1)); });
+}
+std::vector<HostTensor> opSoftplus(const OpContext& c)
+{
+    return unaryFloat(c, [](double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::fabs(x))); });
+}
+std::vector<HostTensor> opSoftsign(const OpContext& c) { return unaryFloat(c, [](double x) { return x / (1 + std::fabs(x)); }); }
+std::vector<HostTensor> opThresholdedRelu(const OpContext& c)
+{
+    const double alpha = attrFloat(c.node, "alpha", 1.0f);
+    return unaryFloat(c, [alpha](double x) { return x > alpha ? x : 0.0; });
+}
 std::vector<HostTensor> opHardSwish(const OpContext& c)
 {
     return unaryFloat(c, [](double x) { return x * std::clamp(x / 6.0 + 0.5, 0.0, 1.0); });
@@ -330,7 +355,8 @@ const OpTable& elementwiseOps()
         {"Relu", opRelu}, {"Identity", opIdentity}, {"Dropout", opIdentity}, {"Add", opAdd}, {"Sub", opSub},
         {"Mul", opMul}, {"Div", opDiv}, {"Pow", opPow}, {"Equal", opEqual}, {"Where", opWhere}, {"Clip", opClip},
         {"Cast", opCast}, {"Sin", opSin}, {"Cos", opCos}, {"Floor", opFloor}, {"Ceil", opCeil}, {"Round", opRound},
-        {"Sign", opSign}, {"Not", opNot}, {"HardSigmoid", opHardSigmoid}, {"HardSwish", opHardSwish}, {"PRelu", opPRelu},
+        {"Sign", opSign}, {"Not", opNot}, {"HardSigmoid", opHardSigmoid}, {"HardSwish", opHardSwish}, {"Elu", opElu}, {"Celu", opCelu}, {"Selu", opSelu},
+        {"Softplus", opSoftplus}, {"Softsign", opSoftsign}, {"ThresholdedRelu", opThresholdedRelu}, {"PRelu", opPRelu},
         {"Greater", opGreater}, {"Less", opLess}, {"GreaterOrEqual", opGreaterOrEqual}, {"LessOrEqual", opLessOrEqual},
         {"And", opAnd}, {"Or", opOr}, {"Xor", opXor}, {"Max", opMax}, {"Min", opMin}, {"Sum", opSum}, {"Mean", opMean},
     };

@@ -226,6 +226,37 @@ std::vector<HostTensor> opBatchNorm(const OpContext& c)
     return {y};
 }
 
+// InstanceNormalization: per (n, c), normalise over the spatial dims, then scale[c] and B[c].
+std::vector<HostTensor> opInstanceNorm(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const HostTensor& scale = c.input(1);
+    const HostTensor& bias = c.input(2);
+    requireFloating(c, x, "input");
+    if (x.shape.size() < 3)
+        c.fail("input must be (N, C, spatial...)");
+    const int64_t C = x.shape[1];
+    if (scale.size() != C || bias.size() != C)
+        c.fail("scale and B must have C = " + std::to_string(C) + " elements");
+    const double eps = attrFloat(c.node, "epsilon", 1e-5f);
+    const Split3 s = split(x.shape, 2, static_cast<int64_t>(x.shape.size()));
+    HostTensor y = makeLike(x.dtype, x.shape);
+    for (int64_t nc = 0; nc < s.outer; ++nc) {
+        const float* X = x.f.data() + nc * s.middle;
+        double sum = 0, var = 0;
+        for (int64_t m = 0; m < s.middle; ++m)
+            sum += X[m];
+        const double mu = s.middle ? sum / static_cast<double>(s.middle) : 0.0;
+        for (int64_t m = 0; m < s.middle; ++m)
+            var += (X[m] - mu) * (X[m] - mu);
+        const double inv = 1.0 / std::sqrt((s.middle ? var / static_cast<double>(s.middle) : 0.0) + eps);
+        const int64_t ch = nc % C;
+        for (int64_t m = 0; m < s.middle; ++m)
+            y.f[nc * s.middle + m] = static_cast<float>((X[m] - mu) * inv * valueAt(scale, ch) + valueAt(bias, ch));
+    }
+    return {y};
+}
+
 enum class Reduce { Sum, Mean, Max, Min, Prod, L1, L2, SumSquare, LogSum, LogSumExp };
 
 std::vector<HostTensor> reduce(const OpContext& c, Reduce kind)
@@ -393,7 +424,7 @@ const OpTable& mathOps()
         {"ReduceMean", opReduceMean}, {"ReduceMax", opReduceMax}, {"ReduceMin", opReduceMin}, {"ReduceProd", opReduceProd},
         {"ReduceL1", opReduceL1}, {"ReduceL2", opReduceL2}, {"ReduceSumSquare", opReduceSumSquare},
         {"ReduceLogSum", opReduceLogSum}, {"ReduceLogSumExp", opReduceLogSumExp}, {"ArgMax", opArgMax}, {"ArgMin", opArgMin},
-        {"CumSum", opCumSum},
+        {"CumSum", opCumSum}, {"InstanceNormalization", opInstanceNorm},
     };
     return ops;
 }

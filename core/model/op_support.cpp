@@ -156,6 +156,12 @@ const std::vector<OpSupport>& table()
         {"Tanh", Role::Compute, {}, "", nullptr},
         {"HardSigmoid", Role::Compute, {"alpha", "beta"}, "", nullptr},
         {"HardSwish", Role::Compute, {}, "", nullptr},
+        {"Elu", Role::Compute, {"alpha"}, "", nullptr},
+        {"Celu", Role::Compute, {"alpha"}, "", nullptr},
+        {"Selu", Role::Compute, {"alpha", "gamma"}, "", nullptr},
+        {"Softplus", Role::Compute, {}, "", nullptr},
+        {"Softsign", Role::Compute, {}, "", nullptr},
+        {"ThresholdedRelu", Role::Compute, {"alpha"}, "", nullptr},
         {"Sin", Role::Compute, {}, "", nullptr},
         {"Cos", Role::Compute, {}, "", nullptr},
         {"Floor", Role::Compute, {}, "", nullptr},
@@ -168,6 +174,7 @@ const std::vector<OpSupport>& table()
         {"Softmax", Role::Compute, {"axis"}, "opset < 13: coerced to 2-D at axis; opset >= 13: along one axis", nullptr},
         {"LogSoftmax", Role::Compute, {"axis"}, "as Softmax", nullptr},
         {"LayerNormalization", Role::Compute, {"axis", "epsilon", "stash_type"}, "optional Mean and InvStdDev outputs", nullptr},
+        {"InstanceNormalization", Role::Compute, {"epsilon"}, "", nullptr},
         {"BatchNormalization", Role::Compute, {"epsilon", "momentum", "training_mode", "spatial"}, "inference only", checkBatchNorm},
         // Reductions
         {"ReduceSum", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as input (opset >= 13)", nullptr},
@@ -203,6 +210,7 @@ const std::vector<OpSupport>& table()
         {"MaxPool", Role::Compute, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}, "no Indices output", checkMaxPool},
         {"AveragePool", Role::Compute, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides", "dilations"}, "", checkAveragePool},
         {"GlobalAveragePool", Role::Compute, {}, "", nullptr},
+        {"GlobalMaxPool", Role::Compute, {}, "", nullptr},
         // Constants and shape arithmetic: folded away by the loader
         {"Constant", Role::FoldOnly, {"value", "value_float", "value_floats", "value_int", "value_ints", "sparse_value", "value_string", "value_strings"}, "", checkConstant},
         {"Shape", Role::FoldOnly, {"start", "end"}, "input must have a static shape", nullptr},

@@ -126,8 +126,14 @@ private:
             conv(g);
         else if (t == "MaxPool" || t == "AveragePool")
             pool(g, t == "MaxPool");
-        else if (t == "GlobalAveragePool")
-            globalAveragePool(g);
+        else if (t == "GlobalAveragePool" || t == "GlobalMaxPool")
+            globalPool(g, t == "GlobalMaxPool");
+        else if (t == "InstanceNormalization")
+            instanceNorm(g);
+        else if (t == "Elu" || t == "Celu" || t == "Selu")
+            elu(g);
+        else if (t == "Softplus" || t == "Softsign" || t == "ThresholdedRelu")
+            smoothActivation(g);
         else if (t == "Split")
             splitOp(g);
         else if (t == "Tile")
@@ -568,7 +574,7 @@ private:
         emit("Div", g, "mean", {sum, c}, ys, y);
     }
 
-    void globalAveragePool(const GraphOp& g)
+    void globalPool(const GraphOp& g, bool max)
     {
         count(g);
         const int x = g.inputs.at(0);
@@ -579,8 +585,91 @@ private:
             axes.push_back(static_cast<int>(d));
             n *= xs[d];
         }
+        if (max) {
+            reduce("ReduceMax", g, "max", x, axes, g.outputs.at(0));
+            return;
+        }
         const int sum = reduce("ReduceSum", g, "sum", x, axes);
         emit("Div", g, "mean", {sum, rw_.scalar(static_cast<double>(n))}, shapeOf(sum), g.outputs.at(0));
+    }
+
+    // InstanceNormalization: LayerNorm's mean/variance over the spatial dims of each (n, c), then scale[c], B[c].
+    void instanceNorm(const GraphOp& g)
+    {
+        count(g);
+        const int x = g.inputs.at(0), y = g.outputs.at(0);
+        const Shape xs = shapeOf(x);
+        if (xs.size() < 3)
+            throw opError(p_, g, "input must be N x C x spatial");
+        std::vector<int> axes;
+        int64_t n = 1;
+        for (size_t d = 2; d < xs.size(); ++d) {
+            axes.push_back(static_cast<int>(d));
+            n *= xs[d];
+        }
+        Shape cs(xs.size() - 1, 1);
+        cs[0] = xs[1];
+        const int sum = reduce("ReduceSum", g, "sum", x, axes);
+        const int mean = emit("Div", g, "mean", {sum, rw_.scalar(static_cast<double>(n))}, shapeOf(sum));
+        const int d = emit("Sub", g, "centre", {x, mean}, xs);
+        const int sq = emit("Mul", g, "square", {d, d}, xs);
+        const int vsum = reduce("ReduceSum", g, "var_sum", sq, axes);
+        const int var = emit("Div", g, "var", {vsum, rw_.scalar(static_cast<double>(n))}, shapeOf(vsum));
+        const int ve = emit("Add", g, "eps", {var, rw_.scalar(g.floatAttr("epsilon", 1e-5))}, shapeOf(var));
+        const int sd = emit("Sqrt", g, "std", {ve}, shapeOf(var));
+        const int norm = emit("Div", g, "normalise", {d, sd}, xs);
+        const int scale = emit("Reshape", g, "scale_view", {g.inputs.at(1)}, cs);
+        const int shift = emit("Reshape", g, "shift_view", {g.inputs.at(2)}, cs);
+        const int scaled = emit("Mul", g, "scale", {norm, scale}, xs);
+        emit("Add", g, "shift", {scaled, shift}, xs, y);
+    }
+
+    // Elu: relu(x) + alpha (exp(min(x, 0)) - 1); Celu divides min(x, 0) by alpha inside exp; Selu is gamma Elu.
+    void elu(const GraphOp& g)
+    {
+        count(g);
+        const std::string& t = g.opType;
+        const int x = g.inputs.at(0), y = g.outputs.at(0);
+        const Shape xs = shapeOf(x);
+        const double alpha = g.floatAttr("alpha", t == "Selu" ? 1.67326319217681884765625 : 1.0);
+        const double gamma = t == "Selu" ? g.floatAttr("gamma", 1.05070102214813232421875) : 1.0;
+        const int pos = emit("Relu", g, "positive", {x}, xs);
+        int neg = emit("Min", g, "negative", {x, rw_.scalar(0.0)}, xs);
+        if (t == "Celu")
+            neg = emit("Div", g, "over_alpha", {neg, rw_.scalar(alpha)}, xs);
+        const int ex = emit("Exp", g, "exp", {neg}, xs);
+        const int em1 = emit("Sub", g, "minus_one", {ex, rw_.scalar(1.0)}, xs);
+        const int sc = emit("Mul", g, "alpha", {em1, rw_.scalar(alpha)}, xs);
+        const int sum = emit("Add", g, t == "Selu" ? "elu" : "sum", {pos, sc}, xs, t == "Selu" ? -1 : y);
+        if (t == "Selu")
+            emit("Mul", g, "gamma", {sum, rw_.scalar(gamma)}, xs, y);
+    }
+
+    // Softplus: relu(x) + log(1 + exp(-|x|)) (no overflow); Softsign: x / (1 + |x|); ThresholdedRelu: x where x > alpha.
+    void smoothActivation(const GraphOp& g)
+    {
+        count(g);
+        const std::string& t = g.opType;
+        const int x = g.inputs.at(0), y = g.outputs.at(0);
+        const Shape xs = shapeOf(x);
+        if (t == "ThresholdedRelu") {
+            const int above = emit("Greater", g, "above", {x, rw_.scalar(g.floatAttr("alpha", 1.0))}, xs);
+            p_.tensors[above].dtype = "bool";
+            emit("Where", g, "thresholded", {above, x, rw_.scalar(0.0)}, xs, y);
+            return;
+        }
+        const int ab = emit("Abs", g, "abs", {x}, xs);
+        if (t == "Softsign") {
+            const int den = emit("Add", g, "one_plus", {ab, rw_.scalar(1.0)}, xs);
+            emit("Div", g, "softsign", {x, den}, xs, y);
+            return;
+        }
+        const int na = emit("Neg", g, "neg_abs", {ab}, xs);
+        const int ex = emit("Exp", g, "exp", {na}, xs);
+        const int op = emit("Add", g, "one_plus", {ex, rw_.scalar(1.0)}, xs);
+        const int lg = emit("Log", g, "log", {op}, xs);
+        const int pos = emit("Relu", g, "positive", {x}, xs);
+        emit("Add", g, "softplus", {pos, lg}, xs, y);
     }
 
     // A strided window of x along `axis` as a Slice the lowering turns into a view: `count` elements from `start`
