@@ -2,6 +2,7 @@
 // Transpose, Concat, Slice, Gather, Expand, and the shape-arithmetic ops the loader folds
 // (Constant, Shape, Size, ConstantOfShape, Range).
 #include "core/model/interp_ops.h"
+#include "core/model/resize_weights.h"
 
 #include <algorithm>
 #include <cmath>
@@ -446,6 +447,80 @@ std::vector<HostTensor> opPad(const OpContext& c)
     return {y};
 }
 
+// Resize (opset >= 10) and Upsample: output sizes from `sizes` or floor(in * scale); then each resized axis in
+// turn, by resize_weights.h (nearest and linear are separable). Opset < 11 samples asymmetrically, nearest by floor.
+std::vector<HostTensor> opResize(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    const bool legacy = c.opset < 11;
+    std::vector<double> scales;
+    Shape sizes;
+    if (legacy && c.node.opType == "Upsample" && hasAttribute(c.node, "scales")) {
+        for (float v : attrFloats(c.node, "scales"))
+            scales.push_back(v);
+    } else if (const HostTensor* t = c.optionalInput(legacy ? 1 : 2); t && t->size() > 0) {
+        for (int64_t k = 0; k < t->size(); ++k)
+            scales.push_back(valueAt(*t, k));
+    }
+    if (!legacy)
+        if (const HostTensor* t = c.optionalInput(3); t && t->size() > 0)
+            sizes = intValues(c, *t, "sizes");
+    if (scales.empty() && sizes.empty())
+        c.fail("needs scales or sizes");
+    if ((!scales.empty() && static_cast<int64_t>(scales.size()) != rank) || (!sizes.empty() && static_cast<int64_t>(sizes.size()) != rank))
+        c.fail("scales or sizes do not have one entry per dimension of rank " + std::to_string(rank));
+    const ResizeAxis base = resizeSampling(c.opset, attrString(c.node, "mode", ""), attrString(c.node, "coordinate_transformation_mode", ""),
+                                           attrString(c.node, "nearest_mode", ""));
+    Shape outShape = x.shape;
+    for (int64_t d = 0; d < rank; ++d) {
+        if (!sizes.empty()) {
+            outShape[d] = sizes[d];
+        } else {
+            if (!(scales[d] > 0) || !std::isfinite(scales[d]))
+                c.fail("scales must be positive");
+            outShape[d] = static_cast<int64_t>(std::floor(static_cast<double>(x.shape[d]) * scales[d]));
+        }
+    }
+    checkDataShape(c, outShape, "output");
+    HostTensor cur = x;
+    for (int64_t d = 0; d < rank; ++d) {
+        ResizeAxis a = base;
+        a.inSize = x.shape[d];
+        a.outSize = outShape[d];
+        a.scale = scales.empty() ? static_cast<double>(a.outSize) / static_cast<double>(std::max<int64_t>(1, a.inSize)) : scales[d];
+        if (a.inSize == a.outSize && a.scale == 1.0)
+            continue;
+        const std::vector<double> w = resizeWeights(a);
+        if (w.empty() && a.inSize * a.outSize > 0)
+            c.fail("mode '" + a.mode + "' with coordinate_transformation_mode '" + a.coordinateMode + "' and nearest_mode '" +
+                   a.nearestMode + "' is not supported");
+        Shape next = cur.shape;
+        next[d] = a.outSize;
+        HostTensor y = makeLike(cur.dtype, next);
+        int64_t outer = 1, inner = 1;
+        for (int64_t k = 0; k < d; ++k)
+            outer *= cur.shape[k];
+        for (int64_t k = d + 1; k < rank; ++k)
+            inner *= cur.shape[k];
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t j = 0; j < a.outSize; ++j)
+                for (int64_t e = 0; e < inner; ++e) {
+                    double acc = 0;
+                    for (int64_t i = 0; i < a.inSize; ++i)
+                        if (const double wt = w[j * a.inSize + i])
+                            acc += wt * valueAt(cur, (o * a.inSize + i) * inner + e);
+                    const int64_t at = (o * a.outSize + j) * inner + e;
+                    if (y.isFloating())
+                        y.f[at] = static_cast<float>(acc);
+                    else
+                        y.i[at] = toInt64(std::nearbyint(acc));
+                }
+        cur = std::move(y);
+    }
+    return {cur};
+}
+
 std::vector<HostTensor> opConstant(const OpContext& c)
 {
     if (const HostTensor* t = attrTensor(c.node, "value"))
@@ -538,6 +613,7 @@ const OpTable& tensorOps()
         {"Transpose", opTranspose}, {"Concat", opConcat}, {"Slice", opSlice}, {"Gather", opGather},
         {"Expand", opExpand}, {"Constant", opConstant}, {"Shape", opShape}, {"Size", opSize},
         {"ConstantOfShape", opConstantOfShape}, {"Range", opRange}, {"Split", opSplit}, {"Tile", opTile}, {"Pad", opPad},
+        {"Resize", opResize}, {"Upsample", opResize},
     };
     return ops;
 }

@@ -106,6 +106,14 @@ void checkPad(const Node& n, int64_t)
     checkOneOf(n, "mode", {"constant", "reflect", "edge"}, "constant");
 }
 
+void checkResize(const Node& n, int64_t)
+{
+    checkOneOf(n, "mode", {"nearest", "linear"}, "nearest");
+    checkOneOf(n, "coordinate_transformation_mode", {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"},
+               "half_pixel");
+    checkOneOf(n, "nearest_mode", {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}, "round_prefer_floor");
+}
+
 void checkConstant(const Node& n, int64_t)
 {
     for (const char* a : {"sparse_value", "value_string", "value_strings"})
@@ -201,6 +209,9 @@ const std::vector<OpSupport>& table()
         {"Split", Role::Compute, {"axis", "split", "num_outputs"}, "sizes as attribute (opset < 13) or constant input, else equal parts", nullptr},
         {"Tile", Role::Compute, {}, "repeats must fold to a constant", nullptr},
         {"Pad", Role::Compute, {"mode", "pads", "value"}, "constant, reflect, edge; pads (and the value) constant", checkPad},
+        {"Resize", Role::Compute, {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside", "extrapolation_value"},
+         "nearest and linear, every coordinate mode but tf_crop_and_resize; scales or sizes constant", checkResize},
+        {"Upsample", Role::Compute, {"mode", "scales"}, "nearest and linear; scales constant", checkResize},
         {"CumSum", Role::Compute, {"exclusive", "reverse"}, "axis must be a constant", nullptr},
         {"Expand", Role::Compute, {}, "shape input must fold to a constant", nullptr},
         {"Identity", Role::Compute, {}, "", nullptr},

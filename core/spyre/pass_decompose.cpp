@@ -1,6 +1,7 @@
 #include "core/spyre/pass_decompose.h"
 
 #include "core/common/diagnostics.h"
+#include "core/model/resize_weights.h"
 #include "core/spyre/graph_rewriter.h"
 
 #include <algorithm>
@@ -134,6 +135,8 @@ private:
             elu(g);
         else if (t == "Softplus" || t == "Softsign" || t == "ThresholdedRelu")
             smoothActivation(g);
+        else if (t == "Resize" || t == "Upsample")
+            resize(g);
         else if (t == "Split")
             splitOp(g);
         else if (t == "Tile")
@@ -685,6 +688,76 @@ private:
         out.back().ints["axes"] = {axis};
         out.back().ints["steps"] = {step};
         return r;
+    }
+
+    // Resize/Upsample -> per resized axis one MatMul with the constant sampling matrix of resize_weights.h (the
+    // reference's own definition): x @ W^T on the last axis, W @ x viewed as [outer, in, inner] on any other.
+    void resize(const GraphOp& g)
+    {
+        count(g);
+        const int x = g.inputs.at(0), y = g.outputs.at(0);
+        const Shape xs = shapeOf(x), ys = shapeOf(y);
+        const size_t rank = xs.size();
+        const bool legacy = p_.opsetVersion < 11;
+        std::vector<double> scales;   // Upsample-7's scales attribute: out / in below, the same for its whole scales
+        const size_t scalesInput = legacy ? 1 : 2;
+        if (g.inputs.size() > scalesInput && g.inputs[scalesInput] >= 0) {
+            const GraphTensor& t = p_.tensors[g.inputs[scalesInput]];
+            if (!t.isConstant)
+                throw opError(p_, g, "input 'scales' must be a constant");
+            if (t.f)
+                scales.assign(t.f->begin(), t.f->end());
+        }
+        if (!scales.empty() && scales.size() != rank)
+            throw opError(p_, g, "scales has " + std::to_string(scales.size()) + " entries for rank " + std::to_string(rank));
+        const model::ResizeAxis base = model::resizeSampling(
+            p_.opsetVersion, g.strings.count("mode") ? g.strings.at("mode") : "",
+            g.strings.count("coordinate_transformation_mode") ? g.strings.at("coordinate_transformation_mode") : "",
+            g.strings.count("nearest_mode") ? g.strings.at("nearest_mode") : "");
+        int cur = x;
+        Shape cs = xs;
+        std::vector<size_t> resized;
+        for (size_t d = 0; d < rank; ++d)
+            if (xs[d] != ys[d] || (!scales.empty() && scales[d] != 1.0))
+                resized.push_back(d);
+        if (resized.empty()) {
+            emit("Reshape", g, "view", {x}, ys, y);
+            return;
+        }
+        for (size_t k = 0; k < resized.size(); ++k) {
+            const size_t d = resized[k];
+            model::ResizeAxis a = base;
+            a.inSize = xs[d];
+            a.outSize = ys[d];
+            a.scale = scales.empty() ? static_cast<double>(a.outSize) / static_cast<double>(std::max<int64_t>(1, a.inSize)) : scales[d];
+            const std::vector<double> w = model::resizeWeights(a);
+            if (w.empty())
+                throw opError(p_, g, "mode '" + a.mode + "' with coordinate_transformation_mode '" + a.coordinateMode + "' is not supported");
+            const bool lastStep = k + 1 == resized.size();
+            Shape next = cs;
+            next[d] = a.outSize;
+            const std::string tag = "axis" + std::to_string(d);
+            if (d + 1 == rank) {
+                std::vector<float> wt(static_cast<size_t>(a.inSize * a.outSize));
+                for (int64_t o = 0; o < a.outSize; ++o)
+                    for (int64_t i = 0; i < a.inSize; ++i)
+                        wt[i * a.outSize + o] = static_cast<float>(w[o * a.inSize + i]);
+                const int wc = rw_.constantVector(g.name + "/" + tag + "_weights", {a.inSize, a.outSize}, std::move(wt));
+                cur = emit("MatMul", g, tag, {cur, wc}, next, lastStep ? y : -1);
+            } else {
+                int64_t outer = 1, inner = 1;
+                for (size_t j = 0; j < d; ++j)
+                    outer *= cs[j];
+                for (size_t j = d + 1; j < rank; ++j)
+                    inner *= cs[j];
+                std::vector<float> wf(w.begin(), w.end());
+                const int wc = rw_.constantVector(g.name + "/" + tag + "_weights", {a.outSize, a.inSize}, std::move(wf));
+                const int v = emit("Reshape", g, tag + "_view", {cur}, {outer, a.inSize, inner});
+                const int mm = emit("MatMul", g, tag, {wc, v}, {outer, a.outSize, inner});
+                cur = emit("Reshape", g, tag + "_unview", {mm}, next, lastStep ? y : -1);
+            }
+            cs = next;
+        }
     }
 
     // Split -> one Slice (a view) per output.

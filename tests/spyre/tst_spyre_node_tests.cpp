@@ -51,7 +51,7 @@ private slots:
             try {
                 data = model::readTestDataSet(QDir(dir).filePath(QStringLiteral("test_data_set_0")).toStdString());
                 graph = model::loadModel(QDir(dir).filePath(QStringLiteral("model.onnx")).toStdString(),
-                                         model::bindIntegerInputs(data));
+                                         test::nodeTestLoadOptions(data, QDir(dir).filePath(QStringLiteral("model.onnx")).toStdString()));
             } catch (const std::exception&) {
                 ++rejectedByLoader;   // unsupported op or form: the loader's own suite covers these
                 continue;

@@ -50,7 +50,7 @@ private slots:
             model::TestDataSet data;
             try {
                 data = model::readTestDataSet(QDir(dir).filePath(QStringLiteral("test_data_set_0")).toStdString());
-                graph = model::loadModel(QDir(dir).filePath(QStringLiteral("model.onnx")).toStdString(), model::bindIntegerInputs(data));
+                graph = model::loadModel(QDir(dir).filePath(QStringLiteral("model.onnx")).toStdString(), test::nodeTestLoadOptions(data, QDir(dir).filePath(QStringLiteral("model.onnx")).toStdString()));
             } catch (const std::exception&) {
                 continue;   // not a supported op: the loader's suite covers these
             }
