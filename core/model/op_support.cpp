@@ -218,6 +218,8 @@ const std::vector<OpSupport>& table()
         {"Dropout", Role::Compute, {"ratio", "seed", "is_test"}, "inference only: rewritten to Identity by the loader (training_mode must be constant false)", checkDropout},
         // Convolution and pooling
         {"Conv", Role::Compute, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}, "N-d, groups, dilations", checkConv},
+        {"ConvTranspose", Role::Compute, {"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads", "strides"},
+         "N-d, groups, dilations, output_padding, output_shape", checkConv},
         {"MaxPool", Role::Compute, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}, "no Indices output", checkMaxPool},
         {"AveragePool", Role::Compute, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides", "dilations"}, "", checkAveragePool},
         {"GlobalAveragePool", Role::Compute, {}, "", nullptr},

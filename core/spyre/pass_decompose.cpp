@@ -1,6 +1,7 @@
 #include "core/spyre/pass_decompose.h"
 
 #include "core/common/diagnostics.h"
+#include "core/model/conv_transpose.h"
 #include "core/model/resize_weights.h"
 #include "core/spyre/graph_rewriter.h"
 
@@ -125,6 +126,8 @@ private:
             batchNorm(g);
         else if (t == "Conv")
             conv(g);
+        else if (t == "ConvTranspose")
+            convTranspose(g);
         else if (t == "MaxPool" || t == "AveragePool")
             pool(g, t == "MaxPool");
         else if (t == "GlobalAveragePool" || t == "GlobalMaxPool")
@@ -517,6 +520,111 @@ private:
             const int bv = emit("Reshape", g, "bias_view", {g.inputs[2]}, bs);
             emit("Add", g, "bias", {y, bv}, ys, g.outputs.at(0));
         }
+    }
+
+    // ConvTranspose -> a Conv (stride 1) over x with stride - 1 zeros between its elements, padded by dilation
+    // (kernel - 1) minus the transposed pads (plus output_padding at the end; negative pads crop), with the kernel
+    // flipped and, per group, its two channel axes swapped.
+    void convTranspose(const GraphOp& g)
+    {
+        const int x = g.inputs.at(0), w = g.inputs.at(1), y = g.outputs.at(0);
+        const Shape xs = shapeOf(x), ws = shapeOf(w), ys = shapeOf(y);
+        if (xs.size() < 3 || ws.size() != xs.size() || ys.size() != xs.size())
+            throw opError(p_, g, "expects N x C x spatial input and C x M/group x kernel weight");
+        const size_t n = xs.size() - 2;
+        const int64_t group = g.intAttr("group", 1), N = xs[0], C = xs[1];
+        if (group < 1 || C % group != 0 || ws[0] != C)
+            throw opError(p_, g, "attribute 'group' = " + std::to_string(group) + " does not fit " + std::to_string(C) + " input channels");
+        const int64_t mg = ws[1], M = mg * group, cg = C / group;
+        const Shape inSpatial(xs.begin() + 2, xs.end());
+        const std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
+        auto ints = [&](const char* key) { return g.ints.count(key) ? g.ints.at(key) : std::vector<int64_t>{}; };
+        const model::ConvTransposeGeometry t = model::convTransposeGeometry(
+            inSpatial, kernel, ints("strides"), ints("dilations"), ints("output_padding"), ints("pads"),
+            g.strings.count("auto_pad") ? g.strings.at("auto_pad") : "NOTSET", ints("output_shape"));
+        if (!t.error.empty())
+            throw opError(p_, g, t.error);
+        if (t.outSpatial != Shape(ys.begin() + 2, ys.end()))
+            throw opError(p_, g, "the output " + shapeText(ys) + " does not match the attributes (spatial " + shapeText(t.outSpatial) + ")");
+        // 1. Zeros between the elements: [N, C, i1, 1, i2, 1, ...] padded to [N, C, i1, s1, ...], flattened, trimmed.
+        int z = x;
+        bool strided = false;
+        for (int64_t s : t.strides)
+            strided = strided || s > 1;
+        if (strided) {
+            Shape spread{N, C}, wide{N, C}, flat{N, C};
+            std::vector<int64_t> pads(2 * (2 + 2 * n), 0);
+            for (size_t d = 0; d < n; ++d) {
+                spread.insert(spread.end(), {inSpatial[d], 1});
+                wide.insert(wide.end(), {inSpatial[d], t.strides[d]});
+                flat.push_back(inSpatial[d] * t.strides[d]);
+                pads[(2 + 2 * n) + 3 + 2 * d] = t.strides[d] - 1;
+            }
+            const int v = emit("Reshape", g, "spread", {x}, spread);
+            const int pc = emit("PadConstant", g, "zeros", {v}, wide);
+            out.back().ints["pads"] = pads;
+            out.back().floats["value"] = 0.0;
+            z = emit("Reshape", g, "interleaved", {pc}, flat);
+            for (size_t d = 0; d < n; ++d)
+                if (t.strides[d] > 1)
+                    z = sliceAlong(g, "trim" + std::to_string(d), z, static_cast<int>(d + 2), 0, (inSpatial[d] - 1) * t.strides[d] + 1, 1);
+        }
+        // 2. The conv's pads; a negative one crops z instead.
+        std::vector<int64_t> convPads(2 * n, 0);
+        for (size_t d = 0; d < n; ++d) {
+            int64_t b = t.dilations[d] * (kernel[d] - 1) - t.padBegin[d];
+            int64_t e = t.dilations[d] * (kernel[d] - 1) - t.padEnd[d] + t.outputPadding[d];
+            if (b < 0 || e < 0) {
+                const int64_t len = shapeOf(z)[d + 2];
+                const int64_t cb = std::max<int64_t>(0, -b), ce = std::max<int64_t>(0, -e);
+                z = sliceAlong(g, "crop" + std::to_string(d), z, static_cast<int>(d + 2), cb, len - cb - ce, 1);
+                b = std::max<int64_t>(0, b);
+                e = std::max<int64_t>(0, e);
+            }
+            convPads[d] = b;
+            convPads[d + n] = e;
+        }
+        // 3. The kernel as a Conv weight [M, C/group, k...]: channel axes swapped per group, spatial axes reversed.
+        Shape cw{M, cg};
+        cw.insert(cw.end(), kernel.begin(), kernel.end());
+        int wc;
+        const GraphTensor& wt = p_.tensors[w];
+        const int64_t taps = shapeProduct(Shape(kernel.begin(), kernel.end()));
+        if (wt.isConstant && wt.f) {
+            std::vector<float> data(static_cast<size_t>(M * cg * taps));
+            for (int64_t c = 0; c < C; ++c)
+                for (int64_t m = 0; m < mg; ++m)
+                    for (int64_t k = 0; k < taps; ++k) {
+                        const int64_t grp = c / cg;
+                        data[((grp * mg + m) * cg + c % cg) * taps + (taps - 1 - k)] = (*wt.f)[(c * mg + m) * taps + k];
+                    }
+            wc = rw_.constantVector(g.name + "/conv_weight", cw, std::move(data));
+        } else {
+            Shape grouped{group, cg, mg}, swapped{group, mg, cg};
+            grouped.insert(grouped.end(), kernel.begin(), kernel.end());
+            swapped.insert(swapped.end(), kernel.begin(), kernel.end());
+            const int gv = emit("Reshape", g, "weight_groups", {w}, grouped);
+            const int tr = emit("Transpose", g, "weight_swap", {gv}, swapped);
+            std::vector<int64_t> perm{0, 2, 1};
+            for (size_t d = 0; d < n; ++d)
+                perm.push_back(static_cast<int64_t>(3 + d));
+            out.back().ints["perm"] = perm;
+            wc = emit("Reshape", g, "weight_joined", {tr}, cw);
+            for (size_t d = 0; d < n; ++d)
+                wc = sliceAlong(g, "weight_flip" + std::to_string(d), wc, static_cast<int>(d + 2), kernel[d] - 1, kernel[d], -1);
+        }
+        // 4. The Conv itself, labelled as the ConvTranspose it comes from.
+        GraphOp conv2 = g;
+        conv2.inputs = {z, wc};
+        if (g.inputs.size() > 2 && g.inputs[2] >= 0)
+            conv2.inputs.push_back(g.inputs[2]);
+        conv2.ints.clear();
+        conv2.strings.clear();
+        conv2.ints["group"] = {group};
+        conv2.ints["dilations"] = t.dilations;
+        conv2.ints["pads"] = convPads;
+        conv2.ints["strides"] = std::vector<int64_t>(n, 1);
+        conv(conv2);
     }
 
     void pool(const GraphOp& g, bool max)

@@ -224,6 +224,42 @@ g (float[2, 8, 6, 6] x, float[8, 1, 3, 3] wd, float[8] bd, float[6, 4, 1, 1] wg)
         QVERIFY2(problem.empty(), problem.c_str());
     }
 
+    void convTransposeWithConstantGroupedWeights()
+    {
+        // A UNet-style 2x upsampling: stride 2, pads 1, output_padding 1, group 2, weights a constant (the node tests
+        // feed W at run time, so this is the path that flips and regroups the weight at compile time).
+        std::string w;
+        for (int k = 0; k < 4 * 3 * 3 * 3; ++k)
+            w += (k ? ", " : "") + std::to_string(((k * 37) % 17 - 8) / 16.0);
+        const std::string text = R"(<
+  ir_version: 7,
+  opset_import: ["" : 13]
+>
+g (float[2, 4, 5, 6] x, float[6] b) => (float[2, 6, 10, 12] y)
+{
+  w = Constant<value = float[4, 3, 3, 3] {)" + w + R"(}>()
+  y = ConvTranspose<group = 2, strides = [2, 2], pads = [1, 1, 1, 1], output_padding = [1, 1]>(x, w, b)
+}
+)";
+        const model::ModelGraph g = model::loadModelFromText(text, "convtranspose.onnxtxt");
+        std::vector<model::HostTensor> in;
+        for (size_t k = 0; k < g.inputs.size(); ++k)
+            in.push_back(randomTensor(g.values[g.inputs[k]], 30 + static_cast<unsigned>(k), -1.0f, 1.0f));
+        std::vector<model::HostTensor> ref;
+        const std::string problem = checkAllLayers(g, in, ref);
+        QVERIFY2(problem.empty(), problem.c_str());
+        // One output by hand: y[1, 4, 3, 7] (group 1: input channels 2, 3; its output channel 4 - 3 = 1).
+        double acc = in[1].f[4];
+        for (int c = 2; c < 4; ++c)
+            for (int i = 0; i < 5; ++i)
+                for (int j = 0; j < 6; ++j)
+                    for (int a = 0; a < 3; ++a)
+                        for (int bb = 0; bb < 3; ++bb)
+                            if (i * 2 + a - 1 == 3 && j * 2 + bb - 1 == 7)
+                                acc += static_cast<double>(in[0].f[((1 * 4 + c) * 5 + i) * 6 + j]) * (((((c * 3 + 1) * 3 + a) * 3 + bb) * 37) % 17 - 8) / 16.0;
+        QVERIFY2(std::fabs(ref[0].f[((1 * 6 + 4) * 10 + 3) * 12 + 7] - acc) < 1e-5, qPrintable(QString::number(acc)));
+    }
+
     void opset18LoadsByRewriting()
     {
         // Opset 18 forms: reduction axes as an input, noop_with_empty_axes, Split's num_outputs (uneven: 5 -> 3 + 2).
