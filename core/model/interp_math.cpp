@@ -1,10 +1,12 @@
 // Matrix products, softmax, normalisations and reductions of the reference interpreter.
 // Accumulation is in double: the reference should be closer to the exact result than anything it checks.
+#include "core/model/einsum.h"
 #include "core/model/interp_ops.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace spyglass::model::interp {
 
@@ -226,6 +228,80 @@ std::vector<HostTensor> opBatchNorm(const OpContext& c)
     return {y};
 }
 
+// Einsum by its definition: every combination of the labels, the product of the operands summed into the output.
+std::vector<HostTensor> opEinsum(const OpContext& c)
+{
+    std::vector<int64_t> ranks;
+    for (size_t k = 0; k < c.inputCount(); ++k) {
+        requireFloating(c, c.input(k), "operand");
+        ranks.push_back(static_cast<int64_t>(c.input(k).shape.size()));
+    }
+    const EinsumSpec spec = parseEinsum(attrString(c.node, "equation", ""), ranks);
+    if (!spec.error.empty())
+        c.fail("equation: " + spec.error);
+    std::string labels = spec.output;
+    for (const std::string& s : spec.inputs)
+        for (char l : s)
+            if (labels.find(l) == std::string::npos)
+                labels += l;
+    std::map<char, int64_t> size;
+    for (size_t k = 0; k < spec.inputs.size(); ++k)
+        for (size_t d = 0; d < spec.inputs[k].size(); ++d) {
+            const char l = spec.inputs[k][d];
+            const int64_t n = c.input(k).shape[d];
+            auto [it, fresh] = size.emplace(l, n);
+            if (!fresh && it->second != n) {
+                if (it->second != 1 && n != 1)
+                    c.fail(std::string("label '") + l + "' has sizes " + std::to_string(it->second) + " and " + std::to_string(n));
+                it->second = std::max(it->second, n);
+            }
+        }
+    Shape outShape;
+    for (char l : spec.output)
+        outShape.push_back(size.at(l));
+    checkDataShape(c, outShape, "output");
+    // Strides of every label in every operand (0 where broadcast or absent) and in the output.
+    const size_t L = labels.size();
+    std::vector<int64_t> extent(L);
+    for (size_t j = 0; j < L; ++j)
+        extent[j] = size.at(labels[j]);
+    int64_t points = 1;
+    for (int64_t e : extent)
+        points = e == 0 ? 0 : points * e;
+    if (points > (int64_t{1} << 31))
+        c.fail("more than 2^31 index combinations");
+    std::vector<std::vector<int64_t>> stride(spec.inputs.size() + 1, std::vector<int64_t>(L, 0));
+    for (size_t k = 0; k <= spec.inputs.size(); ++k) {
+        const std::string& s = k < spec.inputs.size() ? spec.inputs[k] : spec.output;
+        const Shape& shape = k < spec.inputs.size() ? c.input(k).shape : outShape;
+        const auto st = stridesOf(shape);
+        for (size_t d = 0; d < s.size(); ++d)
+            if (shape[d] != 1)
+                stride[k][labels.find(s[d])] += st[d];
+    }
+    std::vector<double> acc(static_cast<size_t>(elementCount(outShape)), 0.0);
+    std::vector<int64_t> idx(L, 0), off(stride.size(), 0);
+    for (int64_t p = 0; p < points; ++p) {
+        double v = 1;
+        for (size_t k = 0; k < spec.inputs.size(); ++k)
+            v *= c.input(k).f[off[k]];
+        acc[off.back()] += v;
+        for (int j = static_cast<int>(L) - 1; j >= 0; --j) {
+            for (size_t k = 0; k < stride.size(); ++k)
+                off[k] += stride[k][j];
+            if (++idx[j] < extent[j])
+                break;
+            for (size_t k = 0; k < stride.size(); ++k)
+                off[k] -= stride[k][j] * extent[j];
+            idx[j] = 0;
+        }
+    }
+    HostTensor y = makeLike(c.input(0).dtype, outShape);
+    for (size_t k = 0; k < acc.size(); ++k)
+        y.f[k] = static_cast<float>(acc[k]);
+    return {y};
+}
+
 // InstanceNormalization: per (n, c), normalise over the spatial dims, then scale[c] and B[c].
 std::vector<HostTensor> opInstanceNorm(const OpContext& c)
 {
@@ -424,7 +500,7 @@ const OpTable& mathOps()
         {"ReduceMean", opReduceMean}, {"ReduceMax", opReduceMax}, {"ReduceMin", opReduceMin}, {"ReduceProd", opReduceProd},
         {"ReduceL1", opReduceL1}, {"ReduceL2", opReduceL2}, {"ReduceSumSquare", opReduceSumSquare},
         {"ReduceLogSum", opReduceLogSum}, {"ReduceLogSumExp", opReduceLogSumExp}, {"ArgMax", opArgMax}, {"ArgMin", opArgMin},
-        {"CumSum", opCumSum}, {"InstanceNormalization", opInstanceNorm},
+        {"CumSum", opCumSum}, {"InstanceNormalization", opInstanceNorm}, {"Einsum", opEinsum},
     };
     return ops;
 }

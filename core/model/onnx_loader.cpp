@@ -503,7 +503,8 @@ ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::s
         // Folding can make more shapes static and static shapes can make more Shape ops foldable.
         for (int round = 0; round < 16; ++round) {
             inferShapes(m, file);
-            if (!import::foldConstants(m, opset, constants))
+            const bool folded = import::foldConstants(m, opset, constants);
+            if (!import::completeShapes(m) && !folded)
                 break;
         }
         return buildGraph(m, opset, constants, declared, file);

@@ -4,6 +4,7 @@
 #include "core/model/onnx_tensor.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace spyglass::model {
 
@@ -114,6 +115,25 @@ void checkResize(const Node& n, int64_t)
     checkOneOf(n, "nearest_mode", {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}, "round_prefer_floor");
 }
 
+void checkEinsum(const Node& n, int64_t)
+{
+    const std::string eq = attrString(n, "equation", "");
+    const std::string lhs = eq.substr(0, eq.find("->"));
+    std::string term;
+    for (size_t k = 0; k <= lhs.size(); ++k) {
+        if (k == lhs.size() || lhs[k] == ',') {
+            for (char c : term)
+                if (std::isalpha(static_cast<unsigned char>(c)) && std::count(term.begin(), term.end(), c) > 1)
+                    unsupportedAttr(n, "equation", "'" + eq + "' repeats label '" + std::string(1, c) + "' within one operand (a diagonal); that is not supported");
+            term.clear();
+        } else {
+            term += lhs[k];
+        }
+    }
+    if (n.inputs.size() > 2)
+        unsupportedAttr(n, "equation", "with " + std::to_string(n.inputs.size()) + " operands is not supported (one or two)");
+}
+
 void checkConstant(const Node& n, int64_t)
 {
     for (const char* a : {"sparse_value", "value_string", "value_strings"})
@@ -126,6 +146,7 @@ const std::vector<OpSupport>& table()
     static const std::vector<OpSupport> ops = {
         // Matrix products
         {"MatMul", Role::Compute, {}, "batched, numpy broadcasting of batch dimensions, 1-D operands", nullptr},
+        {"Einsum", Role::Compute, {"equation"}, "one or two operands, ellipsis; no repeated label within an operand (diagonals)", checkEinsum},
         {"Gemm", Role::Compute, {"alpha", "beta", "transA", "transB"}, "C optional, unidirectional broadcast of C", nullptr},
         // Binary elementwise (numpy broadcasting)
         {"Add", Role::Compute, {}, "", nullptr},

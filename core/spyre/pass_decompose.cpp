@@ -2,6 +2,7 @@
 
 #include "core/common/diagnostics.h"
 #include "core/model/conv_transpose.h"
+#include "core/model/einsum.h"
 #include "core/model/resize_weights.h"
 #include "core/spyre/graph_rewriter.h"
 
@@ -138,6 +139,8 @@ private:
             elu(g);
         else if (t == "Softplus" || t == "Softsign" || t == "ThresholdedRelu")
             smoothActivation(g);
+        else if (t == "Einsum")
+            einsum(g);
         else if (t == "Resize" || t == "Upsample")
             resize(g);
         else if (t == "Split")
@@ -796,6 +799,112 @@ private:
         out.back().ints["axes"] = {axis};
         out.back().ints["steps"] = {step};
         return r;
+    }
+
+    // `x` (labelled `labels`) with its dims reordered to `order`: a Transpose, or nothing when already in order.
+    int permuted(const GraphOp& g, const std::string& suffix, int x, const std::string& labels, const std::string& order)
+    {
+        if (labels == order)
+            return x;
+        std::vector<int64_t> perm;
+        Shape shape;
+        for (char l : order) {
+            perm.push_back(static_cast<int64_t>(labels.find(l)));
+            shape.push_back(shapeOf(x)[perm.back()]);
+        }
+        const int r = emit("Transpose", g, suffix, {x}, shape);
+        out.back().ints["perm"] = perm;
+        return r;
+    }
+
+    // Einsum (einsum.h reads the equation): labels in one operand only and not in the output are summed first; one
+    // operand is then a transpose; two are a batched MatMul [batch, left, K] x [batch, K, right] (batch: labels in
+    // both and the output, K: in both only), reshaped and transposed to the output.
+    void einsum(const GraphOp& g)
+    {
+        count(g);
+        const int y = g.outputs.at(0);
+        const Shape ys = shapeOf(y);
+        std::vector<int> in;
+        std::vector<int64_t> ranks;
+        for (int v : g.inputs) {
+            in.push_back(v);
+            ranks.push_back(static_cast<int64_t>(shapeOf(v).size()));
+        }
+        const model::EinsumSpec spec = model::parseEinsum(g.strings.count("equation") ? g.strings.at("equation") : "", ranks);
+        if (!spec.error.empty())
+            throw opError(p_, g, "equation: " + spec.error);
+        if (in.empty() || in.size() > 2)
+            throw opError(p_, g, "has " + std::to_string(in.size()) + " operands; one or two are supported");
+        std::vector<std::string> labels = spec.inputs;
+        auto usedElsewhere = [&](char l, size_t k) {
+            if (spec.output.find(l) != std::string::npos)
+                return true;
+            for (size_t j = 0; j < labels.size(); ++j)
+                if (j != k && labels[j].find(l) != std::string::npos)
+                    return true;
+            return false;
+        };
+        for (size_t k = 0; k < in.size(); ++k) {
+            std::vector<int> axes;
+            std::string kept;
+            for (size_t d = 0; d < labels[k].size(); ++d) {
+                if (usedElsewhere(labels[k][d], k))
+                    kept += labels[k][d];
+                else
+                    axes.push_back(static_cast<int>(d));
+            }
+            if (axes.empty())
+                continue;
+            const int r = emit("ReduceSum", g, "sum" + std::to_string(k), {in[k]}, reducedShape(shapeOf(in[k]), axes, false));
+            out.back().ints["axes"] = std::vector<int64_t>(axes.begin(), axes.end());
+            out.back().ints["keepdims"] = {0};
+            in[k] = r;
+            labels[k] = kept;
+        }
+        if (in.size() == 1) {
+            const int t = permuted(g, "transpose", in[0], labels[0], spec.output);
+            emit("Reshape", g, "einsum", {t}, ys, y);
+            return;
+        }
+        const std::string& a = labels[0];
+        const std::string& b = labels[1];
+        std::string batch, left, right, contracted;
+        for (char l : spec.output) {
+            const bool inA = a.find(l) != std::string::npos, inB = b.find(l) != std::string::npos;
+            (inA && inB ? batch : inA ? left : right) += l;
+        }
+        for (char l : a)
+            if (b.find(l) != std::string::npos && spec.output.find(l) == std::string::npos)
+                contracted += l;
+        auto sizeOf = [&](int v, const std::string& ls, char l) { return shapeOf(v)[ls.find(l)]; };
+        auto product = [&](int v, const std::string& ls, const std::string& which) {
+            int64_t n = 1;
+            for (char l : which)
+                n *= sizeOf(v, ls, l);
+            return n;
+        };
+        Shape aShape, bShape, mmShape;
+        for (char l : batch) {
+            aShape.push_back(sizeOf(in[0], a, l));
+            bShape.push_back(sizeOf(in[1], b, l));
+            mmShape.push_back(std::max(aShape.back(), bShape.back()));
+        }
+        const int64_t L = product(in[0], a, left), K = product(in[0], a, contracted), R = product(in[1], b, right);
+        aShape.insert(aShape.end(), {L, K});
+        bShape.insert(bShape.end(), {K, R});
+        mmShape.insert(mmShape.end(), {L, R});
+        const int av = emit("Reshape", g, "a_view", {permuted(g, "a_order", in[0], a, batch + left + contracted)}, aShape);
+        const int bv = emit("Reshape", g, "b_view", {permuted(g, "b_order", in[1], b, batch + contracted + right)}, bShape);
+        const int mm = emit("MatMul", g, "mm", {av, bv}, mmShape);
+        Shape unflat(mmShape.begin(), mmShape.begin() + static_cast<long>(batch.size()));
+        for (char l : left)
+            unflat.push_back(sizeOf(in[0], a, l));
+        for (char l : right)
+            unflat.push_back(sizeOf(in[1], b, l));
+        const int uv = emit("Reshape", g, "unflatten", {mm}, unflat);
+        const int t = permuted(g, "out_order", uv, batch + left + right, spec.output);
+        emit("Reshape", g, "einsum", {t}, ys, y);
     }
 
     // Resize/Upsample -> per resized axis one MatMul with the constant sampling matrix of resize_weights.h (the

@@ -840,9 +840,13 @@ private:
         if (!views_[t])
             throw InputError(SourceLocation{p_.sourcePath, 0, 0}, "graph output '" + gt.name + "' is never computed");
         View v = *views_[t];
+        // A view of an intermediate (a decomposition ending in a Reshape) is the output itself; its dtype is the
+        // output's when both are floating (the device holds them alike), else a copy converts.
+        auto floating = [](const std::string& d) { return d == "float32" || d == "float16" || d == "float64"; };
         const bool ownBuffer = !v.scalar && v.offset == 0 && v.contiguous() &&
                                shapeProduct(p_.buffers[v.buffer].shape) == shapeProduct(v.shape) &&
-                               p_.buffers[v.buffer].kind == BufferKind::Intermediate;
+                               p_.buffers[v.buffer].kind == BufferKind::Intermediate &&
+                               (p_.buffers[v.buffer].dtype == gt.dtype || (floating(p_.buffers[v.buffer].dtype) && floating(gt.dtype)));
         if (!ownBuffer) {
             GraphOp g;
             g.name = gt.name;
@@ -856,6 +860,7 @@ private:
         }
         Buffer& b = p_.buffers[v.buffer];
         b.kind = BufferKind::Output;
+        b.dtype = gt.dtype;
         b.origin = gt.name;
         b.shape = gt.shape;
         b.strides = contiguousStrides(gt.shape);

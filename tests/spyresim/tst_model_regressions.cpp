@@ -260,6 +260,42 @@ g (float[2, 4, 5, 6] x, float[6] b) => (float[2, 6, 10, 12] y)
         QVERIFY2(std::fabs(ref[0].f[((1 * 6 + 4) * 10 + 3) * 12 + 7] - acc) < 1e-5, qPrintable(QString::number(acc)));
     }
 
+    void einsumAttentionPatterns()
+    {
+        // The two einsums of attention code, against the same computation written with MatMul and Transpose.
+        const model::ModelGraph g = model::loadModelFromText(R"(<
+  ir_version: 7,
+  opset_import: ["" : 13]
+>
+g (float[2, 3, 5, 8] q, float[2, 3, 7, 8] k, float[2, 3, 7, 8] v) => (float[2, 3, 5, 8] o, float[2, 3, 5, 8] o2, float[2, 3, 5] s)
+{
+  scores = Einsum<equation = "bhid,bhjd->bhij">(q, k)
+  o = Einsum<equation = "bhij,bhjd->bhid">(scores, v)
+  kt = Transpose<perm = [0, 1, 3, 2]>(k)
+  scores2 = MatMul(q, kt)
+  o2 = MatMul(scores2, v)
+  s = Einsum<equation = "...id->...i">(q)
+}
+)", "einsum.onnxtxt");
+        std::vector<model::HostTensor> in;
+        for (size_t k = 0; k < g.inputs.size(); ++k)
+            in.push_back(randomTensor(g.values[g.inputs[k]], 40 + static_cast<unsigned>(k), -1.0f, 1.0f));
+        std::vector<model::HostTensor> ref;
+        const std::string problem = checkAllLayers(g, in, ref);
+        QVERIFY2(ref.size() == 3, problem.c_str());
+        const auto same = model::compareTensors(ref[0], ref[1], 1e-5, 1e-5);
+        QVERIFY2(same.ok, same.summary("einsum vs matmul").c_str());
+        for (int b = 0; b < 2; ++b)
+            for (int h = 0; h < 3; ++h)
+                for (int i = 0; i < 5; ++i) {
+                    double sum = 0;
+                    for (int d = 0; d < 8; ++d)
+                        sum += in[0].f[((b * 3 + h) * 5 + i) * 8 + d];
+                    QVERIFY(std::fabs(ref[2].f[(b * 3 + h) * 5 + i] - sum) < 1e-5);
+                }
+        QVERIFY2(problem.empty(), problem.c_str());
+    }
+
     void opset18LoadsByRewriting()
     {
         // Opset 18 forms: reduction axes as an input, noop_with_empty_axes, Split's num_outputs (uneven: 5 -> 3 + 2).
