@@ -30,6 +30,7 @@ const OpTable& elementwiseOps();   // interp_elementwise.cpp
 const OpTable& tensorOps();        // interp_tensor.cpp
 const OpTable& mathOps();          // interp_math.cpp (MatMul, Gemm, Softmax, norms, reductions)
 const OpTable& convPoolOps();      // interp_convpool.cpp
+const OpTable& recurrentOps();     // interp_recurrent.cpp (RNN, GRU, LSTM)
 
 HostTensor makeLike(DType dtype, const Shape& shape);
 std::vector<int64_t> stridesOf(const Shape& s);   // row-major element strides

@@ -134,6 +134,18 @@ void checkEinsum(const Node& n, int64_t)
         unsupportedAttr(n, "equation", "with " + std::to_string(n.inputs.size()) + " operands is not supported (one or two)");
 }
 
+void checkRecurrent(const Node& n, int64_t)
+{
+    for (const std::string& a : attrStrings(n, "activations"))
+        if (a != "Sigmoid" && a != "Tanh" && a != "Relu")
+            unsupportedAttr(n, "activations", "contains '" + a + "' (Sigmoid, Tanh and Relu are supported)");
+    if (hasAttribute(n, "activation_alpha") || hasAttribute(n, "activation_beta"))
+        unsupportedAttr(n, hasAttribute(n, "activation_alpha") ? "activation_alpha" : "activation_beta", "is not supported");
+    if (attrInt(n, "input_forget", 0) != 0)
+        unsupportedAttr(n, "input_forget", "= 1 is not supported");
+    checkOneOf(n, "direction", {"forward", "reverse", "bidirectional"}, "forward");
+}
+
 void checkConstant(const Node& n, int64_t)
 {
     for (const char* a : {"sparse_value", "value_string", "value_strings"})
@@ -237,6 +249,13 @@ const std::vector<OpSupport>& table()
         {"Expand", Role::Compute, {}, "shape input must fold to a constant", nullptr},
         {"Identity", Role::Compute, {}, "", nullptr},
         {"Dropout", Role::Compute, {"ratio", "seed", "is_test"}, "inference only: rewritten to Identity by the loader (training_mode must be constant false)", checkDropout},
+        // Recurrent nets (unrolled by the Spyre compiler)
+        {"RNN", Role::Compute, {"activations", "clip", "direction", "hidden_size", "layout", "activation_alpha", "activation_beta"},
+         "static sequence length; sequence_lens, if given, all full", checkRecurrent},
+        {"GRU", Role::Compute, {"activations", "clip", "direction", "hidden_size", "layout", "linear_before_reset", "activation_alpha", "activation_beta"},
+         "as RNN", checkRecurrent},
+        {"LSTM", Role::Compute, {"activations", "clip", "direction", "hidden_size", "input_forget", "layout", "activation_alpha", "activation_beta"},
+         "as RNN; peepholes", checkRecurrent},
         // Convolution and pooling
         {"Conv", Role::Compute, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}, "N-d, groups, dilations", checkConv},
         {"ConvTranspose", Role::Compute, {"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads", "strides"},

@@ -129,7 +129,7 @@ interp::OpFn findOp(const std::string& op)
 {
     if (op == "Dropout")
         return evalDropout;
-    for (const interp::OpTable* table : {&interp::elementwiseOps(), &interp::tensorOps(), &interp::mathOps(), &interp::convPoolOps()}) {
+    for (const interp::OpTable* table : {&interp::elementwiseOps(), &interp::tensorOps(), &interp::mathOps(), &interp::convPoolOps(), &interp::recurrentOps()}) {
         const auto it = table->find(op);
         if (it != table->end())
             return it->second;

@@ -141,6 +141,8 @@ private:
             smoothActivation(g);
         else if (t == "Einsum")
             einsum(g);
+        else if (t == "RNN" || t == "GRU" || t == "LSTM")
+            recurrent(g);
         else if (t == "Resize" || t == "Upsample")
             resize(g);
         else if (t == "Split")
@@ -799,6 +801,195 @@ private:
         out.back().ints["axes"] = {axis};
         out.back().ints["steps"] = {step};
         return r;
+    }
+
+    // RNN/GRU/LSTM unrolled over the static sequence: x W^T (+ both biases) for every step in one MatMul, then per step
+    // h R^T, the gates as column slices, their activations and the state update (ONNX's equations, gate order i o f c
+    // for LSTM, z r h for GRU); Y concatenates the steps' h. In the IR each step is its own ops, named .../t<step>.
+    void recurrent(const GraphOp& g)
+    {
+        count(g);
+        const std::string& type = g.opType;
+        const bool lstm = type == "LSTM", gru = type == "GRU";
+        auto input = [&](size_t k) { return k < g.inputs.size() ? g.inputs[k] : -1; };
+        int x = input(0);
+        const int w = input(1), r = input(2), b = input(3), lens = input(4), h0 = input(5), c0 = lstm ? input(6) : -1, peep = lstm ? input(7) : -1;
+        const bool batchFirst = g.intAttr("layout", 0) != 0;
+        const Shape xs = shapeOf(x);
+        const int64_t S = batchFirst ? xs[1] : xs[0], N = batchFirst ? xs[0] : xs[1], I = xs[2];
+        const Shape rs = shapeOf(r);
+        const int64_t H = g.intAttr("hidden_size", rs.at(2)), G = lstm ? 4 : gru ? 3 : 1;
+        const std::string direction = g.strings.count("direction") ? g.strings.at("direction") : "forward";
+        const int64_t D = direction == "bidirectional" ? 2 : 1;
+        if (lens >= 0) {
+            for (int64_t v : constInts(p_, g, 4))
+                if (v != S)
+                    throw opError(p_, g, "sequence_lens other than the full sequence length " + std::to_string(S) + " are not supported");
+        }
+        std::vector<std::string> acts;
+        if (g.strings.count("activations")) {
+            std::string list = g.strings.at("activations");
+            size_t start = 0;
+            while (start <= list.size()) {
+                const size_t comma = std::min(list.find(',', start), list.size());
+                acts.push_back(list.substr(start, comma - start));
+                start = comma + 1;
+            }
+        }
+        const std::vector<std::string> defaults = lstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+                                                  : gru ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                                                        : std::vector<std::string>{"Tanh"};
+        if (acts.empty())
+            for (int64_t d = 0; d < D; ++d)
+                acts.insert(acts.end(), defaults.begin(), defaults.end());
+        if (acts.size() != defaults.size() * static_cast<size_t>(D))
+            throw opError(p_, g, "attribute 'activations' has " + std::to_string(acts.size()) + " entries, expected " +
+                                     std::to_string(defaults.size() * D));
+        const bool hasClip = g.floats.count("clip") > 0;
+        const double clip = g.floatAttr("clip", 0.0);
+        const bool linearBeforeReset = g.intAttr("linear_before_reset", 0) != 0;
+        const int y = g.outputs.size() > 0 ? g.outputs[0] : -1, yh = g.outputs.size() > 1 ? g.outputs[1] : -1,
+                  yc = g.outputs.size() > 2 ? g.outputs[2] : -1;
+        if (batchFirst)
+            x = permuted(g, "time_major", x, "nsi", "sni");
+        const int x2 = emit("Reshape", g, "x_rows", {x}, {S * N, I});
+        auto act = [&](const std::string& name, int v, const std::string& tag) {
+            if (hasClip) {
+                v = emit("Clip", g, tag + "_clip", {v}, shapeOf(v));
+                out.back().floats["min"] = -clip;
+                out.back().floats["max"] = clip;
+            }
+            return emit(name, g, tag, {v}, shapeOf(v));
+        };
+        // [1, X, Y] slice k of a [D, X, Y] parameter, as [X, Y].
+        auto ofDirection = [&](int param, int64_t d, const std::string& tag) {
+            Shape ps = shapeOf(param);
+            const int sl = sliceAlong(g, tag, param, 0, d, 1, 1);
+            Shape flat(ps.begin() + 1, ps.end());
+            return emit("Reshape", g, tag + "_2d", {sl}, flat);
+        };
+        auto columns = [&](int v, int64_t from, int64_t count, const std::string& tag) {
+            return sliceAlong(g, tag, v, static_cast<int>(shapeOf(v).size() - 1), from, count, 1);
+        };
+        std::vector<std::vector<int>> hs(static_cast<size_t>(D), std::vector<int>(static_cast<size_t>(S), -1));
+        std::vector<int> lastH(static_cast<size_t>(D)), lastC(static_cast<size_t>(D));
+        for (int64_t d = 0; d < D; ++d) {
+            const std::string dt = "d" + std::to_string(d);
+            const bool reverse = direction == "reverse" || d == 1;
+            const std::string* a = &acts[static_cast<size_t>(d) * defaults.size()];
+            const int wd = ofDirection(w, d, dt + "_W"), rd = ofDirection(r, d, dt + "_R");
+            const int wt = permuted(g, dt + "_Wt", wd, "gi", "ig"), rt = permuted(g, dt + "_Rt", rd, "gh", "hg");
+            // x W^T + Wb + Rb for every step at once: [S * N, G H].
+            int xw = emit("MatMul", g, dt + "_xW", {x2, wt}, {S * N, G * H});
+            int rb = -1;
+            if (b >= 0) {
+                const int bd = emit("Reshape", g, dt + "_B", {sliceAlong(g, dt + "_Bd", b, 0, d, 1, 1)}, {2 * G * H});
+                const int wb = columns(bd, 0, G * H, dt + "_Wb");
+                rb = columns(bd, G * H, G * H, dt + "_Rb");
+                xw = emit("Add", g, dt + "_xW_b", {xw, wb}, {S * N, G * H});
+                xw = emit("Add", g, dt + "_xW_bb", {xw, rb}, {S * N, G * H});
+            }
+            const int xw3 = emit("Reshape", g, dt + "_xW_steps", {xw}, {S, N, G * H});
+            int h = h0 >= 0 ? ofDirection(h0, d, dt + "_h0") : -1;
+            int cst = c0 >= 0 ? ofDirection(c0, d, dt + "_c0") : -1;
+            int pi = -1, po = -1, pf = -1;
+            if (peep >= 0) {
+                const int pd = emit("Reshape", g, dt + "_P", {sliceAlong(g, dt + "_Pd", peep, 0, d, 1, 1)}, {3 * H});
+                pi = columns(pd, 0, H, dt + "_Pi");
+                po = columns(pd, H, H, dt + "_Po");
+                pf = columns(pd, 2 * H, H, dt + "_Pf");
+            }
+            const Shape nh{N, H};
+            for (int64_t step = 0; step < S; ++step) {
+                const int64_t t = reverse ? S - 1 - step : step;
+                const std::string tag = dt + "/t" + std::to_string(t);
+                const int xwt = emit("Reshape", g, tag + "_xW", {sliceAlong(g, tag + "_xW_row", xw3, 0, t, 1, 1)}, {N, G * H});
+                int gates = xwt, hr = -1;   // hr = h R^T, absent while h is zero
+                if (h >= 0) {
+                    hr = emit("MatMul", g, tag + "_hR", {h, rt}, {N, G * H});
+                    gates = emit("Add", g, tag + "_pre", {xwt, hr}, {N, G * H});
+                }
+                auto gate = [&](int64_t k, const std::string& name) { return columns(gates, k * H, H, tag + "_" + name); };
+                int hNew;
+                if (lstm) {
+                    int ig = gate(0, "i"), og = gate(1, "o"), fg = gate(2, "f"), cg = gate(3, "c");
+                    if (pi >= 0 && cst >= 0) {
+                        ig = emit("Add", g, tag + "_i_peep", {ig, emit("Mul", g, tag + "_Pi_c", {pi, cst}, nh)}, nh);
+                        fg = emit("Add", g, tag + "_f_peep", {fg, emit("Mul", g, tag + "_Pf_c", {pf, cst}, nh)}, nh);
+                    }
+                    const int i1 = act(a[0], ig, tag + "_i_act"), c1 = act(a[1], cg, tag + "_c_act");
+                    int cn = emit("Mul", g, tag + "_ic", {i1, c1}, nh);
+                    if (cst >= 0)   // the forget gate only matters once there is a cell state to forget
+                        cn = emit("Add", g, tag + "_C", {emit("Mul", g, tag + "_fC", {act(a[0], fg, tag + "_f_act"), cst}, nh), cn}, nh);
+                    if (po >= 0)
+                        og = emit("Add", g, tag + "_o_peep", {og, emit("Mul", g, tag + "_Po_c", {po, cn}, nh)}, nh);
+                    const int o1 = act(a[0], og, tag + "_o_act");
+                    hNew = emit("Mul", g, tag + "_H", {o1, act(a[2], cn, tag + "_C_act")}, nh);
+                    cst = cn;
+                } else if (gru) {
+                    const int z = act(a[0], gate(0, "z"), tag + "_z_act");
+                    const int rg = act(a[0], gate(1, "r"), tag + "_r_act");
+                    // The h gate: x W_h^T + Wb_h + Rb_h, plus (r h) R_h^T; with linear_before_reset r (h R_h^T + Rb_h)
+                    // instead, so Rb_h moves inside the gating.
+                    int pre = columns(xwt, 2 * H, H, tag + "_xh");
+                    const int rbh = rb >= 0 ? columns(rb, 2 * H, H, tag + "_Rb_h") : -1;
+                    if (linearBeforeReset) {
+                        int inner = h >= 0 ? columns(hr, 2 * H, H, tag + "_hRh") : -1;
+                        if (rbh >= 0) {
+                            pre = emit("Sub", g, tag + "_xh_only", {pre, rbh}, nh);
+                            inner = inner >= 0 ? emit("Add", g, tag + "_hRh_b", {inner, rbh}, nh) : rbh;
+                        }
+                        if (inner >= 0)
+                            pre = emit("Add", g, tag + "_h_pre", {pre, emit("Mul", g, tag + "_r_hR", {rg, inner}, nh)}, nh);
+                    } else if (h >= 0) {
+                        const int rh = emit("Mul", g, tag + "_r_h", {rg, h}, nh);
+                        pre = emit("Add", g, tag + "_h_pre", {pre, emit("MatMul", g, tag + "_rh_R", {rh, columns(rt, 2 * H, H, tag + "_Rh_t")}, nh)}, nh);
+                    }
+                    const int hh = act(a[1], pre, tag + "_h_act");
+                    // H = (1 - z) hh + z h = hh + z (h - hh)
+                    hNew = h >= 0 ? emit("Add", g, tag + "_H", {hh, emit("Mul", g, tag + "_z_dh", {z, emit("Sub", g, tag + "_dh", {h, hh}, nh)}, nh)}, nh)
+                                  : emit("Sub", g, tag + "_H", {hh, emit("Mul", g, tag + "_z_hh", {z, hh}, nh)}, nh);
+                } else {
+                    hNew = act(a[0], gates, tag + "_H");
+                }
+                h = hNew;
+                hs[d][t] = h;
+            }
+            lastH[d] = h;
+            lastC[d] = cst;
+        }
+        // Outputs: Y [S, D, N, H] (batch first: [N, S, D, H]); Y_h, Y_c [D, N, H] ([N, D, H]).
+        auto stack = [&](const std::vector<int>& parts, const Shape& each, int axis, const std::string& tag, int into) {
+            std::vector<int> views;
+            Shape one = each;
+            one.insert(one.begin() + axis, 1);
+            for (size_t k = 0; k < parts.size(); ++k)
+                views.push_back(emit("Reshape", g, tag + "_part" + std::to_string(k), {parts[k]}, one));
+            Shape all = each;
+            all.insert(all.begin() + axis, static_cast<int64_t>(parts.size()));
+            if (views.size() == 1)
+                return emit("Reshape", g, tag, {views[0]}, all, into);
+            const int cat = emit("Concat", g, tag, views, all, into);
+            out.back().ints["axis"] = {axis};
+            return cat;
+        };
+        auto finalState = [&](const std::vector<int>& states, int into, const std::string& tag) {
+            if (into >= 0 && !states.empty() && states[0] >= 0)
+                stack(states, {N, H}, batchFirst ? 1 : 0, tag, into);
+        };
+        if (y >= 0) {
+            std::vector<int> perStep;
+            for (int64_t t = 0; t < S; ++t) {
+                std::vector<int> dirs;
+                for (int64_t d = 0; d < D; ++d)
+                    dirs.push_back(hs[d][t]);
+                perStep.push_back(stack(dirs, {N, H}, batchFirst ? 1 : 0, "Y/t" + std::to_string(t), -1));
+            }
+            stack(perStep, batchFirst ? Shape{N, D, H} : Shape{D, N, H}, batchFirst ? 1 : 0, "Y", y);
+        }
+        finalState(lastH, yh, "Y_h");
+        if (lstm)
+            finalState(lastC, yc, "Y_c");
     }
 
     // `x` (labelled `labels`) with its dims reordered to `order`: a Transpose, or nothing when already in order.

@@ -296,6 +296,50 @@ g (float[2, 3, 5, 8] q, float[2, 3, 7, 8] k, float[2, 3, 7, 8] v) => (float[2, 3
         QVERIFY2(problem.empty(), problem.c_str());
     }
 
+    void recurrentNetsUnrollOnEveryLayer_data()
+    {
+        // The forms the ONNX node tests leave out: both directions, reverse, initial states, peepholes, clip, GRU's
+        // linear_before_reset, batch-first Y_c. The spyre decomposition is checked against the reference's own loop.
+        QTest::addColumn<QString>("graph");
+        QTest::newRow("LSTM bidirectional, initial states, peepholes, clip") << QStringLiteral(R"(
+g (float[5, 2, 3] x, float[2, 16, 3] w, float[2, 16, 4] r, float[2, 32] b, float[2, 2, 4] h0, float[2, 2, 4] c0, float[2, 12] p) => (float[5, 2, 2, 4] y, float[2, 2, 4] yh, float[2, 2, 4] yc)
+{
+  y, yh, yc = LSTM<hidden_size = 4, direction = "bidirectional", clip = 0.9>(x, w, r, b, , h0, c0, p)
+})");
+        QTest::newRow("LSTM batch-first") << QStringLiteral(R"(
+g (float[2, 4, 3] x, float[1, 20, 3] w, float[1, 20, 5] r) => (float[2, 4, 1, 5] y, float[2, 1, 5] yh, float[2, 1, 5] yc)
+{
+  y, yh, yc = LSTM<hidden_size = 5, layout = 1>(x, w, r)
+})");
+        QTest::newRow("GRU linear_before_reset, bias, initial h, reverse") << QStringLiteral(R"(
+g (float[4, 3, 2] x, float[1, 9, 2] w, float[1, 9, 3] r, float[1, 18] b, float[1, 3, 3] h0) => (float[4, 1, 3, 3] y, float[1, 3, 3] yh)
+{
+  y, yh = GRU<hidden_size = 3, linear_before_reset = 1, direction = "reverse">(x, w, r, b, , h0)
+})");
+        QTest::newRow("GRU bidirectional, bias, initial h") << QStringLiteral(R"(
+g (float[3, 2, 2] x, float[2, 12, 2] w, float[2, 12, 4] r, float[2, 24] b, float[2, 2, 4] h0) => (float[3, 2, 2, 4] y, float[2, 2, 4] yh)
+{
+  y, yh = GRU<hidden_size = 4, direction = "bidirectional">(x, w, r, b, , h0)
+})");
+        QTest::newRow("RNN reverse, Relu, initial h") << QStringLiteral(R"(
+g (float[4, 2, 3] x, float[1, 5, 3] w, float[1, 5, 5] r, float[1, 10] b, float[1, 2, 5] h0) => (float[4, 1, 2, 5] y, float[1, 2, 5] yh)
+{
+  y, yh = RNN<hidden_size = 5, direction = "reverse", activations = ["Relu"]>(x, w, r, b, , h0)
+})");
+    }
+    void recurrentNetsUnrollOnEveryLayer()
+    {
+        QFETCH(QString, graph);
+        const model::ModelGraph g = model::loadModelFromText("<\n  ir_version: 7,\n  opset_import: [\"\" : 14]\n>" + graph.toStdString() + "\n",
+                                                             "recurrent.onnxtxt");
+        std::vector<model::HostTensor> in;
+        for (size_t k = 0; k < g.inputs.size(); ++k)
+            in.push_back(randomTensor(g.values[g.inputs[k]], 50 + static_cast<unsigned>(k), -0.7f, 0.7f));
+        std::vector<model::HostTensor> ref;
+        const std::string problem = checkAllLayers(g, in, ref);
+        QVERIFY2(problem.empty(), problem.c_str());
+    }
+
     void opset18LoadsByRewriting()
     {
         // Opset 18 forms: reduction axes as an input, noop_with_empty_axes, Split's num_outputs (uneven: 5 -> 3 + 2).
