@@ -1,6 +1,7 @@
 // Constant folding of shape arithmetic, so that PyTorch-exported graphs (Shape -> Gather -> Unsqueeze ->
 // Concat -> Reshape and friends) become static. Values are computed by the reference interpreter, so
-// folding and running agree by construction. Inference-time Dropout is rewritten to Identity here too.
+// folding and running agree by construction. Inference-time Dropout is rewritten to Identity here too, and an If
+// whose condition is constant is replaced by its taken branch.
 #include "core/common/diagnostics.h"
 #include "core/model/onnx_import.h"
 #include "core/model/onnx_tensor.h"
@@ -124,6 +125,46 @@ bool foldConstants(onnx::ModelProto& model, int64_t opset, ConstantMap& constant
                 addConstant(np.output(1), std::move(mask));
             }
             *kept.Add() = std::move(id);
+            changed = true;
+            continue;
+        }
+        if (np.op_type() == "If" && np.input_size() == 1) {
+            // A condition known at load time: the taken branch's nodes replace the If (its outputs via Identity).
+            const auto cond = constants.find(np.input(0));
+            if (cond == constants.end()) {
+                *kept.Add() = np;   // data-dependent: buildGraph refuses it, naming the node
+                continue;
+            }
+            if (cond->second.size() != 1)
+                throw InputError(Diagnostic{Severity::Error, {}, "the condition must have exactly one element", {}, node.label()});
+            const bool taken = cond->second.isFloating() ? cond->second.f[0] != 0 : cond->second.i[0] != 0;
+            const onnx::GraphProto* branch = nullptr;
+            for (const auto& a : np.attribute())
+                if (a.name() == (taken ? "then_branch" : "else_branch") && a.has_g())
+                    branch = &a.g();
+            if (!branch || branch->output_size() != np.output_size())
+                throw InputError(Diagnostic{Severity::Error, {}, std::string("the ") + (taken ? "then" : "else") +
+                                                                     " branch is missing or has the wrong number of outputs", {}, node.label()});
+            for (const auto& t : branch->initializer()) {
+                *g->add_initializer() = t;
+                constants[t.name()] = tensorFromProto(t, "initializer '" + t.name() + "' of " + node.label());
+            }
+            int k = 0;
+            for (onnx::NodeProto inner : branch->node()) {
+                if (inner.name().empty())
+                    inner.set_name(np.name() + "/" + inner.op_type() + "_" + std::to_string(k));
+                ++k;
+                checkNodeSupported(nodeFromProto(inner), opset);
+                *kept.Add() = std::move(inner);
+            }
+            for (int o = 0; o < np.output_size(); ++o) {
+                onnx::NodeProto id;
+                id.set_name(np.name() + "/" + (taken ? "then" : "else") + "_output_" + std::to_string(o));
+                id.set_op_type("Identity");
+                id.add_input(branch->output(o).name());
+                id.add_output(np.output(o));
+                *kept.Add() = std::move(id);
+            }
             changed = true;
             continue;
         }

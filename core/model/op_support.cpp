@@ -270,6 +270,7 @@ const std::vector<OpSupport>& table()
         {"Size", Role::FoldOnly, {}, "input must have a static shape", nullptr},
         {"ConstantOfShape", Role::FoldOnly, {"value"}, "shape input must be constant", nullptr},
         {"Range", Role::FoldOnly, {}, "inputs must be constant", nullptr},
+        {"If", Role::FoldOnly, {"then_branch", "else_branch"}, "the condition must fold to a constant: the taken branch is inlined", nullptr},
     };
     return ops;
 }

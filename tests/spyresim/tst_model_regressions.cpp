@@ -340,6 +340,53 @@ g (float[4, 2, 3] x, float[1, 5, 3] w, float[1, 5, 5] r, float[1, 10] b, float[1
         QVERIFY2(problem.empty(), problem.c_str());
     }
 
+    void ifWithAFoldedConditionIsInlined()
+    {
+        // The condition comes from shape arithmetic (as exporters write "if x.shape[1] == 4"); only the taken
+        // branch's ops reach the graph. A data-dependent condition is refused naming the If.
+        const std::string text = R"(<
+  ir_version: 8,
+  opset_import: ["" : 13]
+>
+g (float[2, 4] x) => (float[2, 4] y)
+{
+  s = Shape(x)
+  i = Constant<value = int64 {1}>()
+  d = Gather(s, i)
+  four = Constant<value = int64 {4}>()
+  c = Equal(d, four)
+  y = If(c) <then_branch = then_g () => (float[2, 4] t) { t = Relu(x) },
+             else_branch = else_g () => (float[2, 4] e) { e = Neg(x) }>
+}
+)";
+        const model::ModelGraph g = model::loadModelFromText(text, "if.onnxtxt");
+        for (const model::Node& n : g.nodes)
+            QVERIFY2(n.opType != "If" && n.opType != "Neg", n.opType.c_str());
+        const model::HostTensor x = randomTensor(g.values[g.inputs[0]], 60);
+        std::vector<model::HostTensor> ref;
+        const std::string problem = checkAllLayers(g, {x}, ref);
+        QVERIFY2(problem.empty(), problem.c_str());
+        for (int64_t k = 0; k < x.size(); ++k)
+            QCOMPARE(ref[0].f[k], std::max(0.0f, x.f[k]));
+        const std::string dynamic = R"(<
+  ir_version: 8,
+  opset_import: ["" : 13]
+>
+g (float[2, 4] x, bool c) => (float[2, 4] y)
+{
+  y = If(c) <then_branch = then_g () => (float[2, 4] t) { t = Relu(x) },
+             else_branch = else_g () => (float[2, 4] e) { e = Neg(x) }>
+}
+)";
+        try {
+            model::loadModelFromText(dynamic, "if_dynamic.onnxtxt");
+            QFAIL("expected the data-dependent If to be refused");
+        } catch (const InputError& e) {
+            const std::string msg = e.what();
+            QVERIFY2(msg.find("If 'If_0'") != std::string::npos && msg.find("'c' is not constant") != std::string::npos, msg.c_str());
+        }
+    }
+
     void opset18LoadsByRewriting()
     {
         // Opset 18 forms: reduction axes as an input, noop_with_empty_axes, Split's num_outputs (uneven: 5 -> 3 + 2).
