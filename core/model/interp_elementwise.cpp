@@ -275,6 +275,23 @@ std::vector<HostTensor> opMin(const OpContext& c) { return variadic(c, Variadic:
 std::vector<HostTensor> opSum(const OpContext& c) { return variadic(c, Variadic::Sum); }
 std::vector<HostTensor> opMean(const OpContext& c) { return variadic(c, Variadic::Mean); }
 
+// Mod: integer mod takes the divisor's sign (Python's %); fmod = 1 (required for floats) the dividend's (C's fmod).
+std::vector<HostTensor> opMod(const OpContext& c)
+{
+    requireSameType(c);
+    const bool fmod = attrInt(c.node, "fmod", 0) != 0;
+    if (c.input(0).isFloating() && !fmod)
+        c.fail("floating inputs need fmod = 1");
+    return binary(c, [](double x, double y) { return std::fmod(x, y); }, [&c, fmod](int64_t x, int64_t y) {
+        if (y == 0)
+            c.fail("integer modulo by zero");
+        if (y == -1)
+            return int64_t{0};   // also avoids INT64_MIN % -1, which is undefined in C++
+        const int64_t r = x % y;
+        return fmod || r == 0 || (r < 0) == (y < 0) ? r : r + y;
+    });
+}
+
 std::vector<HostTensor> opWhere(const OpContext& c)
 {
     const HostTensor& cond = c.input(0);
@@ -322,7 +339,8 @@ std::vector<HostTensor> opClip(const OpContext& c)
 std::vector<HostTensor> opCast(const OpContext& c)
 {
     const HostTensor& x = c.input(0);
-    const auto to = dtypeFromOnnx(static_cast<int32_t>(attrInt(c.node, "to", 0)));
+    // CastLike takes the type of its second input.
+    const auto to = c.node.opType == "CastLike" ? std::optional<DType>(c.input(1).dtype) : dtypeFromOnnx(static_cast<int32_t>(attrInt(c.node, "to", 0)));
     if (!to)
         c.fail("unsupported target type");
     HostTensor y = makeLike(*to, x.shape);
@@ -354,7 +372,7 @@ const OpTable& elementwiseOps()
         {"Tanh", opTanh}, {"Sigmoid", opSigmoid}, {"LeakyRelu", opLeakyRelu}, {"Neg", opNeg}, {"Abs", opAbs},
         {"Relu", opRelu}, {"Identity", opIdentity}, {"Dropout", opIdentity}, {"Add", opAdd}, {"Sub", opSub},
         {"Mul", opMul}, {"Div", opDiv}, {"Pow", opPow}, {"Equal", opEqual}, {"Where", opWhere}, {"Clip", opClip},
-        {"Cast", opCast}, {"Sin", opSin}, {"Cos", opCos}, {"Floor", opFloor}, {"Ceil", opCeil}, {"Round", opRound},
+        {"Cast", opCast}, {"CastLike", opCast}, {"Mod", opMod}, {"Sin", opSin}, {"Cos", opCos}, {"Floor", opFloor}, {"Ceil", opCeil}, {"Round", opRound},
         {"Sign", opSign}, {"Not", opNot}, {"HardSigmoid", opHardSigmoid}, {"HardSwish", opHardSwish}, {"Elu", opElu}, {"Celu", opCelu}, {"Selu", opSelu},
         {"Softplus", opSoftplus}, {"Softsign", opSoftsign}, {"ThresholdedRelu", opThresholdedRelu}, {"PRelu", opPRelu},
         {"Greater", opGreater}, {"Less", opLess}, {"GreaterOrEqual", opGreaterOrEqual}, {"LessOrEqual", opLessOrEqual},

@@ -521,6 +521,105 @@ std::vector<HostTensor> opResize(const OpContext& c)
     return {cur};
 }
 
+// Trilu: keep the elements with j - i >= k (upper) or j - i <= k (lower) of the last two dims, zero the rest.
+std::vector<HostTensor> opTrilu(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    if (x.shape.size() < 2)
+        c.fail("input must have rank >= 2");
+    int64_t k = 0;
+    if (const HostTensor* kt = c.optionalInput(1)) {
+        const std::vector<int64_t> v = intValues(c, *kt, "k");
+        if (v.size() != 1)
+            c.fail("k must be a scalar");
+        k = v[0];
+    }
+    const bool upper = attrInt(c.node, "upper", 1) != 0;
+    const int64_t rows = x.shape[x.shape.size() - 2], cols = x.shape.back();
+    HostTensor y = x;
+    for (int64_t e = 0; e < x.size(); ++e) {
+        const int64_t j = e % cols, i = (e / cols) % rows;
+        if (upper ? j - i < k : j - i > k) {
+            if (y.isFloating())
+                y.f[e] = 0;
+            else
+                y.i[e] = 0;
+        }
+    }
+    return {y};
+}
+
+// GatherElements: the output has the indices' shape; along `axis` it reads data[..., indices[...], ...].
+std::vector<HostTensor> opGatherElements(const OpContext& c)
+{
+    const HostTensor& data = c.input(0);
+    const HostTensor& indices = c.input(1);
+    const int64_t rank = static_cast<int64_t>(data.shape.size());
+    const int64_t axis = normalizeAxis(c, attrInt(c.node, "axis", 0), rank);
+    if (static_cast<int64_t>(indices.shape.size()) != rank)
+        c.fail("indices must have the rank of data");
+    const std::vector<int64_t> idx = intValues(c, indices, "indices");
+    HostTensor y = makeLike(data.dtype, indices.shape);
+    const auto dataStrides = stridesOf(data.shape);
+    std::vector<int64_t> at(static_cast<size_t>(rank), 0);
+    for (int64_t e = 0; e < y.size(); ++e) {
+        int64_t src = 0;
+        for (int64_t d = 0; d < rank; ++d) {
+            int64_t v = at[d];
+            if (d == axis) {
+                v = idx[e] < 0 ? idx[e] + data.shape[d] : idx[e];
+                if (v < 0 || v >= data.shape[d])
+                    c.fail("index " + std::to_string(idx[e]) + " is out of range for axis of size " + std::to_string(data.shape[d]));
+            } else if (v >= data.shape[d]) {
+                c.fail("indices are larger than data outside the axis");
+            }
+            src += v * dataStrides[d];
+        }
+        copyElement(y, e, data, src);
+        for (int64_t d = rank - 1; d >= 0; --d) {
+            if (++at[d] < indices.shape[d])
+                break;
+            at[d] = 0;
+        }
+    }
+    return {y};
+}
+
+// DepthToSpace / SpaceToDepth on [N, C, H, W] with blocksize b: a reshape, a transpose and a reshape (DCR or CRD).
+std::vector<HostTensor> opDepthSpace(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    if (x.shape.size() != 4)
+        c.fail("input must be [N, C, H, W]");
+    const int64_t b = attrInt(c.node, "blocksize", 0);
+    const int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+    const bool toSpace = c.node.opType == "DepthToSpace";
+    if (b < 1 || (toSpace ? C % (b * b) : H % b + W % b) != 0)
+        c.fail("blocksize " + std::to_string(b) + " does not divide the input " + shapeString(x.shape));
+    const bool crd = attrString(c.node, "mode", "DCR") == "CRD";
+    Shape shape = toSpace ? Shape{N, C / (b * b), H * b, W * b} : Shape{N, C * b * b, H / b, W / b};
+    HostTensor y = makeLike(x.dtype, shape);
+    for (int64_t n = 0; n < N; ++n)
+        for (int64_t oc = 0; oc < shape[1]; ++oc)
+            for (int64_t oh = 0; oh < shape[2]; ++oh)
+                for (int64_t ow = 0; ow < shape[3]; ++ow) {
+                    int64_t ic, ih, iw;
+                    if (toSpace) {
+                        const int64_t bh = oh % b, bw = ow % b, cc = C / (b * b);
+                        ic = crd ? (oc * b + bh) * b + bw : (bh * b + bw) * cc + oc;
+                        ih = oh / b;
+                        iw = ow / b;
+                    } else {
+                        const int64_t blk = oc / C, ch = oc % C;
+                        ic = ch;
+                        ih = oh * b + blk / b;
+                        iw = ow * b + blk % b;
+                    }
+                    copyElement(y, ((n * shape[1] + oc) * shape[2] + oh) * shape[3] + ow, x, ((n * C + ic) * H + ih) * W + iw);
+                }
+    return {y};
+}
+
 std::vector<HostTensor> opConstant(const OpContext& c)
 {
     if (const HostTensor* t = attrTensor(c.node, "value"))
@@ -613,7 +712,8 @@ const OpTable& tensorOps()
         {"Transpose", opTranspose}, {"Concat", opConcat}, {"Slice", opSlice}, {"Gather", opGather},
         {"Expand", opExpand}, {"Constant", opConstant}, {"Shape", opShape}, {"Size", opSize},
         {"ConstantOfShape", opConstantOfShape}, {"Range", opRange}, {"Split", opSplit}, {"Tile", opTile}, {"Pad", opPad},
-        {"Resize", opResize}, {"Upsample", opResize},
+        {"Resize", opResize}, {"Upsample", opResize}, {"Trilu", opTrilu}, {"GatherElements", opGatherElements},
+        {"DepthToSpace", opDepthSpace}, {"SpaceToDepth", opDepthSpace},
     };
     return ops;
 }

@@ -8,7 +8,7 @@ BodyFn bodyFnOf(const std::string& fn)
 {
     static const std::pair<const char*, BodyFn> kNames[] = {
         {"add", BodyFn::Add}, {"sub", BodyFn::Sub}, {"mul", BodyFn::Mul}, {"truediv", BodyFn::TrueDiv},
-        {"truncdiv", BodyFn::TruncDiv}, {"pow", BodyFn::Pow}, {"maximum", BodyFn::Maximum}, {"minimum", BodyFn::Minimum},
+        {"truncdiv", BodyFn::TruncDiv}, {"mod", BodyFn::Mod}, {"fmod", BodyFn::FMod}, {"pow", BodyFn::Pow}, {"maximum", BodyFn::Maximum}, {"minimum", BodyFn::Minimum},
         {"eq", BodyFn::Eq}, {"lt", BodyFn::Lt}, {"gt", BodyFn::Gt}, {"le", BodyFn::Le}, {"ge", BodyFn::Ge},
         {"logical_and", BodyFn::LogicalAnd}, {"logical_or", BodyFn::LogicalOr}, {"logical_not", BodyFn::LogicalNot},
         {"where", BodyFn::Where}, {"sqrt", BodyFn::Sqrt}, {"reciprocal", BodyFn::Reciprocal}, {"neg", BodyFn::Neg},

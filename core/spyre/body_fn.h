@@ -10,7 +10,7 @@
 namespace spyglass::spyre {
 
 enum class BodyFn {
-    Add, Sub, Mul, TrueDiv, TruncDiv, Pow, Maximum, Minimum, Eq, Lt, Gt, Le, Ge, LogicalAnd, LogicalOr, LogicalNot,
+    Add, Sub, Mul, TrueDiv, TruncDiv, Mod, FMod, Pow, Maximum, Minimum, Eq, Lt, Gt, Le, Ge, LogicalAnd, LogicalOr, LogicalNot,
     Where, Sqrt, Reciprocal, Neg, Abs, Exp, Log, Erf, Relu, Sigmoid, Tanh, Floor, Ceil, Round, Sin, Cos, Sign, ToDtype,
     LeakyRelu, Unknown
 };
@@ -28,6 +28,8 @@ T applyBodyFn(BodyFn fn, T x, T y, T z, const Stmt& s)
     case BodyFn::Mul: return x * y;
     case BodyFn::TrueDiv: return x / y;
     case BodyFn::TruncDiv: return y == 0 ? T(0) : std::trunc(x / y);
+    case BodyFn::Mod: return y == 0 ? nan : x - std::floor(x / y) * y;   // the divisor's sign (ONNX Mod, fmod = 0)
+    case BodyFn::FMod: return std::fmod(x, y);                            // the dividend's sign (fmod = 1)
     case BodyFn::Pow: return std::pow(x, y);
     case BodyFn::Maximum: return std::isnan(x) || std::isnan(y) ? nan : std::max(x, y);
     case BodyFn::Minimum: return std::isnan(x) || std::isnan(y) ? nan : std::min(x, y);

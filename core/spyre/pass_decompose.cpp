@@ -141,6 +141,8 @@ private:
             smoothActivation(g);
         else if (t == "Einsum")
             einsum(g);
+        else if (t == "DepthToSpace" || t == "SpaceToDepth")
+            depthSpace(g, t == "DepthToSpace");
         else if (t == "RNN" || t == "GRU" || t == "LSTM")
             recurrent(g);
         else if (t == "Resize" || t == "Upsample")
@@ -990,6 +992,33 @@ private:
         finalState(lastH, yh, "Y_h");
         if (lstm)
             finalState(lastC, yc, "Y_c");
+    }
+
+    // DepthToSpace (DCR: channels as [b, b, C'], CRD: [C', b, b]) and SpaceToDepth: reshape, transpose, reshape.
+    void depthSpace(const GraphOp& g, bool toSpace)
+    {
+        count(g);
+        const int x = g.inputs.at(0), y = g.outputs.at(0);
+        const Shape xs = shapeOf(x), ys = shapeOf(y);
+        if (xs.size() != 4)
+            throw opError(p_, g, "input must be N x C x H x W");
+        const int64_t b = g.intAttr("blocksize", 1), N = xs[0], C = xs[1], H = xs[2], W = xs[3];
+        const bool crd = g.strings.count("mode") && g.strings.at("mode") == "CRD";
+        Shape split, perm6;
+        std::vector<int64_t> perm;
+        if (toSpace) {
+            split = crd ? Shape{N, C / (b * b), b, b, H, W} : Shape{N, b, b, C / (b * b), H, W};
+            perm = crd ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 3, 4, 1, 5, 2};
+        } else {
+            split = {N, C, H / b, b, W / b, b};
+            perm = {0, 3, 5, 1, 2, 4};
+        }
+        for (int64_t p : perm)
+            perm6.push_back(split[p]);
+        const int v = emit("Reshape", g, "blocks", {x}, split);
+        const int tr = emit("Transpose", g, "move_blocks", {v}, perm6);
+        out.back().ints["perm"] = perm;
+        emit("Reshape", g, "joined", {tr}, ys, y);
     }
 
     // `x` (labelled `labels`) with its dims reordered to `order`: a Transpose, or nothing when already in order.

@@ -16,7 +16,7 @@ const std::map<std::string, std::string>& unaryOps()
     static const std::map<std::string, std::string> m = {
         {"Sqrt", "sqrt"}, {"Reciprocal", "reciprocal"}, {"Neg", "neg"},   {"Abs", "abs"},     {"Exp", "exp"},
         {"Log", "log"},   {"Erf", "erf"},               {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"},
-        {"Floor", "floor"}, {"Ceil", "ceil"},           {"Round", "round"},           {"Sin", "sin"},   {"Cos", "cos"},     {"Cast", "to_dtype"},
+        {"Floor", "floor"}, {"Ceil", "ceil"},           {"Round", "round"},           {"Sin", "sin"},   {"Cos", "cos"},     {"Cast", "to_dtype"}, {"CastLike", "to_dtype"},
         {"LeakyRelu", "leaky_relu"}, {"Not", "logical_not"}, {"Sign", "sign"}};
     return m;
 }
@@ -269,6 +269,12 @@ private:
             return pointwise(g, b->second, 2);
         if (t == "Where")
             return pointwise(g, "where", 3);
+        if (t == "Mod")
+            return pointwise(g, g.intAttr("fmod", 0) ? "fmod" : "mod", 2);
+        if (t == "Trilu")
+            return trilu(g);
+        if (t == "GatherElements")
+            return gatherElements(g);
         if (t == "Clip")
             return clip(g);
         if (t == "MatMul")
@@ -663,6 +669,66 @@ private:
         }
         const int ld = load(op, data.buffer, std::move(di));
         finish(op, ld, g, g.outputs.at(0));
+    }
+
+    // Trilu: a copy masked to j - i >= k (upper) or i - j >= -k (lower) over the last two dims.
+    void trilu(const GraphOp& g)
+    {
+        const View x = viewOf(g, 0);
+        const Shape& out = outTensor(g).shape;
+        if (out.size() < 2)
+            throw error(g, "input must have rank >= 2");
+        const std::vector<int64_t> kv = constInts(g, 1);
+        if (kv.size() > 1)
+            throw error(g, "input 'k' must be a scalar");
+        const int64_t k = kv.empty() ? 0 : kv[0];
+        const bool upper = g.intAttr("upper", 1) != 0;
+        Op op;
+        op.kind = OpKind::Pointwise;
+        op.ranges = out;
+        Stmt m;
+        m.kind = StmtKind::Mask;
+        m.args = {loadBroadcast(op, x, out)};
+        const int i = static_cast<int>(out.size() - 2), j = i + 1;
+        m.cond.add(j, upper ? 1 : -1);
+        m.cond.add(i, upper ? -1 : 1);
+        m.lower = upper ? k : -k;
+        m.bound = out[i] + out[j] + 1;   // above any difference of the two indices
+        m.value = 0.0;
+        finish(op, stmt(op, m), g, g.outputs.at(0));
+    }
+
+    // GatherElements: out[p] = data[p with p_axis replaced by indices[p]] (an indirect index along the axis).
+    void gatherElements(const GraphOp& g)
+    {
+        const View data = viewOf(g, 0);
+        const View idx = viewOf(g, 1);
+        if (data.scalar)
+            throw error(g, "gather from a one-element constant");
+        const Shape& out = outTensor(g).shape;
+        int64_t axis = g.intAttr("axis", 0);
+        if (axis < 0)
+            axis += static_cast<int64_t>(out.size());
+        if (axis < 0 || axis >= static_cast<int64_t>(out.size()) || data.shape.size() != out.size())
+            throw error(g, "attribute 'axis' out of range, or data and indices differ in rank");
+        Op op;
+        op.kind = OpKind::Pointwise;
+        op.ranges = out;
+        Stmt ind;
+        ind.kind = StmtKind::IndirectIndex;
+        ind.args = {loadBroadcast(op, idx, out)};
+        ind.load = 0;
+        ind.bound = data.shape[axis];
+        stmt(op, ind);
+        AffineExpr di;
+        di.constant = data.offset;
+        for (size_t d = 0; d < out.size(); ++d) {
+            if (static_cast<int64_t>(d) == axis)
+                di.add(kIndirectVar, data.coef[d]);
+            else if (data.shape[d] > 1)
+                di.add(static_cast<int>(d), data.coef[d]);
+        }
+        finish(op, load(op, data.buffer, std::move(di)), g, g.outputs.at(0));
     }
 
     // A masked copy: output element i reads x[i - pads_begin]; outside x along a padded dim it is the fill value
