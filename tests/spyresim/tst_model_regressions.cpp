@@ -387,6 +387,42 @@ g (float[2, 4] x, bool c) => (float[2, 4] y)
         }
     }
 
+    void classTokenShapeChainFolds()
+    {
+        // PyTorch's export of cls_token.expand(B, -1, -1) then torch.cat((cls, x), 1), as in vision transformers:
+        // ConstantOfShape -> Mul -> Equal -> Where -> Expand must fold, leaving one Concat of the token and x.
+        const model::ModelGraph g = model::loadModelFromText(R"(<
+  ir_version: 8,
+  opset_import: ["" : 13]
+>
+g (float[2, 4, 8] x) => (float[2, 5, 8] y)
+{
+  cls = Constant<value = float[1, 1, 8] {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8}>()
+  shape_x = Shape(x)
+  zero = Constant<value = int64[1] {0}>()
+  batch = Gather(shape_x, zero)
+  minus_one = Constant<value = int64[2] {-1, -1}>()
+  wanted = Concat<axis = 0>(batch, minus_one)
+  three = Constant<value = int64[1] {3}>()
+  ones = ConstantOfShape<value = int64[1] {1}>(three)
+  neg = Constant<value = int64 {-1}>()
+  minus_ones = Mul(ones, neg)
+  is_keep = Equal(wanted, minus_ones)
+  target = Where(is_keep, ones, wanted)
+  tokens = Expand(cls, target)
+  y = Concat<axis = 1>(tokens, x)
+}
+)", "cls_token.onnxtxt");
+        for (const model::Node& n : g.nodes)
+            QVERIFY2(n.opType == "Concat" || n.opType == "Expand", n.opType.c_str());
+        const model::HostTensor x = randomTensor(g.values[g.inputs[0]], 70);
+        std::vector<model::HostTensor> ref;
+        const std::string problem = checkAllLayers(g, {x}, ref);
+        QVERIFY2(problem.empty(), problem.c_str());
+        QCOMPARE(ref[0].f[(1 * 5 + 0) * 8 + 3], 0.4f);
+        QCOMPARE(ref[0].f[(1 * 5 + 2) * 8 + 5], x.f[(1 * 4 + 1) * 8 + 5]);
+    }
+
     void opset18LoadsByRewriting()
     {
         // Opset 18 forms: reduction axes as an input, noop_with_empty_axes, Split's num_outputs (uneven: 5 -> 3 + 2).

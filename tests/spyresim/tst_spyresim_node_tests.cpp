@@ -26,7 +26,7 @@ using namespace spyglass;
 
 namespace {
 
-constexpr int kMinimumSimulated = 290;
+constexpr int kMinimumSimulated = 600;   // of the 605 the loader accepts
 
 
 
