@@ -70,6 +70,15 @@ std::vector<HostTensor> opRelu(const OpContext& c)
 std::vector<HostTensor> opIdentity(const OpContext& c) { return {c.input(0)}; }
 std::vector<HostTensor> opSin(const OpContext& c) { return unaryFloat(c, [](double x) { return std::sin(x); }); }
 std::vector<HostTensor> opCos(const OpContext& c) { return unaryFloat(c, [](double x) { return std::cos(x); }); }
+std::vector<HostTensor> opTan(const OpContext& c) { return unaryFloat(c, [](double x) { return std::tan(x); }); }
+std::vector<HostTensor> opAsin(const OpContext& c) { return unaryFloat(c, [](double x) { return std::asin(x); }); }
+std::vector<HostTensor> opAcos(const OpContext& c) { return unaryFloat(c, [](double x) { return std::acos(x); }); }
+std::vector<HostTensor> opAtan(const OpContext& c) { return unaryFloat(c, [](double x) { return std::atan(x); }); }
+std::vector<HostTensor> opSinh(const OpContext& c) { return unaryFloat(c, [](double x) { return std::sinh(x); }); }
+std::vector<HostTensor> opCosh(const OpContext& c) { return unaryFloat(c, [](double x) { return std::cosh(x); }); }
+std::vector<HostTensor> opAsinh(const OpContext& c) { return unaryFloat(c, [](double x) { return std::asinh(x); }); }
+std::vector<HostTensor> opAcosh(const OpContext& c) { return unaryFloat(c, [](double x) { return std::acosh(x); }); }
+std::vector<HostTensor> opAtanh(const OpContext& c) { return unaryFloat(c, [](double x) { return std::atanh(x); }); }
 std::vector<HostTensor> opFloor(const OpContext& c) { return unaryFloat(c, [](double x) { return std::floor(x); }); }
 std::vector<HostTensor> opCeil(const OpContext& c) { return unaryFloat(c, [](double x) { return std::ceil(x); }); }
 // Halves round to even, as numpy.round and ONNX's Round do (the default rounding mode).
@@ -292,6 +301,43 @@ std::vector<HostTensor> opMod(const OpContext& c)
     });
 }
 
+// QuantizeLinear: saturate(round_half_even(x / scale) + zero_point) into uint8 (the default) or int8;
+// DequantizeLinear: (x - zero_point) * scale. Scale and zero point are scalars or 1-D along `axis` (default 1).
+std::vector<HostTensor> quantize(const OpContext& c, bool toInteger)
+{
+    const HostTensor& x = c.input(0);
+    const HostTensor& scale = c.input(1);
+    const HostTensor* zp = c.optionalInput(2);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    const bool perAxis = scale.size() != 1 || scale.shape.size() == 1;
+    const int64_t axis = perAxis && rank > 0 ? normalizeAxis(c, attrInt(c.node, "axis", 1), rank) : 0;
+    if (perAxis && (rank == 0 || scale.shape.size() != 1 || scale.shape[0] != x.shape[axis]))
+        c.fail("scale must be a scalar or have one entry per element of axis " + std::to_string(axis));
+    if (zp && zp->size() != scale.size())
+        c.fail("zero_point must have the shape of scale");
+    int64_t inner = 1;
+    for (int64_t d = axis + 1; d < rank; ++d)
+        inner *= x.shape[d];
+    const DType out = toInteger ? (zp ? zp->dtype : DType::UInt8) : scale.dtype;
+    if (toInteger && out != DType::UInt8 && out != DType::Int8)
+        c.fail("the output type must be uint8 or int8");
+    HostTensor y = makeLike(out, x.shape);
+    const double lo = out == DType::Int8 ? -128 : 0, hi = out == DType::Int8 ? 127 : 255;
+    for (int64_t k = 0; k < x.size(); ++k) {
+        const int64_t ch = perAxis ? (k / inner) % x.shape[axis] : 0;
+        const double s = valueAt(scale, ch), z = zp ? valueAt(*zp, ch) : 0.0;
+        // The division in x's precision (float32 as ONNX's reference does), so that ties round as exporters expect.
+        if (toInteger)
+            y.i[k] = static_cast<int64_t>(std::clamp(std::nearbyint(x.dtype == DType::Float64 ? valueAt(x, k) / s
+                                                                                                : static_cast<double>(static_cast<float>(valueAt(x, k)) / static_cast<float>(s))) + z, lo, hi));
+        else
+            y.f[k] = static_cast<float>((valueAt(x, k) - z) * s);
+    }
+    return {y};
+}
+std::vector<HostTensor> opQuantizeLinear(const OpContext& c) { return quantize(c, true); }
+std::vector<HostTensor> opDequantizeLinear(const OpContext& c) { return quantize(c, false); }
+
 std::vector<HostTensor> opWhere(const OpContext& c)
 {
     const HostTensor& cond = c.input(0);
@@ -372,7 +418,9 @@ const OpTable& elementwiseOps()
         {"Tanh", opTanh}, {"Sigmoid", opSigmoid}, {"LeakyRelu", opLeakyRelu}, {"Neg", opNeg}, {"Abs", opAbs},
         {"Relu", opRelu}, {"Identity", opIdentity}, {"Dropout", opIdentity}, {"Add", opAdd}, {"Sub", opSub},
         {"Mul", opMul}, {"Div", opDiv}, {"Pow", opPow}, {"Equal", opEqual}, {"Where", opWhere}, {"Clip", opClip},
-        {"Cast", opCast}, {"CastLike", opCast}, {"Mod", opMod}, {"Sin", opSin}, {"Cos", opCos}, {"Floor", opFloor}, {"Ceil", opCeil}, {"Round", opRound},
+        {"Cast", opCast}, {"CastLike", opCast}, {"Mod", opMod}, {"QuantizeLinear", opQuantizeLinear},
+        {"DequantizeLinear", opDequantizeLinear}, {"Sin", opSin}, {"Cos", opCos}, {"Tan", opTan}, {"Asin", opAsin}, {"Acos", opAcos},
+        {"Atan", opAtan}, {"Sinh", opSinh}, {"Cosh", opCosh}, {"Asinh", opAsinh}, {"Acosh", opAcosh}, {"Atanh", opAtanh}, {"Floor", opFloor}, {"Ceil", opCeil}, {"Round", opRound},
         {"Sign", opSign}, {"Not", opNot}, {"HardSigmoid", opHardSigmoid}, {"HardSwish", opHardSwish}, {"Elu", opElu}, {"Celu", opCelu}, {"Selu", opSelu},
         {"Softplus", opSoftplus}, {"Softsign", opSoftsign}, {"ThresholdedRelu", opThresholdedRelu}, {"PRelu", opPRelu},
         {"Greater", opGreater}, {"Less", opLess}, {"GreaterOrEqual", opGreaterOrEqual}, {"LessOrEqual", opLessOrEqual},

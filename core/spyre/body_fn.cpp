@@ -14,7 +14,9 @@ BodyFn bodyFnOf(const std::string& fn)
         {"where", BodyFn::Where}, {"sqrt", BodyFn::Sqrt}, {"reciprocal", BodyFn::Reciprocal}, {"neg", BodyFn::Neg},
         {"abs", BodyFn::Abs}, {"exp", BodyFn::Exp}, {"log", BodyFn::Log}, {"erf", BodyFn::Erf}, {"relu", BodyFn::Relu},
         {"sigmoid", BodyFn::Sigmoid}, {"tanh", BodyFn::Tanh}, {"floor", BodyFn::Floor}, {"ceil", BodyFn::Ceil}, {"round", BodyFn::Round},
-        {"sin", BodyFn::Sin}, {"cos", BodyFn::Cos}, {"sign", BodyFn::Sign}, {"to_dtype", BodyFn::ToDtype},
+        {"sin", BodyFn::Sin}, {"cos", BodyFn::Cos}, {"tan", BodyFn::Tan}, {"asin", BodyFn::Asin},
+        {"acos", BodyFn::Acos}, {"atan", BodyFn::Atan}, {"sinh", BodyFn::Sinh}, {"cosh", BodyFn::Cosh}, {"asinh", BodyFn::Asinh},
+        {"acosh", BodyFn::Acosh}, {"atanh", BodyFn::Atanh}, {"sign", BodyFn::Sign}, {"to_dtype", BodyFn::ToDtype},
         {"leaky_relu", BodyFn::LeakyRelu},
     };
     for (const auto& [name, f] : kNames)

@@ -11,7 +11,7 @@ namespace spyglass::spyre {
 
 enum class BodyFn {
     Add, Sub, Mul, TrueDiv, TruncDiv, Mod, FMod, Pow, Maximum, Minimum, Eq, Lt, Gt, Le, Ge, LogicalAnd, LogicalOr, LogicalNot,
-    Where, Sqrt, Reciprocal, Neg, Abs, Exp, Log, Erf, Relu, Sigmoid, Tanh, Floor, Ceil, Round, Sin, Cos, Sign, ToDtype,
+    Where, Sqrt, Reciprocal, Neg, Abs, Exp, Log, Erf, Relu, Sigmoid, Tanh, Floor, Ceil, Round, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Sign, ToDtype,
     LeakyRelu, Unknown
 };
 
@@ -57,6 +57,15 @@ T applyBodyFn(BodyFn fn, T x, T y, T z, const Stmt& s)
     case BodyFn::Round: return std::nearbyint(x);   // halves to even (the default rounding mode), as ONNX's Round
     case BodyFn::Sin: return std::sin(x);
     case BodyFn::Cos: return std::cos(x);
+    case BodyFn::Tan: return std::tan(x);
+    case BodyFn::Asin: return std::asin(x);
+    case BodyFn::Acos: return std::acos(x);
+    case BodyFn::Atan: return std::atan(x);
+    case BodyFn::Sinh: return std::sinh(x);
+    case BodyFn::Cosh: return std::cosh(x);
+    case BodyFn::Asinh: return std::asinh(x);
+    case BodyFn::Acosh: return std::acosh(x);
+    case BodyFn::Atanh: return std::atanh(x);
     case BodyFn::Sign: return static_cast<T>((x > 0) - (x < 0));
     case BodyFn::ToDtype: return x;   // rounding happens at the store, from the output's dtype
     case BodyFn::LeakyRelu: return x >= 0 ? x : x * static_cast<T>(s.value);

@@ -141,6 +141,8 @@ private:
             smoothActivation(g);
         else if (t == "Einsum")
             einsum(g);
+        else if (t == "QuantizeLinear" || t == "DequantizeLinear")
+            quantize(g, t == "QuantizeLinear");
         else if (t == "DepthToSpace" || t == "SpaceToDepth")
             depthSpace(g, t == "DepthToSpace");
         else if (t == "RNN" || t == "GRU" || t == "LSTM")
@@ -992,6 +994,40 @@ private:
         finalState(lastH, yh, "Y_h");
         if (lstm)
             finalState(lastC, yc, "Y_c");
+    }
+
+    // QuantizeLinear: clip(round(x / scale) + zero_point) to the integer type, stored as it; DequantizeLinear:
+    // (x - zero_point) * scale. A 1-D scale (and zero point) is viewed as [C, 1, ...] along the axis.
+    void quantize(const GraphOp& g, bool toInteger)
+    {
+        count(g);
+        const int x = g.inputs.at(0), y = g.outputs.at(0);
+        const Shape xs = shapeOf(x), ys = shapeOf(y);
+        const std::string outType = p_.tensors[y].dtype;
+        auto alongAxis = [&](int v, const std::string& tag) {
+            const Shape vs = shapeOf(v);
+            if (shapeProduct(vs) == 1 && vs.size() != 1)
+                return v;
+            const int axis = normAxis(g.intAttr("axis", 1), xs.size());
+            if (vs.size() != 1 || axis < 0 || axis >= static_cast<int>(xs.size()) || vs[0] != xs[axis])
+                throw opError(p_, g, "scale must be a scalar or have one entry per element of the axis");
+            Shape view(xs.size() - axis, 1);
+            view[0] = vs[0];
+            return emit("Reshape", g, tag, {v}, view);
+        };
+        const int scale = alongAxis(g.inputs.at(1), "scale_view");
+        const int zp = g.inputs.size() > 2 && g.inputs[2] >= 0 ? alongAxis(g.inputs[2], "zero_point_view") : -1;
+        if (!toInteger) {
+            const int centred = zp >= 0 ? emit("Sub", g, "centre", {x, zp}, xs) : x;
+            emit("Mul", g, "dequantize", {centred, scale}, ys, y);
+            return;
+        }
+        const int q = emit("Round", g, "round", {emit("Div", g, "scale", {x, scale}, xs)}, xs);
+        const int shifted = zp >= 0 ? emit("Add", g, "shift", {q, zp}, xs) : q;
+        const int clipped = emit("Clip", g, "saturate", {shifted}, xs);
+        out.back().floats["min"] = outType == "int8" ? -128.0 : 0.0;
+        out.back().floats["max"] = outType == "int8" ? 127.0 : 255.0;
+        emit("Cast", g, "to_integer", {clipped}, ys, y);
     }
 
     // DepthToSpace (DCR: channels as [b, b, C'], CRD: [C', b, b]) and SpaceToDepth: reshape, transpose, reshape.

@@ -16,7 +16,8 @@ const std::map<std::string, std::string>& unaryOps()
     static const std::map<std::string, std::string> m = {
         {"Sqrt", "sqrt"}, {"Reciprocal", "reciprocal"}, {"Neg", "neg"},   {"Abs", "abs"},     {"Exp", "exp"},
         {"Log", "log"},   {"Erf", "erf"},               {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"},
-        {"Floor", "floor"}, {"Ceil", "ceil"},           {"Round", "round"},           {"Sin", "sin"},   {"Cos", "cos"},     {"Cast", "to_dtype"}, {"CastLike", "to_dtype"},
+        {"Floor", "floor"}, {"Ceil", "ceil"},           {"Round", "round"},           {"Sin", "sin"},   {"Cos", "cos"},     {"Tan", "tan"}, {"Asin", "asin"}, {"Acos", "acos"},
+        {"Atan", "atan"}, {"Sinh", "sinh"}, {"Cosh", "cosh"}, {"Asinh", "asinh"}, {"Acosh", "acosh"}, {"Atanh", "atanh"},     {"Cast", "to_dtype"}, {"CastLike", "to_dtype"},
         {"LeakyRelu", "leaky_relu"}, {"Not", "logical_not"}, {"Sign", "sign"}};
     return m;
 }

@@ -37,6 +37,17 @@ inline QString onnxNodeTestsDir()
 
 inline QString onnxNodeTest(const QString& name) { return onnxNodeTestsDir() + QLatin1Char('/') + name; }
 
+// Node tests whose expected data the Spyre compiler cannot reproduce, with the measured reason (the reference
+// interpreter's suite runs them). Kept to what float32-vs-device arithmetic makes impossible, not to bugs.
+inline const char* spyreExclusionReason(const QString& name)
+{
+    // The expanded function divides 0.5 by the float32 scale 0.019607844: 25.5 in float32 (a tie, rounded to 26),
+    // 25.4999991 exactly; the IR evaluator (double) and the device (scale held in fp16) give 25.
+    if (name == QLatin1String("test_dynamicquantizelinear_expanded"))
+        return "expected data relies on a float32 rounding tie (0.5 / 0.019607844 = 25.5 in float32, 25.4999991 exactly)";
+    return nullptr;
+}
+
 // What the node tests bind as constants at load time: the integer inputs (shapes, axes, indices, see
 // bindIntegerInputs) and the float inputs a Resize or Upsample reads as its scales, which a real export holds as
 // constants and a compiler needs to know (the sampling positions depend on the exact scale, not only the sizes).

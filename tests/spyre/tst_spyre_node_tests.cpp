@@ -45,6 +45,10 @@ private slots:
         int compiled = 0, matched = 0, rejectedByLoader = 0;
         QStringList failures;
         for (const QString& name : tests) {
+            if (const char* why = test::spyreExclusionReason(name)) {
+                qInfo().noquote() << "excluded:" << name << "-" << why;
+                continue;
+            }
             const QString dir = root.filePath(name);
             model::ModelGraph graph;
             model::TestDataSet data;
