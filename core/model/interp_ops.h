@@ -59,6 +59,16 @@ inline int64_t wrapMul(int64_t a, int64_t b) { return static_cast<int64_t>(stati
 // more than 2^31 elements, which is an error in the model, not something to allocate.
 void checkDataShape(const OpContext& c, const Shape& shape, const char* what);
 
+// Steps a row-major multi-index over `shape` to the next element (wrapping to all zeros after the last).
+inline void nextIndex(std::vector<int64_t>& idx, const Shape& shape)
+{
+    for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+        if (++idx[d] < shape[d])
+            return;
+        idx[d] = 0;
+    }
+}
+
 // Calls f(outputFlatIndex, offsets) for every element of `out`, where offsets[s] is the flat offset
 // into operand s given its per-dimension strides (see broadcastStrides).
 template <typename F>

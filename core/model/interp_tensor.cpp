@@ -374,11 +374,7 @@ std::vector<HostTensor> opTile(const OpContext& c)
         for (size_t d = 0; d < shape.size(); ++d)
             src += (idx[d] % x.shape[d]) * inStrides[d];
         copyElement(y, k, x, src);
-        for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
-            if (++idx[d] < shape[d])
-                break;
-            idx[d] = 0;
-        }
+        nextIndex(idx, shape);
     }
     return {y};
 }
@@ -438,11 +434,7 @@ std::vector<HostTensor> opPad(const OpContext& c)
             y.f[k] = static_cast<float>(value);
         else
             y.i[k] = toInt64(value);
-        for (int d = static_cast<int>(rank) - 1; d >= 0; --d) {
-            if (++idx[d] < shape[d])
-                break;
-            idx[d] = 0;
-        }
+        nextIndex(idx, shape);
     }
     return {y};
 }
@@ -576,11 +568,7 @@ std::vector<HostTensor> opGatherElements(const OpContext& c)
             src += v * dataStrides[d];
         }
         copyElement(y, e, data, src);
-        for (int64_t d = rank - 1; d >= 0; --d) {
-            if (++at[d] < indices.shape[d])
-                break;
-            at[d] = 0;
-        }
+        nextIndex(at, indices.shape);
     }
     return {y};
 }
