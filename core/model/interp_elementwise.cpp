@@ -123,6 +123,11 @@ std::vector<HostTensor> opThresholdedRelu(const OpContext& c)
     const double alpha = attrFloat(c.node, "alpha", 1.0f);
     return unaryFloat(c, [alpha](double x) { return x > alpha ? x : 0.0; });
 }
+std::vector<HostTensor> opShrink(const OpContext& c)
+{
+    const double lambd = attrFloat(c.node, "lambd", 0.5f), bias = attrFloat(c.node, "bias", 0.0f);
+    return unaryFloat(c, [lambd, bias](double x) { return x < -lambd ? x + bias : x > lambd ? x - bias : 0.0; });
+}
 std::vector<HostTensor> opHardSwish(const OpContext& c)
 {
     return unaryFloat(c, [](double x) { return x * std::clamp(x / 6.0 + 0.5, 0.0, 1.0); });
@@ -421,7 +426,7 @@ const OpTable& elementwiseOps()
         {"Cast", opCast}, {"CastLike", opCast}, {"Mod", opMod}, {"QuantizeLinear", opQuantizeLinear},
         {"DequantizeLinear", opDequantizeLinear}, {"Sin", opSin}, {"Cos", opCos}, {"Tan", opTan}, {"Asin", opAsin}, {"Acos", opAcos},
         {"Atan", opAtan}, {"Sinh", opSinh}, {"Cosh", opCosh}, {"Asinh", opAsinh}, {"Acosh", opAcosh}, {"Atanh", opAtanh}, {"Floor", opFloor}, {"Ceil", opCeil}, {"Round", opRound},
-        {"Sign", opSign}, {"Not", opNot}, {"HardSigmoid", opHardSigmoid}, {"HardSwish", opHardSwish}, {"Elu", opElu}, {"Celu", opCelu}, {"Selu", opSelu},
+        {"Sign", opSign}, {"Not", opNot}, {"HardSigmoid", opHardSigmoid}, {"HardSwish", opHardSwish}, {"Shrink", opShrink}, {"Elu", opElu}, {"Celu", opCelu}, {"Selu", opSelu},
         {"Softplus", opSoftplus}, {"Softsign", opSoftsign}, {"ThresholdedRelu", opThresholdedRelu}, {"PRelu", opPRelu},
         {"Greater", opGreater}, {"Less", opLess}, {"GreaterOrEqual", opGreaterOrEqual}, {"LessOrEqual", opLessOrEqual},
         {"And", opAnd}, {"Or", opOr}, {"Xor", opXor}, {"Max", opMax}, {"Min", opMin}, {"Sum", opSum}, {"Mean", opMean},

@@ -458,6 +458,62 @@ std::vector<HostTensor> argExtreme(const OpContext& c, bool isMax)
 std::vector<HostTensor> opArgMax(const OpContext& c) { return argExtreme(c, true); }
 std::vector<HostTensor> opArgMin(const OpContext& c) { return argExtreme(c, false); }
 
+// Hardmax: 1 at the first maximum of each slice, 0 elsewhere; the slice is one axis (opset >= 13) or, before 13,
+// every dim from `axis` on (the 2-D coercion of Softmax).
+std::vector<HostTensor> opHardmax(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    requireFloating(c, x, "input");
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    const bool legacy = c.opset < 13;
+    const int64_t axis = normalizeAxis(c, attrInt(c.node, "axis", legacy ? 1 : -1), rank);
+    const Split3 s = split(x.shape, axis, legacy ? rank : axis + 1);
+    HostTensor y = makeLike(x.dtype, x.shape);
+    for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t in = 0; in < s.inner; ++in) {
+            auto at = [&](int64_t m) { return (o * s.middle + m) * s.inner + in; };
+            int64_t best = 0;
+            for (int64_t m = 1; m < s.middle; ++m)
+                if (x.f[at(m)] > x.f[at(best)])
+                    best = m;
+            if (s.middle > 0)
+                y.f[at(best)] = 1.0f;
+        }
+    return {y};
+}
+
+// MeanVarianceNormalization: (x - mean) / (sqrt(variance) + 1e-9) over `axes` (default 0, 2, 3), ONNX's function body.
+std::vector<HostTensor> opMeanVarianceNormalization(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    requireFloating(c, x, "input");
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    std::vector<bool> reduced(static_cast<size_t>(rank), false);
+    for (int64_t a : attrInts(c.node, "axes", {0, 2, 3}))
+        reduced[normalizeAxis(c, a, rank)] = true;
+    Shape kept = x.shape;
+    int64_t count = 1;
+    for (int64_t d = 0; d < rank; ++d)
+        if (reduced[d]) {
+            count *= x.shape[d];
+            kept[d] = 1;
+        }
+    std::vector<int64_t> str = stridesOf(kept);
+    for (int64_t d = 0; d < rank; ++d)
+        if (reduced[d])
+            str[d] = 0;
+    std::vector<double> mean(static_cast<size_t>(elementCount(kept)), 0.0), var(mean.size(), 0.0);
+    forEachIndex(x.shape, {str}, [&](int64_t k, const std::vector<int64_t>& off) { mean[off[0]] += x.f[k]; });
+    for (double& m : mean)
+        m /= static_cast<double>(std::max<int64_t>(count, 1));
+    forEachIndex(x.shape, {str}, [&](int64_t k, const std::vector<int64_t>& off) { var[off[0]] += (x.f[k] - mean[off[0]]) * (x.f[k] - mean[off[0]]); });
+    HostTensor y = makeLike(x.dtype, x.shape);
+    forEachIndex(x.shape, {str}, [&](int64_t k, const std::vector<int64_t>& off) {
+        y.f[k] = static_cast<float>((x.f[k] - mean[off[0]]) / (std::sqrt(var[off[0]] / static_cast<double>(std::max<int64_t>(count, 1))) + 1e-9));
+    });
+    return {y};
+}
+
 // CumSum along the axis given as a scalar input; exclusive leaves out the element itself, reverse sums from the end.
 std::vector<HostTensor> opCumSum(const OpContext& c)
 {
@@ -500,7 +556,8 @@ const OpTable& mathOps()
         {"ReduceMean", opReduceMean}, {"ReduceMax", opReduceMax}, {"ReduceMin", opReduceMin}, {"ReduceProd", opReduceProd},
         {"ReduceL1", opReduceL1}, {"ReduceL2", opReduceL2}, {"ReduceSumSquare", opReduceSumSquare},
         {"ReduceLogSum", opReduceLogSum}, {"ReduceLogSumExp", opReduceLogSumExp}, {"ArgMax", opArgMax}, {"ArgMin", opArgMin},
-        {"CumSum", opCumSum}, {"InstanceNormalization", opInstanceNorm}, {"Einsum", opEinsum},
+        {"CumSum", opCumSum}, {"InstanceNormalization", opInstanceNorm}, {"Einsum", opEinsum}, {"Hardmax", opHardmax},
+        {"MeanVarianceNormalization", opMeanVarianceNormalization},
     };
     return ops;
 }

@@ -2,6 +2,7 @@
 // Transpose, Concat, Slice, Gather, Expand, and the shape-arithmetic ops the loader folds
 // (Constant, Shape, Size, ConstantOfShape, Range).
 #include "core/model/interp_ops.h"
+#include "core/model/onnx_tensor.h"
 #include "core/model/resize_weights.h"
 
 #include <algorithm>
@@ -513,6 +514,61 @@ std::vector<HostTensor> opResize(const OpContext& c)
     return {cur};
 }
 
+// OneHot: output[..., depth at `axis`, ...] = values[1] where the (negative: + depth) index hits, else values[0].
+std::vector<HostTensor> opOneHot(const OpContext& c)
+{
+    const HostTensor& indices = c.input(0);
+    const HostTensor& depthT = c.input(1);
+    const HostTensor& values = c.input(2);
+    if (depthT.size() != 1 || values.size() != 2)
+        c.fail("depth must be a scalar and values [off, on]");
+    const int64_t depth = toInt64(valueAt(depthT, 0));
+    if (depth < 1)
+        c.fail("depth must be at least 1");
+    const int64_t rank = static_cast<int64_t>(indices.shape.size()) + 1;
+    const int64_t axis = normalizeAxis(c, attrInt(c.node, "axis", -1), rank);
+    Shape shape = indices.shape;
+    shape.insert(shape.begin() + axis, depth);
+    checkDataShape(c, shape, "output");
+    HostTensor y = makeLike(values.dtype, shape);
+    int64_t inner = 1;
+    for (int64_t d = axis + 1; d < rank; ++d)
+        inner *= shape[d];
+    for (int64_t k = 0; k < y.size(); ++k) {
+        const int64_t o = k / (depth * inner), j = (k / inner) % depth, in = k % inner;
+        double idx = valueAt(indices, o * inner + in);
+        if (idx < 0)
+            idx += static_cast<double>(depth);
+        copyElement(y, k, values, static_cast<double>(j) == std::trunc(idx) ? 1 : 0);
+    }
+    return {y};
+}
+
+// EyeLike: ones on the diagonal shifted by k, of the input's 2-D shape, in `dtype` (default: the input's type).
+std::vector<HostTensor> opEyeLike(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    if (x.shape.size() != 2)
+        c.fail("input must be 2-D");
+    DType dtype = x.dtype;
+    if (hasAttribute(c.node, "dtype")) {
+        const auto d = dtypeFromOnnx(static_cast<int32_t>(attrInt(c.node, "dtype", 0)));
+        if (!d)
+            c.fail("unsupported dtype");
+        dtype = *d;
+    }
+    const int64_t k = attrInt(c.node, "k", 0);
+    HostTensor y = makeLike(dtype, x.shape);
+    for (int64_t i = 0; i < x.shape[0]; ++i)
+        if (i + k >= 0 && i + k < x.shape[1]) {
+            if (y.isFloating())
+                y.f[i * x.shape[1] + i + k] = 1;
+            else
+                y.i[i * x.shape[1] + i + k] = 1;
+        }
+    return {y};
+}
+
 // Trilu: keep the elements with j - i >= k (upper) or j - i <= k (lower) of the last two dims, zero the rest.
 std::vector<HostTensor> opTrilu(const OpContext& c)
 {
@@ -700,7 +756,7 @@ const OpTable& tensorOps()
         {"Transpose", opTranspose}, {"Concat", opConcat}, {"Slice", opSlice}, {"Gather", opGather},
         {"Expand", opExpand}, {"Constant", opConstant}, {"Shape", opShape}, {"Size", opSize},
         {"ConstantOfShape", opConstantOfShape}, {"Range", opRange}, {"Split", opSplit}, {"Tile", opTile}, {"Pad", opPad},
-        {"Resize", opResize}, {"Upsample", opResize}, {"Trilu", opTrilu}, {"GatherElements", opGatherElements},
+        {"Resize", opResize}, {"Upsample", opResize}, {"Trilu", opTrilu}, {"GatherElements", opGatherElements}, {"OneHot", opOneHot}, {"EyeLike", opEyeLike},
         {"DepthToSpace", opDepthSpace}, {"SpaceToDepth", opDepthSpace},
     };
     return ops;

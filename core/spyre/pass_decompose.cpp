@@ -84,8 +84,10 @@ private:
     const Shape& shapeOf(int t) const { return p_.tensors[t].shape; }
 
     // A new core op; when `into` >= 0 it writes that existing tensor (the composite op's own output).
+    // `shape` by value: callers pass shapeOf(...) next to arguments that add tensors (rw_.scalar), which may move
+    // p_.tensors and leave a reference dangling.
     int emit(const std::string& type, const GraphOp& from, const std::string& suffix, std::vector<int> inputs,
-             const Shape& shape, int into = -1)
+             Shape shape, int into = -1)
     {
         const std::string name = from.name + "/" + suffix;
         if (into < 0)
@@ -159,6 +161,16 @@ private:
             argExtreme(g, t == "ArgMax");
         else if (t == "Xor")
             xorOp(g);
+        else if (t == "Hardmax")
+            hardmax(g);
+        else if (t == "OneHot")
+            oneHot(g);
+        else if (t == "EyeLike")
+            eyeLike(g);
+        else if (t == "Shrink")
+            shrink(g);
+        else if (t == "MeanVarianceNormalization")
+            meanVarianceNorm(g);
         else if (t == "HardSigmoid" || t == "HardSwish")
             hardSigmoid(g, t == "HardSwish");
         else if (t == "PRelu")
@@ -1378,6 +1390,136 @@ private:
         emit(last ? "ReduceMax" : "ReduceMin", g, last ? "last" : "first", {cand}, ys, y);
         out.back().ints["axes"] = {axis};
         out.back().ints["keepdims"] = {g.intAttr("keepdims", 1)};
+    }
+
+    // An int64 constant of `shape` holding each element's row-major index within dims [from, rank) (0 outside them
+    // is impossible: the other dims of `shape` are 1).
+    int flatIota(const GraphOp& g, const std::string& suffix, const Shape& shape)
+    {
+        std::vector<int64_t> v(static_cast<size_t>(shapeProduct(shape)));
+        for (size_t k = 0; k < v.size(); ++k)
+            v[k] = static_cast<int64_t>(k);
+        const int t = rw_.tensor(g.name + "/" + suffix, shape, "int64");
+        p_.tensors[t].isConstant = true;
+        p_.tensors[t].i = std::make_shared<const std::vector<int64_t>>(std::move(v));
+        return t;
+    }
+
+    // Hardmax: the first maximum of each slice (one axis; before opset 13 every dim from `axis` on) as in ArgMax,
+    // then 1 where the slice's flat index equals it.
+    void hardmax(const GraphOp& g)
+    {
+        count(g);
+        const int x = g.inputs.at(0), y = g.outputs.at(0);
+        const Shape xs = shapeOf(x);
+        const bool legacy = p_.opsetVersion < 13;
+        const int rank = static_cast<int>(xs.size());
+        const int axis = normAxis(g.intAttr("axis", legacy ? 1 : -1), xs.size());
+        if (axis < 0 || axis >= rank)
+            throw opError(p_, g, "attribute 'axis' is out of range for rank " + std::to_string(rank));
+        std::vector<int> axes;
+        Shape block(xs.size(), 1);
+        int64_t n = 1;
+        for (int d = axis; d < (legacy ? rank : axis + 1); ++d) {
+            axes.push_back(d);
+            block[d] = xs[d];
+            n *= xs[d];
+        }
+        const int mx = reduce("ReduceMax", g, "max", x, axes);
+        const int eq = emit("Equal", g, "is_max", {x, mx}, xs);
+        p_.tensors[eq].dtype = "bool";
+        const int idx = flatIota(g, "iota", block);
+        const int cand = emit("Where", g, "index", {eq, idx, rw_.scalar(static_cast<double>(n))}, xs);
+        p_.tensors[cand].dtype = "int64";
+        const int first = reduce("ReduceMin", g, "first", cand, axes);
+        p_.tensors[first].dtype = "int64";
+        const int hit = emit("Equal", g, "is_first", {idx, first}, xs);
+        p_.tensors[hit].dtype = "bool";
+        emit("Cast", g, "hardmax", {hit}, xs, y);
+    }
+
+    // OneHot: Where(indices (negative ones + depth) == iota along the new axis, on, off); depth from the output shape.
+    void oneHot(const GraphOp& g)
+    {
+        count(g);
+        const int indices = g.inputs.at(0), values = g.inputs.at(2), y = g.outputs.at(0);
+        const Shape is = shapeOf(indices), ys = shapeOf(y);
+        const int axis = normAxis(g.intAttr("axis", -1), ys.size());
+        if (axis < 0 || axis >= static_cast<int>(ys.size()))
+            throw opError(p_, g, "attribute 'axis' is out of range");
+        const int64_t depth = ys[axis];
+        Shape spread = ys;
+        spread[axis] = 1;
+        const int iv = emit("Reshape", g, "indices_view", {indices}, spread);
+        // A negative index counts from the end: i + depth where i < 0.
+        const int neg = emit("Less", g, "negative", {iv, rw_.scalar(0.0)}, spread);
+        p_.tensors[neg].dtype = "bool";
+        const int wrapped = emit("Where", g, "wrapped", {neg, emit("Add", g, "plus_depth", {iv, rw_.scalar(static_cast<double>(depth))}, spread), iv}, spread);
+        Shape line(ys.size(), 1);
+        line[axis] = depth;
+        const int eq = emit("Equal", g, "hit", {wrapped, flatIota(g, "iota", line)}, ys);
+        p_.tensors[eq].dtype = "bool";
+        const int off = emit("Reshape", g, "off", {sliceAlong(g, "off_value", values, 0, 0, 1, 1)}, Shape{});
+        const int on = emit("Reshape", g, "on", {sliceAlong(g, "on_value", values, 0, 1, 1, 1)}, Shape{});
+        emit("Where", g, "one_hot", {eq, on, off}, ys, y);
+    }
+
+    // EyeLike: its output depends on the input's shape only, so it is a constant.
+    void eyeLike(const GraphOp& g)
+    {
+        count(g);
+        const int y = g.outputs.at(0);
+        const Shape ys = shapeOf(y);
+        if (ys.size() != 2)
+            throw opError(p_, g, "input must be 2-D");
+        const int64_t k = g.intAttr("k", 0);
+        std::vector<float> v(static_cast<size_t>(shapeProduct(ys)), 0.0f);
+        for (int64_t i = 0; i < ys[0]; ++i)
+            if (i + k >= 0 && i + k < ys[1])
+                v[i * ys[1] + i + k] = 1.0f;
+        emit("Reshape", g, "eye", {rw_.constantVector(g.name + "/eye", ys, std::move(v))}, ys, y);
+    }
+
+    // Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
+    void shrink(const GraphOp& g)
+    {
+        count(g);
+        const int x = g.inputs.at(0), y = g.outputs.at(0);
+        const Shape xs = shapeOf(x);
+        const double lambd = g.floatAttr("lambd", 0.5), bias = g.floatAttr("bias", 0.0);
+        const int below = emit("Less", g, "below", {x, rw_.scalar(-lambd)}, xs);
+        const int above = emit("Greater", g, "above", {x, rw_.scalar(lambd)}, xs);
+        p_.tensors[below].dtype = "bool";
+        p_.tensors[above].dtype = "bool";
+        const int hi = emit("Where", g, "upper", {above, emit("Sub", g, "minus_bias", {x, rw_.scalar(bias)}, xs), rw_.scalar(0.0)}, xs);
+        emit("Where", g, "shrink", {below, emit("Add", g, "plus_bias", {x, rw_.scalar(bias)}, xs), hi}, xs, y);
+    }
+
+    // MeanVarianceNormalization: (x - mean) / (sqrt(mean((x - mean)^2)) + 1e-9) over `axes` (ONNX's function body).
+    void meanVarianceNorm(const GraphOp& g)
+    {
+        count(g);
+        const int x = g.inputs.at(0), y = g.outputs.at(0);
+        const Shape xs = shapeOf(x);
+        std::vector<int> axes;
+        for (int64_t a : g.ints.count("axes") ? g.ints.at("axes") : std::vector<int64_t>{0, 2, 3}) {
+            const int d = normAxis(a, xs.size());
+            if (d < 0 || d >= static_cast<int>(xs.size()))
+                throw opError(p_, g, "axis " + std::to_string(a) + " is out of range");
+            axes.push_back(d);
+        }
+        std::sort(axes.begin(), axes.end());
+        int64_t n = 1;
+        for (int d : axes)
+            n *= xs[d];
+        const int sum = reduce("ReduceSum", g, "sum", x, axes);
+        const int mean = emit("Div", g, "mean", {sum, rw_.scalar(static_cast<double>(n))}, shapeOf(sum));
+        const int d = emit("Sub", g, "centre", {x, mean}, xs);
+        const int sq = emit("Mul", g, "square", {d, d}, xs);
+        const int vsum = reduce("ReduceSum", g, "var_sum", sq, axes);
+        const int var = emit("Div", g, "var", {vsum, rw_.scalar(static_cast<double>(n))}, shapeOf(vsum));
+        const int sd = emit("Add", g, "std_eps", {emit("Sqrt", g, "std", {var}, shapeOf(var)), rw_.scalar(1e-9)}, shapeOf(var));
+        emit("Div", g, "normalise", {d, sd}, xs, y);
     }
 
     // Xor of bools: not equal.
