@@ -837,6 +837,11 @@ private:
         const int64_t H = g.intAttr("hidden_size", rs.at(2)), G = lstm ? 4 : gru ? 3 : 1;
         const std::string direction = g.strings.count("direction") ? g.strings.at("direction") : "forward";
         const int64_t D = direction == "bidirectional" ? 2 : 1;
+        auto fits = [&](int v, const Shape& want) { return v < 0 || shapeOf(v) == want; };
+        if (!fits(w, {D, G * H, I}) || !fits(r, {D, G * H, H}) || !fits(b, {D, 2 * G * H}) || !fits(h0, {D, N, H}) ||
+            !fits(c0, {D, N, H}) || !fits(peep, {D, 3 * H}))
+            throw opError(p_, g, "W, R, B, P, initial_h or initial_c do not match hidden_size " + std::to_string(H) +
+                                     ", direction '" + direction + "'");
         if (lens >= 0) {
             for (int64_t v : constInts(p_, g, 4))
                 if (v != S)
@@ -1215,6 +1220,9 @@ private:
             a.inSize = xs[d];
             a.outSize = ys[d];
             a.scale = scales.empty() ? static_cast<double>(a.outSize) / static_cast<double>(std::max<int64_t>(1, a.inSize)) : scales[d];
+            if (a.inSize == 0 || a.outSize == 0)
+                throw opError(p_, g, "resizes axis " + std::to_string(d) + " from " + std::to_string(a.inSize) + " to " +
+                                         std::to_string(a.outSize) + " elements; an empty axis is not supported");
             const std::vector<double> w = model::resizeWeights(a);
             if (w.empty())
                 throw opError(p_, g, "mode '" + a.mode + "' with coordinate_transformation_mode '" + a.coordinateMode + "' is not supported");

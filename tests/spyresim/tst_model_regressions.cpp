@@ -478,6 +478,44 @@ g (float[4, 5, 6] x) => (float[4, 6] mean, float[4, 5, 6] same, float[4, 3, 6] a
         QVERIFY2(newer.find("opset 19 is newer") != std::string::npos, newer.c_str());
     }
 
+    void badFormsOfTheNewOpsAreNamed_data()
+    {
+        // Each refused by the loader or the Spyre compiler with an InputError naming the node and what is wrong.
+        QTest::addColumn<QString>("graph");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("reflect pad too wide") << QStringLiteral("g (float[2, 3] x) => (float[2, 9] y) { p = Constant<value = int64[4] {0, 3, 0, 3}>()\n y = Pad<mode = \"reflect\">(x, p) }")
+                                              << QStringLiteral("Pad 'Pad_1': reflect pads of 3 do not fit a dimension of 3");
+        QTest::newRow("einsum output label") << QStringLiteral("g (float[2, 3] x, float[3, 4] z) => (float[2, 4] y) { y = Einsum<equation = \"ij,jk->iq\">(x, z) }")
+                                             << QStringLiteral("Einsum 'Einsum_0': equation: output label 'q'");
+        QTest::newRow("einsum diagonal") << QStringLiteral("g (float[3, 3] x) => (float[3] y) { y = Einsum<equation = \"ii->i\">(x) }")
+                                         << QStringLiteral("repeats label 'i' within one operand");
+        QTest::newRow("lstm weights") << QStringLiteral("g (float[2, 1, 3] x, float[1, 12, 3] w, float[1, 12, 5] r) => (float[2, 1, 1, 3] y) { y = LSTM<hidden_size = 3>(x, w, r) }")
+                                      << QStringLiteral("LSTM 'LSTM_0': W, R, B, P, initial_h or initial_c do not match hidden_size 3");
+        QTest::newRow("rnn activation") << QStringLiteral("g (float[2, 1, 3] x, float[1, 4, 3] w, float[1, 4, 4] r) => (float[2, 1, 1, 4] y) { y = RNN<hidden_size = 4, activations = [\"Elu\"]>(x, w, r) }")
+                                        << QStringLiteral("RNN 'RNN_0': attribute 'activations' contains 'Elu'");
+        QTest::newRow("resize to nothing") << QStringLiteral("g (float[1, 1, 4, 4] x) => (float[1, 1, 0, 0] y) { s = Constant<value = int64[4] {1, 1, 0, 0}>()\n y = Resize(x, , , s) }")
+                                           << QStringLiteral("Resize 'Resize_1': resizes axis 2 from 4 to 0 elements");
+        QTest::newRow("cumsum axis at run time") << QStringLiteral("g (float[2, 3] x, int64 a) => (float[2, 3] y) { y = CumSum(x, a) }")
+                                                 << QStringLiteral("CumSum 'CumSum_0': input 1 ('a') must be a constant");
+        QTest::newRow("unsupported op in a folded If") << QStringLiteral("g (float[2] x) => (float[2] y) { c = Constant<value = bool {0}>()\n y = If(c) <then_branch = t () => (float[2] a) { a = Relu(x) }, else_branch = e () => (float[2] b) { b = Det(x) }> }")
+                                                       << QStringLiteral("Det 'If_1/Det_0': op type 'Det' is not supported");
+    }
+    void badFormsOfTheNewOpsAreNamed()
+    {
+        QFETCH(QString, graph);
+        QFETCH(QString, expected);
+        try {
+            const model::ModelGraph g = model::loadModelFromText("<\n  ir_version: 8,\n  opset_import: [\"\" : 17]\n>\n" + graph.toStdString() + "\n", "bad.onnxtxt");
+            JobControl job;
+            spyre::CompileOptions o;
+            o.keepIrText = false;
+            spyre::SpyrePipeline::run(g, target(), o, job);
+            QFAIL("expected an InputError");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find(expected.toStdString()) != std::string::npos, e.what());
+        }
+    }
+
     void trainingDropoutWithRatioZeroIsIdentity()
     {
         const model::ModelGraph g = model::loadModelFromText(R"(<
