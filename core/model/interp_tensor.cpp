@@ -488,6 +488,12 @@ std::vector<HostTensor> opResize(const OpContext& c)
         if (w.empty() && a.inSize * a.outSize > 0)
             c.fail("mode '" + a.mode + "' with coordinate_transformation_mode '" + a.coordinateMode + "' and nearest_mode '" +
                    a.nearestMode + "' is not supported");
+        // At most two inputs feed each output position: keep only those (a dense row would make big images slow).
+        std::vector<std::vector<std::pair<int64_t, double>>> taps(static_cast<size_t>(a.outSize));
+        for (int64_t j = 0; j < a.outSize; ++j)
+            for (int64_t i = 0; i < a.inSize; ++i)
+                if (const double wt = w[j * a.inSize + i])
+                    taps[j].emplace_back(i, wt);
         Shape next = cur.shape;
         next[d] = a.outSize;
         HostTensor y = makeLike(cur.dtype, next);
@@ -500,9 +506,8 @@ std::vector<HostTensor> opResize(const OpContext& c)
             for (int64_t j = 0; j < a.outSize; ++j)
                 for (int64_t e = 0; e < inner; ++e) {
                     double acc = 0;
-                    for (int64_t i = 0; i < a.inSize; ++i)
-                        if (const double wt = w[j * a.inSize + i])
-                            acc += wt * valueAt(cur, (o * a.inSize + i) * inner + e);
+                    for (const auto& [i, wt] : taps[j])
+                        acc += wt * valueAt(cur, (o * a.inSize + i) * inner + e);
                     const int64_t at = (o * a.outSize + j) * inner + e;
                     if (y.isFloating())
                         y.f[at] = static_cast<float>(acc);
