@@ -5,6 +5,7 @@
 //    becomes the attribute again, and noop_with_empty_axes (new for them) with no axes is an Identity.
 //  - Split: `num_outputs` (equal parts) is what opset 17 does without `split` when the parts are equal; uneven parts
 //    (the last one smaller) need the input's size, so they are computed here when the input's shape is declared.
+//  - Resize: the new antialias, axes and keep_aspect_ratio_policy only at their defaults (then dropped).
 //  - Pad: the new optional `axes` input is accepted only when absent.
 #include "core/common/diagnostics.h"
 #include "core/model/onnx_import.h"
@@ -142,7 +143,7 @@ void downgradeOpset18(onnx::ModelProto& m)
                 continue;
             const int64_t parts = num->i();
             if (parts != n.output_size())
-                refuse(n, "num_outputs", "num_outputs = " + std::to_string(parts) + " but the node has " +
+                refuse(n, "num_outputs", "attribute 'num_outputs' = " + std::to_string(parts) + " but the node has " +
                                              std::to_string(n.output_size()) + " outputs");
             removeAttribute(n, "num_outputs");
             const onnx::AttributeProto* ax = attribute(n, "axis");
@@ -160,6 +161,16 @@ void downgradeOpset18(onnx::ModelProto& m)
             while (n.input_size() < 2)
                 n.add_input();
             n.set_input(1, sizes->name());
+        } else if (n.op_type() == "Resize") {
+            // New at 18: antialias, axes, keep_aspect_ratio_policy; their defaults are opset 17's behaviour.
+            if (const onnx::AttributeProto* a = attribute(n, "antialias"); a && a->i() != 0)
+                refuse(n, "antialias", "attribute 'antialias' = 1 is not supported");
+            if (attribute(n, "axes"))
+                refuse(n, "axes", "attribute 'axes' (new in opset 18) is not supported; give scales or sizes for every axis");
+            if (const onnx::AttributeProto* a = attribute(n, "keep_aspect_ratio_policy"); a && a->s() != "stretch")
+                refuse(n, "keep_aspect_ratio_policy", "attribute 'keep_aspect_ratio_policy' = \"" + a->s() + "\" is not supported (stretch is)");
+            for (const char* name : {"antialias", "axes", "keep_aspect_ratio_policy"})
+                removeAttribute(n, name);
         } else if (n.op_type() == "Pad") {
             if (n.input_size() > 3 && !n.input(3).empty())
                 refuse(n, "axes", "input 'axes' (new in opset 18) is not supported; give pads for every axis");

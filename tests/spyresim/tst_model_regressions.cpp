@@ -440,6 +440,16 @@ g (float[4, 5, 6] x) => (float[4, 6] mean, float[4, 5, 6] same, float[4, 3, 6] a
   mx = ReduceMax(x, both)
 }
 )", "opset18.onnxtxt");
+        // Resize's new attributes at their defaults load (and are dropped); antialias does not.
+        const std::string resize18 = "<\n  ir_version: 8,\n  opset_import: [\"\" : 18]\n>\ng (float[1, 1, 2, 2] x) => (float[1, 1, 4, 4] y)\n{\n"
+                                     "  s = Constant<value = float[4] {1, 1, 2, 2}>()\n  y = Resize<mode = \"linear\", antialias = ";
+        QCOMPARE(model::loadModelFromText(resize18 + "0, keep_aspect_ratio_policy = \"stretch\">(x, , s)\n}\n", "resize18.onnxtxt").nodes.size(), size_t(1));
+        try {
+            model::loadModelFromText(resize18 + "1>(x, , s)\n}\n", "resize18.onnxtxt");
+            QFAIL("expected antialias = 1 to be refused");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("Resize 'Resize_1': attribute 'antialias' = 1 is not supported") != std::string::npos, e.what());
+        }
         QCOMPARE(g.opsetVersion, int64_t(18));
         const model::HostTensor x = randomTensor(g.values[g.inputs[0]], 5);
         std::vector<model::HostTensor> ref;
