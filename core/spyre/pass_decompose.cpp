@@ -112,77 +112,69 @@ private:
         return t;
     }
 
+    using Rewrite = void (*)(Decomposer&, GraphOp&);
+
+    // The composite ops and their rewrite; any other op is already a core op and passes through.
+    static const std::map<std::string, Rewrite>& rewrites()
+    {
+        static const std::map<std::string, Rewrite> table = [] {
+            std::map<std::string, Rewrite> m;
+            auto add = [&m](std::initializer_list<const char*> ops, Rewrite r) {
+                for (const char* op : ops)
+                    m[op] = r;
+            };
+            add({"Gemm"}, [](Decomposer& d, GraphOp& g) { d.gemm(g); });
+            add({"LayerNormalization"}, [](Decomposer& d, GraphOp& g) { d.layerNorm(g); });
+            add({"Softmax", "LogSoftmax"}, [](Decomposer& d, GraphOp& g) { d.softmax(g, g.opType == "LogSoftmax"); });
+            add({"ReduceMean"}, [](Decomposer& d, GraphOp& g) { d.reduceMean(g); });
+            add({"Gelu"}, [](Decomposer& d, GraphOp& g) { d.gelu(g); });
+            add({"BatchNormalization"}, [](Decomposer& d, GraphOp& g) { d.batchNorm(g); });
+            add({"Conv"}, [](Decomposer& d, GraphOp& g) { d.conv(g); });
+            add({"ConvTranspose"}, [](Decomposer& d, GraphOp& g) { d.convTranspose(g); });
+            add({"MaxPool", "AveragePool"}, [](Decomposer& d, GraphOp& g) { d.pool(g, g.opType == "MaxPool"); });
+            add({"GlobalAveragePool", "GlobalMaxPool"}, [](Decomposer& d, GraphOp& g) { d.globalPool(g, g.opType == "GlobalMaxPool"); });
+            add({"InstanceNormalization"}, [](Decomposer& d, GraphOp& g) { d.instanceNorm(g); });
+            add({"Elu", "Celu", "Selu"}, [](Decomposer& d, GraphOp& g) { d.elu(g); });
+            add({"Softplus", "Softsign", "ThresholdedRelu"}, [](Decomposer& d, GraphOp& g) { d.smoothActivation(g); });
+            add({"Einsum"}, [](Decomposer& d, GraphOp& g) { d.einsum(g); });
+            add({"QuantizeLinear", "DequantizeLinear"}, [](Decomposer& d, GraphOp& g) { d.quantize(g, g.opType == "QuantizeLinear"); });
+            add({"DepthToSpace", "SpaceToDepth"}, [](Decomposer& d, GraphOp& g) { d.depthSpace(g, g.opType == "DepthToSpace"); });
+            add({"RNN", "GRU", "LSTM"}, [](Decomposer& d, GraphOp& g) { d.recurrent(g); });
+            add({"Resize", "Upsample"}, [](Decomposer& d, GraphOp& g) { d.resize(g); });
+            add({"Split"}, [](Decomposer& d, GraphOp& g) { d.splitOp(g); });
+            add({"Tile"}, [](Decomposer& d, GraphOp& g) { d.tile(g); });
+            add({"Pad"}, [](Decomposer& d, GraphOp& g) { d.pad(g); });
+            add({"ArgMax", "ArgMin"}, [](Decomposer& d, GraphOp& g) { d.argExtreme(g, g.opType == "ArgMax"); });
+            add({"Xor"}, [](Decomposer& d, GraphOp& g) { d.xorOp(g); });
+            add({"Hardmax"}, [](Decomposer& d, GraphOp& g) { d.hardmax(g); });
+            add({"OneHot"}, [](Decomposer& d, GraphOp& g) { d.oneHot(g); });
+            add({"EyeLike"}, [](Decomposer& d, GraphOp& g) { d.eyeLike(g); });
+            add({"Shrink"}, [](Decomposer& d, GraphOp& g) { d.shrink(g); });
+            add({"MeanVarianceNormalization"}, [](Decomposer& d, GraphOp& g) { d.meanVarianceNorm(g); });
+            add({"HardSigmoid", "HardSwish"}, [](Decomposer& d, GraphOp& g) { d.hardSigmoid(g, g.opType == "HardSwish"); });
+            add({"PRelu"}, [](Decomposer& d, GraphOp& g) { d.prelu(g); });
+            add({"Sum", "Mean"}, [](Decomposer& d, GraphOp& g) { d.variadic(g); });
+            // Two-input Max/Min are core ops; others a chain.
+            add({"Max", "Min"}, [](Decomposer& d, GraphOp& g) {
+                if (g.inputs.size() == 2)
+                    d.out.push_back(std::move(g));
+                else
+                    d.variadic(g);
+            });
+            add({"Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout", "Reshape"}, [](Decomposer& d, GraphOp& g) { d.asView(std::move(g)); });
+            add({"ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd"}, [](Decomposer& d, GraphOp& g) { d.normaliseReduce(std::move(g)); });
+            add({"ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"},
+                [](Decomposer& d, GraphOp& g) { d.reduceComposite(g); });
+            return m;
+        }();
+        return table;
+    }
+
     void rewrite(GraphOp g)
     {
-        const std::string& t = g.opType;
-        if (t == "Gemm")
-            gemm(g);
-        else if (t == "LayerNormalization")
-            layerNorm(g);
-        else if (t == "Softmax" || t == "LogSoftmax")
-            softmax(g, t == "LogSoftmax");
-        else if (t == "ReduceMean")
-            reduceMean(g);
-        else if (t == "Gelu")
-            gelu(g);
-        else if (t == "BatchNormalization")
-            batchNorm(g);
-        else if (t == "Conv")
-            conv(g);
-        else if (t == "ConvTranspose")
-            convTranspose(g);
-        else if (t == "MaxPool" || t == "AveragePool")
-            pool(g, t == "MaxPool");
-        else if (t == "GlobalAveragePool" || t == "GlobalMaxPool")
-            globalPool(g, t == "GlobalMaxPool");
-        else if (t == "InstanceNormalization")
-            instanceNorm(g);
-        else if (t == "Elu" || t == "Celu" || t == "Selu")
-            elu(g);
-        else if (t == "Softplus" || t == "Softsign" || t == "ThresholdedRelu")
-            smoothActivation(g);
-        else if (t == "Einsum")
-            einsum(g);
-        else if (t == "QuantizeLinear" || t == "DequantizeLinear")
-            quantize(g, t == "QuantizeLinear");
-        else if (t == "DepthToSpace" || t == "SpaceToDepth")
-            depthSpace(g, t == "DepthToSpace");
-        else if (t == "RNN" || t == "GRU" || t == "LSTM")
-            recurrent(g);
-        else if (t == "Resize" || t == "Upsample")
-            resize(g);
-        else if (t == "Split")
-            splitOp(g);
-        else if (t == "Tile")
-            tile(g);
-        else if (t == "Pad")
-            pad(g);
-        else if (t == "ArgMax" || t == "ArgMin")
-            argExtreme(g, t == "ArgMax");
-        else if (t == "Xor")
-            xorOp(g);
-        else if (t == "Hardmax")
-            hardmax(g);
-        else if (t == "OneHot")
-            oneHot(g);
-        else if (t == "EyeLike")
-            eyeLike(g);
-        else if (t == "Shrink")
-            shrink(g);
-        else if (t == "MeanVarianceNormalization")
-            meanVarianceNorm(g);
-        else if (t == "HardSigmoid" || t == "HardSwish")
-            hardSigmoid(g, t == "HardSwish");
-        else if (t == "PRelu")
-            prelu(g);
-        else if (((t == "Max" || t == "Min") && g.inputs.size() != 2) || t == "Sum" || t == "Mean")
-            variadic(g);
-        else if (t == "Flatten" || t == "Squeeze" || t == "Unsqueeze" || t == "Identity" || t == "Dropout" || t == "Reshape")
-            asView(std::move(g));
-        else if (t == "ReduceSum" || t == "ReduceMax" || t == "ReduceMin" || t == "ReduceProd")
-            normaliseReduce(std::move(g));
-        else if (t == "ReduceL1" || t == "ReduceL2" || t == "ReduceSumSquare" || t == "ReduceLogSum" || t == "ReduceLogSumExp")
-            reduceComposite(g);
+        const auto it = rewrites().find(g.opType);
+        if (it != rewrites().end())
+            it->second(*this, g);
         else
             out.push_back(std::move(g));
     }
