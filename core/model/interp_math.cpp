@@ -514,6 +514,45 @@ std::vector<HostTensor> opMeanVarianceNormalization(const OpContext& c)
     return {y};
 }
 
+// TopK (opset >= 10: k an input; before, an attribute): the k largest (smallest) along the axis, in order, equal
+// values by lower index first.
+std::vector<HostTensor> opTopK(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    const int64_t axis = normalizeAxis(c, attrInt(c.node, "axis", -1), rank);
+    int64_t k = attrInt(c.node, "k", -1);
+    if (c.opset >= 10) {
+        const std::vector<int64_t> kv = intValues(c, c.input(1), "K");
+        if (kv.size() != 1)
+            c.fail("K must have one element");
+        k = kv[0];
+    }
+    const bool largest = attrInt(c.node, "largest", 1) != 0;
+    const Split3 s = split(x.shape, axis, axis + 1);
+    if (k < 0 || k > s.middle)
+        c.fail("K = " + std::to_string(k) + " is outside [0, " + std::to_string(s.middle) + "]");
+    Shape shape = x.shape;
+    shape[axis] = k;
+    HostTensor values = makeLike(x.dtype, shape), indices = makeLike(DType::Int64, shape);
+    std::vector<int64_t> order(static_cast<size_t>(s.middle));
+    for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t in = 0; in < s.inner; ++in) {
+            auto at = [&](int64_t m) { return (o * s.middle + m) * s.inner + in; };
+            for (int64_t m = 0; m < s.middle; ++m)
+                order[m] = m;
+            std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+                return largest ? valueAt(x, at(a)) > valueAt(x, at(b)) : valueAt(x, at(a)) < valueAt(x, at(b));
+            });
+            for (int64_t j = 0; j < k; ++j) {
+                const int64_t dst = (o * k + j) * s.inner + in;
+                copyElement(values, dst, x, at(order[j]));
+                indices.i[dst] = order[j];
+            }
+        }
+    return {values, indices};
+}
+
 // CumSum along the axis given as a scalar input; exclusive leaves out the element itself, reverse sums from the end.
 std::vector<HostTensor> opCumSum(const OpContext& c)
 {
@@ -556,7 +595,7 @@ const OpTable& mathOps()
         {"ReduceMean", opReduceMean}, {"ReduceMax", opReduceMax}, {"ReduceMin", opReduceMin}, {"ReduceProd", opReduceProd},
         {"ReduceL1", opReduceL1}, {"ReduceL2", opReduceL2}, {"ReduceSumSquare", opReduceSumSquare},
         {"ReduceLogSum", opReduceLogSum}, {"ReduceLogSumExp", opReduceLogSumExp}, {"ArgMax", opArgMax}, {"ArgMin", opArgMin},
-        {"CumSum", opCumSum}, {"InstanceNormalization", opInstanceNorm}, {"Einsum", opEinsum}, {"Hardmax", opHardmax},
+        {"CumSum", opCumSum}, {"InstanceNormalization", opInstanceNorm}, {"Einsum", opEinsum}, {"Hardmax", opHardmax}, {"TopK", opTopK},
         {"MeanVarianceNormalization", opMeanVarianceNormalization},
     };
     return ops;

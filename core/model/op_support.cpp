@@ -248,6 +248,7 @@ const std::vector<OpSupport>& table()
         {"ReduceLogSum", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as attribute (opset < 18)", nullptr},
         {"ReduceLogSumExp", Role::Compute, {"axes", "keepdims", "noop_with_empty_axes"}, "axes as attribute (opset < 18)", nullptr},
         {"ArgMax", Role::Compute, {"axis", "keepdims", "select_last_index"}, "", nullptr},
+        {"TopK", Role::Compute, {"axis", "k", "largest", "sorted"}, "K constant; equal values by lower index", nullptr},
         {"ArgMin", Role::Compute, {"axis", "keepdims", "select_last_index"}, "", nullptr},
         // Data movement
         {"Transpose", Role::Compute, {"perm"}, "", nullptr},

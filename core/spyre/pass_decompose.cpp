@@ -147,6 +147,7 @@ private:
             add({"ArgMax", "ArgMin"}, [](Decomposer& d, GraphOp& g) { d.argExtreme(g, g.opType == "ArgMax"); });
             add({"Xor"}, [](Decomposer& d, GraphOp& g) { d.xorOp(g); });
             add({"Hardmax"}, [](Decomposer& d, GraphOp& g) { d.hardmax(g); });
+            add({"TopK"}, [](Decomposer& d, GraphOp& g) { d.topK(g); });
             add({"OneHot"}, [](Decomposer& d, GraphOp& g) { d.oneHot(g); });
             add({"EyeLike"}, [](Decomposer& d, GraphOp& g) { d.eyeLike(g); });
             add({"Shrink"}, [](Decomposer& d, GraphOp& g) { d.shrink(g); });
@@ -1436,6 +1437,58 @@ private:
         const int hit = emit("Equal", g, "is_first", {idx, first}, xs);
         p_.tensors[hit].dtype = "bool";
         emit("Cast", g, "hardmax", {hit}, xs, y);
+    }
+
+    // TopK unrolled over k: each round takes the extreme of what is left and its first index (as ArgMax), then
+    // masks that position out with the opposite extreme; values and indices are the rounds concatenated.
+    void topK(const GraphOp& g)
+    {
+        count(g);
+        const int x = g.inputs.at(0);
+        const Shape xs = shapeOf(x);
+        const int axis = normAxis(g.intAttr("axis", -1), xs.size());
+        if (axis < 0 || axis >= static_cast<int>(xs.size()))
+            throw opError(p_, g, "attribute 'axis' is out of range");
+        const std::vector<int64_t> kv = g.inputs.size() > 1 ? constInts(p_, g, 1) : std::vector<int64_t>{g.intAttr("k", -1)};
+        if (kv.size() != 1 || kv[0] < 1 || kv[0] > xs[axis])
+            throw opError(p_, g, "K must be one constant between 1 and " + std::to_string(xs[axis]));
+        const int64_t k = kv[0], n = xs[axis];
+        const bool largest = g.intAttr("largest", 1) != 0;
+        Shape line(xs.size(), 1);
+        line[axis] = n;
+        const int iota = flatIota(g, "iota", line);
+        std::vector<int> vals, idxs;
+        int rest = x;
+        for (int64_t j = 0; j < k; ++j) {
+            const std::string tag = "k" + std::to_string(j);
+            const int ext = reduce(largest ? "ReduceMax" : "ReduceMin", g, tag + "_extreme", rest, {axis});
+            const int eq = emit("Equal", g, tag + "_is_extreme", {rest, ext}, xs);
+            p_.tensors[eq].dtype = "bool";
+            const int cand = emit("Where", g, tag + "_index", {eq, iota, rw_.scalar(static_cast<double>(n))}, xs);
+            p_.tensors[cand].dtype = "int64";
+            const int first = reduce("ReduceMin", g, tag + "_first", cand, {axis});
+            p_.tensors[first].dtype = "int64";
+            vals.push_back(ext);
+            idxs.push_back(first);
+            if (j + 1 < k) {
+                // The lowest finite float: below anything the device holds (DL16 has no infinity).
+                const int taken = emit("Equal", g, tag + "_taken", {iota, first}, xs);
+                p_.tensors[taken].dtype = "bool";
+                rest = emit("Where", g, tag + "_rest", {taken, rw_.scalar(largest ? -3.0e38 : 3.0e38), rest}, xs);
+            }
+        }
+        auto join = [&](const std::vector<int>& parts, int into, const std::string& tag) {
+            if (into < 0)
+                return;
+            if (parts.size() == 1) {
+                emit("Reshape", g, tag, {parts[0]}, shapeOf(into), into);
+                return;
+            }
+            emit("Concat", g, tag, parts, shapeOf(into), into);
+            out.back().ints["axis"] = {axis};
+        };
+        join(vals, g.outputs.at(0), "values");
+        join(idxs, g.outputs.size() > 1 ? g.outputs[1] : -1, "indices");
     }
 
     // OneHot: Where(indices (negative ones + depth) == iota along the new axis, on, off); depth from the output shape.
