@@ -574,6 +574,49 @@ std::vector<HostTensor> opEyeLike(const OpContext& c)
     return {y};
 }
 
+// ScatterND: a copy of data with updates written (or added, multiplied) at the index tuples, in order.
+std::vector<HostTensor> opScatterND(const OpContext& c)
+{
+    const HostTensor& data = c.input(0);
+    const HostTensor& indices = c.input(1);
+    const HostTensor& updates = c.input(2);
+    const std::vector<int64_t> idx = intValues(c, indices, "indices");
+    if (indices.shape.empty())
+        c.fail("indices must have rank >= 1");
+    const int64_t q = indices.shape.back(), rank = static_cast<int64_t>(data.shape.size());
+    if (q < 1 || q > rank)
+        c.fail("the last dimension of indices must be between 1 and the rank of data");
+    const std::string reduction = attrString(c.node, "reduction", "none");
+    if (reduction != "none" && reduction != "add" && reduction != "mul")
+        c.fail("reduction '" + reduction + "' is not supported");
+    const int64_t slice = elementCount(Shape(data.shape.begin() + q, data.shape.end()));
+    const int64_t count = q ? static_cast<int64_t>(idx.size()) / q : 0;
+    if (updates.size() != count * slice)
+        c.fail("updates must have " + std::to_string(count * slice) + " elements");
+    const auto strides = stridesOf(data.shape);
+    HostTensor y = data;
+    for (int64_t u = 0; u < count; ++u) {
+        int64_t base = 0;
+        for (int64_t d = 0; d < q; ++d) {
+            int64_t v = idx[u * q + d];
+            if (v < 0)
+                v += data.shape[d];
+            if (v < 0 || v >= data.shape[d])
+                c.fail("index " + std::to_string(idx[u * q + d]) + " is out of range for dimension " + std::to_string(d));
+            base += v * strides[d];
+        }
+        for (int64_t e = 0; e < slice; ++e) {
+            const double upd = valueAt(updates, u * slice + e), old = valueAt(y, base + e);
+            const double v = reduction == "add" ? old + upd : reduction == "mul" ? old * upd : upd;
+            if (y.isFloating())
+                y.f[base + e] = static_cast<float>(v);
+            else
+                y.i[base + e] = toInt64(v);
+        }
+    }
+    return {y};
+}
+
 // Trilu: keep the elements with j - i >= k (upper) or j - i <= k (lower) of the last two dims, zero the rest.
 std::vector<HostTensor> opTrilu(const OpContext& c)
 {
@@ -761,7 +804,7 @@ const OpTable& tensorOps()
         {"Transpose", opTranspose}, {"Concat", opConcat}, {"Slice", opSlice}, {"Gather", opGather},
         {"Expand", opExpand}, {"Constant", opConstant}, {"Shape", opShape}, {"Size", opSize},
         {"ConstantOfShape", opConstantOfShape}, {"Range", opRange}, {"Split", opSplit}, {"Tile", opTile}, {"Pad", opPad},
-        {"Resize", opResize}, {"Upsample", opResize}, {"Trilu", opTrilu}, {"GatherElements", opGatherElements}, {"OneHot", opOneHot}, {"EyeLike", opEyeLike},
+        {"Resize", opResize}, {"Upsample", opResize}, {"Trilu", opTrilu}, {"GatherElements", opGatherElements}, {"OneHot", opOneHot}, {"EyeLike", opEyeLike}, {"ScatterND", opScatterND},
         {"DepthToSpace", opDepthSpace}, {"SpaceToDepth", opDepthSpace},
     };
     return ops;

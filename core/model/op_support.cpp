@@ -268,6 +268,7 @@ const std::vector<OpSupport>& table()
         {"Upsample", Role::Compute, {"mode", "scales"}, "nearest and linear; scales constant", checkResize},
         {"CumSum", Role::Compute, {"exclusive", "reverse"}, "axis must be a constant", nullptr},
         {"GatherElements", Role::Compute, {"axis"}, "negative indices allowed", nullptr},
+        {"ScatterND", Role::Compute, {"reduction"}, "none, add, mul; indices constant on Spyre (slice writes such as a KV cache)", nullptr},
         {"DepthToSpace", Role::Compute, {"blocksize", "mode"}, "DCR and CRD", nullptr},
         {"SpaceToDepth", Role::Compute, {"blocksize"}, "", nullptr},
         {"Expand", Role::Compute, {}, "shape input must fold to a constant", nullptr},

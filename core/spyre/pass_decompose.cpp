@@ -148,6 +148,7 @@ private:
             add({"Xor"}, [](Decomposer& d, GraphOp& g) { d.xorOp(g); });
             add({"Hardmax"}, [](Decomposer& d, GraphOp& g) { d.hardmax(g); });
             add({"TopK"}, [](Decomposer& d, GraphOp& g) { d.topK(g); });
+            add({"ScatterND"}, [](Decomposer& d, GraphOp& g) { d.scatterND(g); });
             add({"OneHot"}, [](Decomposer& d, GraphOp& g) { d.oneHot(g); });
             add({"EyeLike"}, [](Decomposer& d, GraphOp& g) { d.eyeLike(g); });
             add({"Shrink"}, [](Decomposer& d, GraphOp& g) { d.shrink(g); });
@@ -1437,6 +1438,60 @@ private:
         const int hit = emit("Equal", g, "is_first", {idx, first}, xs);
         p_.tensors[hit].dtype = "bool";
         emit("Cast", g, "hardmax", {hit}, xs, y);
+    }
+
+    // ScatterND with constant indices: one Where per index tuple, selecting (or adding, multiplying) its update slice
+    // where a compile-time mask of the tuple's position is set, in the tuples' order.
+    void scatterND(const GraphOp& g)
+    {
+        count(g);
+        const int data = g.inputs.at(0), updates = g.inputs.at(2), y = g.outputs.at(0);
+        const Shape ds = shapeOf(data), is = shapeOf(g.inputs.at(1));
+        const std::vector<int64_t> idx = constInts(p_, g, 1);
+        const int64_t q = is.empty() ? 0 : is.back(), rank = static_cast<int64_t>(ds.size());
+        if (q < 1 || q > rank)
+            throw opError(p_, g, "the last dimension of indices must be between 1 and the rank of data");
+        const std::string reduction = g.strings.count("reduction") ? g.strings.at("reduction") : "none";
+        if (reduction != "none" && reduction != "add" && reduction != "mul")
+            throw opError(p_, g, "attribute 'reduction' = \"" + reduction + "\" is not supported");
+        const int64_t count = static_cast<int64_t>(idx.size()) / q;
+        const Shape sliceShape(ds.begin() + q, ds.end());
+        Shape maskShape(ds.begin(), ds.begin() + q);
+        maskShape.insert(maskShape.end(), sliceShape.size(), 1);
+        const Shape flatUpdates = [&] {
+            Shape s{count};
+            s.insert(s.end(), sliceShape.begin(), sliceShape.end());
+            return s;
+        }();
+        const int uv = emit("Reshape", g, "updates_rows", {updates}, flatUpdates);
+        int cur = data;
+        if (count == 0) {
+            emit("Reshape", g, "copy", {data}, ds, y);
+            return;
+        }
+        for (int64_t u = 0; u < count; ++u) {
+            std::vector<float> mask(static_cast<size_t>(shapeProduct(maskShape)), 0.0f);
+            int64_t at = 0;
+            for (int64_t d = 0; d < q; ++d) {
+                int64_t v = idx[u * q + d];
+                if (v < 0)
+                    v += ds[d];
+                if (v < 0 || v >= ds[d])
+                    throw opError(p_, g, "index " + std::to_string(idx[u * q + d]) + " is out of range for dimension " + std::to_string(d));
+                at = at * ds[d] + v;
+            }
+            mask[at] = 1.0f;
+            const std::string tag = "u" + std::to_string(u);
+            const int m = rw_.constantVector(g.name + "/" + tag + "_mask", maskShape, std::move(mask));
+            Shape one = sliceShape;
+            const int upd = emit("Reshape", g, tag + "_update", {sliceAlong(g, tag + "_row", uv, 0, u, 1, 1)}, one);
+            int value = upd;
+            if (reduction == "add")
+                value = emit("Add", g, tag + "_sum", {cur, upd}, ds);
+            else if (reduction == "mul")
+                value = emit("Mul", g, tag + "_product", {cur, upd}, ds);
+            cur = emit("Where", g, tag + "_write", {m, value, cur}, ds, u + 1 == count ? y : -1);
+        }
     }
 
     // TopK unrolled over k: each round takes the extreme of what is left and its first index (as ArgMax), then
