@@ -574,6 +574,40 @@ std::vector<HostTensor> opEyeLike(const OpContext& c)
     return {y};
 }
 
+// GatherND (batch_dims 0): each index tuple (the last dim of indices) picks a slice of data.
+std::vector<HostTensor> opGatherND(const OpContext& c)
+{
+    const HostTensor& data = c.input(0);
+    const HostTensor& indices = c.input(1);
+    if (attrInt(c.node, "batch_dims", 0) != 0)
+        c.fail("batch_dims other than 0 is not supported");
+    const std::vector<int64_t> idx = intValues(c, indices, "indices");
+    if (indices.shape.empty())
+        c.fail("indices must have rank >= 1");
+    const int64_t q = indices.shape.back(), rank = static_cast<int64_t>(data.shape.size());
+    if (q < 1 || q > rank)
+        c.fail("the last dimension of indices must be between 1 and the rank of data");
+    Shape shape(indices.shape.begin(), indices.shape.end() - 1);
+    shape.insert(shape.end(), data.shape.begin() + q, data.shape.end());
+    HostTensor y = makeLike(data.dtype, shape);
+    const int64_t slice = elementCount(Shape(data.shape.begin() + q, data.shape.end()));
+    const auto strides = stridesOf(data.shape);
+    for (int64_t u = 0; u * q < static_cast<int64_t>(idx.size()); ++u) {
+        int64_t base = 0;
+        for (int64_t d = 0; d < q; ++d) {
+            int64_t v = idx[u * q + d];
+            if (v < 0)
+                v += data.shape[d];
+            if (v < 0 || v >= data.shape[d])
+                c.fail("index " + std::to_string(idx[u * q + d]) + " is out of range for dimension " + std::to_string(d));
+            base += v * strides[d];
+        }
+        for (int64_t e = 0; e < slice; ++e)
+            copyElement(y, u * slice + e, data, base + e);
+    }
+    return {y};
+}
+
 // ScatterND: a copy of data with updates written (or added, multiplied) at the index tuples, in order.
 std::vector<HostTensor> opScatterND(const OpContext& c)
 {
@@ -804,7 +838,7 @@ const OpTable& tensorOps()
         {"Transpose", opTranspose}, {"Concat", opConcat}, {"Slice", opSlice}, {"Gather", opGather},
         {"Expand", opExpand}, {"Constant", opConstant}, {"Shape", opShape}, {"Size", opSize},
         {"ConstantOfShape", opConstantOfShape}, {"Range", opRange}, {"Split", opSplit}, {"Tile", opTile}, {"Pad", opPad},
-        {"Resize", opResize}, {"Upsample", opResize}, {"Trilu", opTrilu}, {"GatherElements", opGatherElements}, {"OneHot", opOneHot}, {"EyeLike", opEyeLike}, {"ScatterND", opScatterND},
+        {"Resize", opResize}, {"Upsample", opResize}, {"Trilu", opTrilu}, {"GatherElements", opGatherElements}, {"OneHot", opOneHot}, {"EyeLike", opEyeLike}, {"ScatterND", opScatterND}, {"GatherND", opGatherND},
         {"DepthToSpace", opDepthSpace}, {"SpaceToDepth", opDepthSpace},
     };
     return ops;

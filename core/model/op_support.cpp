@@ -146,6 +146,12 @@ void checkRecurrent(const Node& n, int64_t)
     checkOneOf(n, "direction", {"forward", "reverse", "bidirectional"}, "forward");
 }
 
+void checkGatherND(const Node& n, int64_t)
+{
+    if (attrInt(n, "batch_dims", 0) != 0)
+        unsupportedAttr(n, "batch_dims", "other than 0 is not supported");
+}
+
 void checkConstant(const Node& n, int64_t)
 {
     for (const char* a : {"sparse_value", "value_string", "value_strings"})
@@ -268,6 +274,7 @@ const std::vector<OpSupport>& table()
         {"Upsample", Role::Compute, {"mode", "scales"}, "nearest and linear; scales constant", checkResize},
         {"CumSum", Role::Compute, {"exclusive", "reverse"}, "axis must be a constant", nullptr},
         {"GatherElements", Role::Compute, {"axis"}, "negative indices allowed", nullptr},
+        {"GatherND", Role::Compute, {"batch_dims"}, "batch_dims 0", checkGatherND},
         {"ScatterND", Role::Compute, {"reduction"}, "none, add, mul; indices constant on Spyre (slice writes such as a KV cache)", nullptr},
         {"DepthToSpace", Role::Compute, {"blocksize", "mode"}, "DCR and CRD", nullptr},
         {"SpaceToDepth", Role::Compute, {"blocksize"}, "", nullptr},

@@ -276,6 +276,8 @@ private:
             return trilu(g);
         if (t == "GatherElements")
             return gatherElements(g);
+        if (t == "GatherND")
+            return gatherND(g);
         if (t == "Clip")
             return clip(g);
         if (t == "MatMul")
@@ -729,6 +731,45 @@ private:
             else if (data.shape[d] > 1)
                 di.add(static_cast<int>(d), data.coef[d]);
         }
+        finish(op, load(op, data.buffer, std::move(di)), g, g.outputs.at(0));
+    }
+
+    // GatherND (batch_dims 0): out[u..., e...] = data[indices[u..., 0], ..., indices[u..., q-1], e...], one
+    // indirect index per tuple component.
+    void gatherND(const GraphOp& g)
+    {
+        const View data = viewOf(g, 0);
+        const View idx = viewOf(g, 1);
+        if (data.scalar || idx.scalar)
+            throw error(g, "gather from or with a one-element constant");
+        const Shape& out = outTensor(g).shape;
+        const int64_t q = idx.shape.back();
+        const int outer = static_cast<int>(idx.shape.size()) - 1;
+        if (q < 1 || q > static_cast<int64_t>(data.shape.size()))
+            throw error(g, "the last dimension of indices must be between 1 and the rank of data");
+        Op op;
+        op.kind = OpKind::Pointwise;
+        op.ranges = out;
+        for (int64_t j = 0; j < q; ++j) {
+            AffineExpr ii;
+            ii.constant = idx.offset + j * idx.coef.back();
+            for (int d = 0; d < outer; ++d)
+                if (idx.shape[d] > 1)
+                    ii.add(d, idx.coef[d]);
+            Stmt ind;
+            ind.kind = StmtKind::IndirectIndex;
+            ind.args = {load(op, idx.buffer, std::move(ii))};
+            ind.load = static_cast<int>(j);
+            ind.bound = data.shape[j];
+            stmt(op, ind);
+        }
+        AffineExpr di;
+        di.constant = data.offset;
+        for (int64_t j = 0; j < q; ++j)
+            di.add(kIndirectVar + static_cast<int>(j), data.coef[j]);
+        for (size_t d = q; d < data.shape.size(); ++d)
+            if (data.shape[d] > 1)
+                di.add(outer + static_cast<int>(d - q), data.coef[d]);
         finish(op, load(op, data.buffer, std::move(di)), g, g.outputs.at(0));
     }
 

@@ -26,7 +26,7 @@ using namespace spyglass;
 
 namespace {
 
-constexpr int kMinimumSimulated = 640;   // of the 652 the loader accepts
+constexpr int kMinimumSimulated = 640;   // of the 654 the loader accepts
 
 
 
