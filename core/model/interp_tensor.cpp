@@ -574,6 +574,22 @@ std::vector<HostTensor> opEyeLike(const OpContext& c)
     return {y};
 }
 
+// The flat offset into a tensor of `shape` of index tuple u (q components, negative ones from the end).
+int64_t tupleOffset(const OpContext& c, const std::vector<int64_t>& idx, int64_t u, int64_t q, const Shape& shape,
+                    const std::vector<int64_t>& strides)
+{
+    int64_t base = 0;
+    for (int64_t d = 0; d < q; ++d) {
+        int64_t v = idx[u * q + d];
+        if (v < 0)
+            v += shape[d];
+        if (v < 0 || v >= shape[d])
+            c.fail("index " + std::to_string(idx[u * q + d]) + " is out of range for dimension " + std::to_string(d));
+        base += v * strides[d];
+    }
+    return base;
+}
+
 // GatherND (batch_dims 0): each index tuple (the last dim of indices) picks a slice of data.
 std::vector<HostTensor> opGatherND(const OpContext& c)
 {
@@ -593,15 +609,7 @@ std::vector<HostTensor> opGatherND(const OpContext& c)
     const int64_t slice = elementCount(Shape(data.shape.begin() + q, data.shape.end()));
     const auto strides = stridesOf(data.shape);
     for (int64_t u = 0; u * q < static_cast<int64_t>(idx.size()); ++u) {
-        int64_t base = 0;
-        for (int64_t d = 0; d < q; ++d) {
-            int64_t v = idx[u * q + d];
-            if (v < 0)
-                v += data.shape[d];
-            if (v < 0 || v >= data.shape[d])
-                c.fail("index " + std::to_string(idx[u * q + d]) + " is out of range for dimension " + std::to_string(d));
-            base += v * strides[d];
-        }
+        const int64_t base = tupleOffset(c, idx, u, q, data.shape, strides);
         for (int64_t e = 0; e < slice; ++e)
             copyElement(y, u * slice + e, data, base + e);
     }
@@ -630,15 +638,7 @@ std::vector<HostTensor> opScatterND(const OpContext& c)
     const auto strides = stridesOf(data.shape);
     HostTensor y = data;
     for (int64_t u = 0; u < count; ++u) {
-        int64_t base = 0;
-        for (int64_t d = 0; d < q; ++d) {
-            int64_t v = idx[u * q + d];
-            if (v < 0)
-                v += data.shape[d];
-            if (v < 0 || v >= data.shape[d])
-                c.fail("index " + std::to_string(idx[u * q + d]) + " is out of range for dimension " + std::to_string(d));
-            base += v * strides[d];
-        }
+        const int64_t base = tupleOffset(c, idx, u, q, data.shape, strides);
         for (int64_t e = 0; e < slice; ++e) {
             const double upd = valueAt(updates, u * slice + e), old = valueAt(y, base + e);
             const double v = reduction == "add" ? old + upd : reduction == "mul" ? old * upd : upd;
