@@ -163,6 +163,19 @@ std::optional<long long> Args::integer(const std::string& name, long long min, l
     return n;
 }
 
+std::map<std::string, int64_t> dimOptions(Args& args)
+{
+    std::map<std::string, int64_t> dims;
+    for (const std::string& d : args.values("--dim")) {
+        const auto eq = d.find('=');
+        const std::string size = eq == std::string::npos ? std::string() : d.substr(eq + 1);
+        if (eq == std::string::npos || eq == 0 || size.empty() || size.size() > 12 || size.find_first_not_of("0123456789") != std::string::npos)
+            throw UsageError("--dim expects NAME=SIZE (a symbolic input dimension and a size >= 0), got '" + d + "'");
+        dims[d.substr(0, eq)] = std::stoll(size);
+    }
+    return dims;
+}
+
 std::optional<double> Args::number(const std::string& name)
 {
     auto v = value(name);

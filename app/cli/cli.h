@@ -10,6 +10,8 @@
 
 #include <QJsonObject>
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -59,6 +61,10 @@ private:
     std::vector<std::string> valueOptions_;
     bool json_ = false;
 };
+
+// The repeatable "--dim NAME=SIZE" of the commands that load a model (run, compile): a symbolic input dimension
+// (dynamic axis) and the static size to give it.
+std::map<std::string, int64_t> dimOptions(Args& args);
 
 using CommandFn = int (*)(Args& args);
 

@@ -94,6 +94,7 @@ int runCompile(Args& args)
             throw UsageError("--pin-split given twice for " + op);
         options.splitPins[op] = std::move(ways);
     }
+    request.load.dimValues = dimOptions(args);
     if (const auto limit = args.integer("--max-model-bytes", 1, std::numeric_limits<long long>::max()))
         request.load.maxModelBytes = static_cast<uint64_t>(*limit);
     options.baseline = args.flag("--baseline");
@@ -190,7 +191,8 @@ int runCompile(Args& args)
 const RegisterCommand reg{{"compile", "compile an ONNX model for the Spyre target, pass by pass",
                            "compile MODEL [--target FILE] [--dump-dir DIR] [--export DIR] [--stop-after PASS] [--print-after PASS|all]... "
                            "[--pass-plugin FILE]... "
-                           "[--pin TENSOR=DIM]... [--pin-split OP=VAR:WAYS[,VAR:WAYS]]... [--baseline] [--scratchpad greedy|first-fit|best-fit|none] [--max-model-bytes N] "
+                           "[--pin TENSOR=DIM]... [--pin-split OP=VAR:WAYS[,VAR:WAYS]]... [--baseline] [--scratchpad greedy|first-fit|best-fit|none] "
+                           "[--dim NAME=SIZE]... [--max-model-bytes N] "
                            "[--session NAME [--db FILE]] [--json]",
                            runCompile,
                            "--dump-dir writes NN-<pass>.txt (the IR after each pass; 00-import is the input).\n"
@@ -203,6 +205,7 @@ const RegisterCommand reg{{"compile", "compile an ONNX model for the Spyre targe
                            "its ONNX node name): --pin-split op0=p0:4,p1:8; vars left out are not split.\n"
                            "--baseline uses torch-spyre's default device order and work division.\n"
                            "--target loads another target description (default: resources/targets/spyre.json).\n"
+                           "--dim NAME=SIZE gives a symbolic input dimension (dynamic axis) a static size; repeatable.\n"
                            "--max-model-bytes refuses larger model files (and as much external data); default 2 GiB - 1.",
                            spyrePassNames}};
 

@@ -428,7 +428,7 @@ int runRun(Args& args)
     ctx.file = file;
     ctx.rtolOpt = args.number("--rtol");
     ctx.atolOpt = args.number("--atol");
-    const std::vector<std::string> dims = args.values("--dim");
+    const std::map<std::string, int64_t> dims = dimOptions(args);
     const auto writeTestData = args.value("--write-test-data");
     const BackendOptions options = backendOptions(args);
     std::unique_ptr<CliSession> session = openSessionForCli(args);   // --session NAME [--db FILE]
@@ -445,17 +445,8 @@ int runRun(Args& args)
     if (testData)
         data = readTestDataSet(*testData);
     LoadOptions loadOptions = data ? bindIntegerInputs(*data) : LoadOptions{};
-    for (const std::string& d : dims) {
-        const auto eq = d.find('=');
-        long long value = -1;
-        try {
-            value = eq == std::string::npos ? -1 : std::stoll(d.substr(eq + 1));
-        } catch (const std::exception&) {
-        }
-        if (eq == std::string::npos || eq == 0 || value < 0)
-            throw UsageError("--dim expects NAME=SIZE (a symbolic input dimension and a size >= 0), got '" + d + "'");
-        loadOptions.dimValues[d.substr(0, eq)] = value;
-    }
+    for (const auto& [name, size] : dims)
+        loadOptions.dimValues[name] = size;
     const ModelGraph graph = loadModel(file, loadOptions);
     std::vector<HostTensor> inputs = data ? graphInputsFromTestData(graph, *data) : generatedInputs(graph);
     if (data)

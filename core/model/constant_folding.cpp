@@ -1,6 +1,7 @@
 // Constant folding of shape arithmetic, so that PyTorch-exported graphs (Shape -> Gather -> Unsqueeze ->
 // Concat -> Reshape and friends) become static. Values are computed by the reference interpreter, so
-// folding and running agree by construction. Inference-time Dropout is rewritten to Identity here too.
+// folding and running agree by construction. Inference-time Dropout is rewritten to Identity here too, and an If
+// whose condition is constant is replaced by its taken branch.
 #include "core/common/diagnostics.h"
 #include "core/model/onnx_import.h"
 #include "core/model/onnx_tensor.h"
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace spyglass::model::import {
 
@@ -87,11 +89,22 @@ bool foldConstants(onnx::ModelProto& model, int64_t opset, ConstantMap& constant
     for (const onnx::NodeProto& np : g->node()) {
         const Node node = nodeFromProto(np);
         if (np.op_type() == "Dropout") {
+            // A constant scalar input, when given and constant.
+            auto constantScalar = [&](int input) -> std::optional<double> {
+                if (np.input_size() <= input || np.input(input).empty())
+                    return std::nullopt;
+                const auto it = constants.find(np.input(input));
+                if (it == constants.end() || it->second.size() != 1)
+                    return std::nullopt;
+                return it->second.isFloating() ? static_cast<double>(it->second.f[0]) : static_cast<double>(it->second.i[0]);
+            };
             if (np.input_size() > 2 && !np.input(2).empty()) {
-                const auto it = constants.find(np.input(2));
-                if (it == constants.end() || it->second.size() != 1 || (it->second.isFloating() ? it->second.f[0] != 0 : it->second.i[0] != 0))
+                // Training mode drops nothing when the ratio is 0 (PyTorch exports nn.Dropout(p=0) this way).
+                const auto training = constantScalar(2), ratio = constantScalar(1);
+                if (!training || (*training != 0 && (!ratio || *ratio != 0)))
                     throw UnsupportedError(np.op_type(), np.name(), "training_mode",
-                                           "input 'training_mode' must be a constant false (Spyglass runs inference only)");
+                                           "input 'training_mode' must be a constant false, or the ratio a constant 0 "
+                                           "(Spyglass runs inference only)");
             }
             onnx::NodeProto id;
             id.set_name(np.name());
@@ -112,6 +125,46 @@ bool foldConstants(onnx::ModelProto& model, int64_t opset, ConstantMap& constant
                 addConstant(np.output(1), std::move(mask));
             }
             *kept.Add() = std::move(id);
+            changed = true;
+            continue;
+        }
+        if (np.op_type() == "If" && np.input_size() == 1) {
+            // A condition known at load time: the taken branch's nodes replace the If (its outputs via Identity).
+            const auto cond = constants.find(np.input(0));
+            if (cond == constants.end()) {
+                *kept.Add() = np;   // data-dependent: buildGraph refuses it, naming the node
+                continue;
+            }
+            if (cond->second.size() != 1)
+                throw InputError(Diagnostic{Severity::Error, {}, "the condition must have exactly one element", {}, node.label()});
+            const bool taken = cond->second.isFloating() ? cond->second.f[0] != 0 : cond->second.i[0] != 0;
+            const onnx::GraphProto* branch = nullptr;
+            for (const auto& a : np.attribute())
+                if (a.name() == (taken ? "then_branch" : "else_branch") && a.has_g())
+                    branch = &a.g();
+            if (!branch || branch->output_size() != np.output_size())
+                throw InputError(Diagnostic{Severity::Error, {}, std::string("the ") + (taken ? "then" : "else") +
+                                                                     " branch is missing or has the wrong number of outputs", {}, node.label()});
+            for (const auto& t : branch->initializer()) {
+                *g->add_initializer() = t;
+                constants[t.name()] = tensorFromProto(t, "initializer '" + t.name() + "' of " + node.label());
+            }
+            int k = 0;
+            for (onnx::NodeProto inner : branch->node()) {
+                if (inner.name().empty())
+                    inner.set_name(np.name() + "/" + inner.op_type() + "_" + std::to_string(k));
+                ++k;
+                checkNodeSupported(nodeFromProto(inner), opset);
+                *kept.Add() = std::move(inner);
+            }
+            for (int o = 0; o < np.output_size(); ++o) {
+                onnx::NodeProto id;
+                id.set_name(np.name() + "/" + (taken ? "then" : "else") + "_output_" + std::to_string(o));
+                id.set_op_type("Identity");
+                id.add_input(branch->output(o).name());
+                id.add_output(np.output(o));
+                *kept.Add() = std::move(id);
+            }
             changed = true;
             continue;
         }

@@ -1,5 +1,6 @@
 // Convolution and pooling of the reference interpreter, for any number of spatial dimensions,
 // written as direct loops over output positions and kernel taps (no im2col: that is the compiler's job).
+#include "core/model/conv_transpose.h"
 #include "core/model/interp_ops.h"
 
 #include <algorithm>
@@ -164,6 +165,69 @@ std::vector<HostTensor> opConv(const OpContext& c)
     return {y};
 }
 
+// ConvTranspose as the scatter it is: input position i with tap k adds into output i * stride + k * dilation - pad.
+std::vector<HostTensor> opConvTranspose(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const HostTensor& wt = c.input(1);
+    const HostTensor* bias = c.optionalInput(2);
+    if (!x.isFloating() || !wt.isFloating())
+        c.fail("X and W must be floating point");
+    if (x.shape.size() < 3 || wt.shape.size() != x.shape.size())
+        c.fail("X must be (N, C, spatial...) and W (C, M/group, kernel...) of the same rank");
+    const int64_t N = x.shape[0], C = x.shape[1], group = attrInt(c.node, "group", 1);
+    if (group < 1 || C % group != 0 || wt.shape[0] != C)
+        c.fail("channels do not match: X has C = " + std::to_string(C) + ", W is " + shapeString(wt.shape) + ", group = " + std::to_string(group));
+    const int64_t mPerGroup = wt.shape[1], M = mPerGroup * group, cPerGroup = C / group;
+    if (bias && bias->size() != M)
+        c.fail("B must have M = " + std::to_string(M) + " elements");
+    const Shape inSpatial(x.shape.begin() + 2, x.shape.end());
+    const std::vector<int64_t> kernel(wt.shape.begin() + 2, wt.shape.end());
+    if (attrInts(c.node, "kernel_shape", kernel) != kernel)
+        c.fail("kernel_shape does not match W");
+    const ConvTransposeGeometry t = convTransposeGeometry(inSpatial, kernel, attrInts(c.node, "strides"), attrInts(c.node, "dilations"),
+                                                          attrInts(c.node, "output_padding"), attrInts(c.node, "pads"),
+                                                          attrString(c.node, "auto_pad", "NOTSET"), attrInts(c.node, "output_shape"));
+    if (!t.error.empty())
+        c.fail(t.error);
+    checkDataShape(c, t.outSpatial, "output");
+    Shape outShape{N, M};
+    outShape.insert(outShape.end(), t.outSpatial.begin(), t.outSpatial.end());
+    HostTensor y = makeLike(x.dtype, outShape);
+    const int64_t inSize = elementCount(inSpatial), outSize = elementCount(t.outSpatial), taps = elementCount(Shape(kernel.begin(), kernel.end()));
+    const auto outStrides = stridesOf(t.outSpatial);
+    std::vector<double> acc(static_cast<size_t>(N * M * outSize), 0.0);
+    for (int64_t i = 0; i < inSize; ++i) {
+        const auto ii = unravel(i, inSpatial);
+        for (int64_t k = 0; k < taps; ++k) {
+            const auto ki = unravel(k, Shape(kernel.begin(), kernel.end()));
+            int64_t o = 0;
+            bool inside = true;
+            for (size_t d = 0; d < ii.size() && inside; ++d) {
+                const int64_t pos = ii[d] * t.strides[d] + ki[d] * t.dilations[d] - t.padBegin[d];
+                inside = pos >= 0 && pos < t.outSpatial[d];
+                o += pos * outStrides[d];
+            }
+            if (!inside)
+                continue;
+            for (int64_t n = 0; n < N; ++n)
+                for (int64_t ch = 0; ch < C; ++ch) {
+                    const double xv = x.f[(n * C + ch) * inSize + i];
+                    const int64_t g = ch / cPerGroup;
+                    for (int64_t m = 0; m < mPerGroup; ++m)
+                        acc[(n * M + g * mPerGroup + m) * outSize + o] += xv * wt.f[(ch * mPerGroup + m) * taps + k];
+                }
+        }
+    }
+    for (int64_t n = 0; n < N; ++n)
+        for (int64_t m = 0; m < M; ++m)
+            for (int64_t o = 0; o < outSize; ++o) {
+                const int64_t at = (n * M + m) * outSize + o;
+                y.f[at] = static_cast<float>(acc[at] + (bias ? valueAt(*bias, m) : 0.0));
+            }
+    return {y};
+}
+
 std::vector<HostTensor> pool(const OpContext& c, bool isMax)
 {
     const HostTensor& x = c.input(0);
@@ -209,7 +273,7 @@ std::vector<HostTensor> pool(const OpContext& c, bool isMax)
 std::vector<HostTensor> opMaxPool(const OpContext& c) { return pool(c, true); }
 std::vector<HostTensor> opAveragePool(const OpContext& c) { return pool(c, false); }
 
-std::vector<HostTensor> opGlobalAveragePool(const OpContext& c)
+std::vector<HostTensor> globalPool(const OpContext& c, bool isMax)
 {
     const HostTensor& x = c.input(0);
     if (!x.isFloating() || x.shape.size() < 3)
@@ -220,20 +284,22 @@ std::vector<HostTensor> opGlobalAveragePool(const OpContext& c)
     std::fill(outShape.begin() + 2, outShape.end(), 1);
     HostTensor y = makeLike(x.dtype, outShape);
     for (int64_t nc = 0; nc < NC; ++nc) {
-        double acc = 0;
+        double acc = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
         for (int64_t k = 0; k < inSize; ++k)
-            acc += x.f[nc * inSize + k];
-        y.f[nc] = static_cast<float>(acc / static_cast<double>(inSize));
+            acc = isMax ? std::max(acc, static_cast<double>(x.f[nc * inSize + k])) : acc + x.f[nc * inSize + k];
+        y.f[nc] = static_cast<float>(isMax ? acc : acc / static_cast<double>(inSize));
     }
     return {y};
 }
+std::vector<HostTensor> opGlobalAveragePool(const OpContext& c) { return globalPool(c, false); }
+std::vector<HostTensor> opGlobalMaxPool(const OpContext& c) { return globalPool(c, true); }
 
 }  // namespace
 
 const OpTable& convPoolOps()
 {
     static const OpTable ops = {
-        {"Conv", opConv}, {"MaxPool", opMaxPool}, {"AveragePool", opAveragePool}, {"GlobalAveragePool", opGlobalAveragePool},
+        {"Conv", opConv}, {"ConvTranspose", opConvTranspose}, {"MaxPool", opMaxPool}, {"AveragePool", opAveragePool}, {"GlobalAveragePool", opGlobalAveragePool}, {"GlobalMaxPool", opGlobalMaxPool},
     };
     return ops;
 }

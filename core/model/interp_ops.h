@@ -30,6 +30,7 @@ const OpTable& elementwiseOps();   // interp_elementwise.cpp
 const OpTable& tensorOps();        // interp_tensor.cpp
 const OpTable& mathOps();          // interp_math.cpp (MatMul, Gemm, Softmax, norms, reductions)
 const OpTable& convPoolOps();      // interp_convpool.cpp
+const OpTable& recurrentOps();     // interp_recurrent.cpp (RNN, GRU, LSTM)
 
 HostTensor makeLike(DType dtype, const Shape& shape);
 std::vector<int64_t> stridesOf(const Shape& s);   // row-major element strides
@@ -57,6 +58,16 @@ inline int64_t wrapMul(int64_t a, int64_t b) { return static_cast<int64_t>(stati
 // A shape computed from tensor data (Expand, ConstantOfShape, Range): refuses negative dimensions and
 // more than 2^31 elements, which is an error in the model, not something to allocate.
 void checkDataShape(const OpContext& c, const Shape& shape, const char* what);
+
+// Steps a row-major multi-index over `shape` to the next element (wrapping to all zeros after the last).
+inline void nextIndex(std::vector<int64_t>& idx, const Shape& shape)
+{
+    for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+        if (++idx[d] < shape[d])
+            return;
+        idx[d] = 0;
+    }
+}
 
 // Calls f(outputFlatIndex, offsets) for every element of `out`, where offsets[s] is the flat offset
 // into operand s given its per-dimension strides (see broadcastStrides).

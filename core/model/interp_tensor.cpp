@@ -2,6 +2,8 @@
 // Transpose, Concat, Slice, Gather, Expand, and the shape-arithmetic ops the loader folds
 // (Constant, Shape, Size, ConstantOfShape, Range).
 #include "core/model/interp_ops.h"
+#include "core/model/onnx_tensor.h"
+#include "core/model/resize_weights.h"
 
 #include <algorithm>
 #include <cmath>
@@ -300,6 +302,450 @@ std::vector<HostTensor> opExpand(const OpContext& c)
     return {y};
 }
 
+// Split: sizes from the `split` attribute (opset < 13), the optional `split` input (opset >= 13), or equal parts
+// (opset 18's num_outputs, else one per output; the last part may be smaller).
+std::vector<HostTensor> opSplit(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    const int64_t axis = normalizeAxis(c, attrInt(c.node, "axis", 0), rank);
+    const int64_t dim = x.shape[axis];
+    const int64_t parts = static_cast<int64_t>(c.outputCount());
+    std::vector<int64_t> sizes;
+    if (hasAttribute(c.node, "split"))
+        sizes = attrInts(c.node, "split");
+    else if (const HostTensor* sp = c.optionalInput(1))
+        sizes = intValues(c, *sp, "split");
+    if (sizes.empty()) {
+        if (parts < 1)
+            c.fail("has no outputs");
+        const int64_t each = (dim + parts - 1) / parts;
+        for (int64_t k = 0; k < parts; ++k)
+            sizes.push_back(std::max<int64_t>(0, std::min(each, dim - k * each)));
+    }
+    if (static_cast<int64_t>(sizes.size()) != parts)
+        c.fail("split has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(parts) + " outputs");
+    int64_t total = 0;
+    for (int64_t v : sizes) {
+        if (v < 0)
+            c.fail("split has a negative size");
+        total += v;
+    }
+    if (total != dim)
+        c.fail("split sizes add up to " + std::to_string(total) + ", the axis has " + std::to_string(dim));
+    int64_t outer = 1;
+    for (int64_t d = 0; d < axis; ++d)
+        outer *= x.shape[d];
+    const int64_t inner = elementCount(Shape(x.shape.begin() + axis + 1, x.shape.end()));
+    std::vector<HostTensor> out;
+    int64_t start = 0;
+    for (int64_t size : sizes) {
+        Shape shape = x.shape;
+        shape[axis] = size;
+        HostTensor y = makeLike(x.dtype, shape);
+        int64_t dst = 0;
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t e = 0; e < size * inner; ++e)
+                copyElement(y, dst++, x, (o * dim + start) * inner + e);
+        out.push_back(std::move(y));
+        start += size;
+    }
+    return out;
+}
+
+std::vector<HostTensor> opTile(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const std::vector<int64_t> repeats = intValues(c, c.input(1), "repeats");
+    if (repeats.size() != x.shape.size())
+        c.fail("repeats has " + std::to_string(repeats.size()) + " entries for rank " + std::to_string(x.shape.size()));
+    Shape shape = x.shape;
+    for (size_t d = 0; d < shape.size(); ++d) {
+        if (repeats[d] < 0)
+            c.fail("repeats must not be negative");
+        shape[d] *= repeats[d];
+    }
+    checkDataShape(c, shape, "output");
+    HostTensor y = makeLike(x.dtype, shape);
+    const auto inStrides = stridesOf(x.shape);
+    const int64_t n = y.size();
+    std::vector<int64_t> idx(shape.size(), 0);
+    for (int64_t k = 0; k < n; ++k) {
+        int64_t src = 0;
+        for (size_t d = 0; d < shape.size(); ++d)
+            src += (idx[d] % x.shape[d]) * inStrides[d];
+        copyElement(y, k, x, src);
+        nextIndex(idx, shape);
+    }
+    return {y};
+}
+
+// Pad: pads from the attribute (opset < 11) or the input (begin..., end...; negative crops), modes constant
+// (value from the attribute or the optional input), reflect (mirror without the edge) and edge (repeat the edge).
+std::vector<HostTensor> opPad(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    const std::vector<int64_t> pads = c.opset < 11 ? attrInts(c.node, "pads") : intValues(c, c.input(1), "pads");
+    if (static_cast<int64_t>(pads.size()) != 2 * rank)
+        c.fail("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(rank));
+    double value = c.opset < 11 ? attrFloat(c.node, "value", 0.0f) : 0.0;
+    if (c.opset >= 11)
+        if (const HostTensor* v = c.optionalInput(2)) {
+            if (v->size() != 1)
+                c.fail("constant_value must be a scalar");
+            value = valueAt(*v, 0);
+        }
+    const std::string mode = attrString(c.node, "mode", "constant");
+    if (mode != "constant" && mode != "reflect" && mode != "edge")
+        c.fail("mode '" + mode + "' is not supported");
+    Shape shape = x.shape;
+    for (int64_t d = 0; d < rank; ++d) {
+        shape[d] += pads[d] + pads[d + rank];
+        if (shape[d] < 0)
+            c.fail("pads crop more than the input has");
+        if (mode != "constant" && x.shape[d] == 0 && shape[d] > 0)
+            c.fail(mode + " padding of an empty dimension");
+        if (mode == "reflect" && (pads[d] >= x.shape[d] || pads[d + rank] >= x.shape[d]) && (pads[d] > 0 || pads[d + rank] > 0))
+            c.fail("reflect pads must be smaller than the dimension");
+    }
+    checkDataShape(c, shape, "output");
+    HostTensor y = makeLike(x.dtype, shape);
+    const auto inStrides = stridesOf(x.shape);
+    std::vector<int64_t> idx(shape.size(), 0);
+    for (int64_t k = 0; k < y.size(); ++k) {
+        int64_t src = 0;
+        bool inside = true;
+        for (int64_t d = 0; d < rank; ++d) {
+            int64_t i = idx[d] - pads[d];
+            const int64_t n = x.shape[d];
+            if (i < 0 || i >= n) {
+                if (mode == "constant")
+                    inside = false;
+                else if (mode == "edge")
+                    i = i < 0 ? 0 : n - 1;
+                else
+                    i = i < 0 ? -i : 2 * (n - 1) - i;
+            }
+            src += i * inStrides[d];
+        }
+        if (inside)
+            copyElement(y, k, x, src);
+        else if (y.isFloating())
+            y.f[k] = static_cast<float>(value);
+        else
+            y.i[k] = toInt64(value);
+        nextIndex(idx, shape);
+    }
+    return {y};
+}
+
+// Resize (opset >= 10) and Upsample: output sizes from `sizes` or floor(in * scale); then each resized axis in
+// turn, by resize_weights.h (nearest and linear are separable). Opset < 11 samples asymmetrically, nearest by floor.
+std::vector<HostTensor> opResize(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    const bool legacy = c.opset < 11;
+    std::vector<double> scales;
+    Shape sizes;
+    if (legacy && c.node.opType == "Upsample" && hasAttribute(c.node, "scales")) {
+        for (float v : attrFloats(c.node, "scales"))
+            scales.push_back(v);
+    } else if (const HostTensor* t = c.optionalInput(legacy ? 1 : 2); t && t->size() > 0) {
+        for (int64_t k = 0; k < t->size(); ++k)
+            scales.push_back(valueAt(*t, k));
+    }
+    if (!legacy)
+        if (const HostTensor* t = c.optionalInput(3); t && t->size() > 0)
+            sizes = intValues(c, *t, "sizes");
+    if (scales.empty() && sizes.empty())
+        c.fail("needs scales or sizes");
+    if ((!scales.empty() && static_cast<int64_t>(scales.size()) != rank) || (!sizes.empty() && static_cast<int64_t>(sizes.size()) != rank))
+        c.fail("scales or sizes do not have one entry per dimension of rank " + std::to_string(rank));
+    const ResizeAxis base = resizeSampling(c.opset, attrString(c.node, "mode", ""), attrString(c.node, "coordinate_transformation_mode", ""),
+                                           attrString(c.node, "nearest_mode", ""));
+    Shape outShape = x.shape;
+    for (int64_t d = 0; d < rank; ++d) {
+        if (!sizes.empty()) {
+            outShape[d] = sizes[d];
+        } else {
+            if (!(scales[d] > 0) || !std::isfinite(scales[d]))
+                c.fail("scales must be positive");
+            outShape[d] = static_cast<int64_t>(std::floor(static_cast<double>(x.shape[d]) * scales[d]));
+        }
+    }
+    checkDataShape(c, outShape, "output");
+    HostTensor cur = x;
+    for (int64_t d = 0; d < rank; ++d) {
+        ResizeAxis a = base;
+        a.inSize = x.shape[d];
+        a.outSize = outShape[d];
+        a.scale = scales.empty() ? static_cast<double>(a.outSize) / static_cast<double>(std::max<int64_t>(1, a.inSize)) : scales[d];
+        if (a.inSize == a.outSize && a.scale == 1.0)
+            continue;
+        const std::vector<double> w = resizeWeights(a);
+        if (w.empty() && a.inSize * a.outSize > 0)
+            c.fail("mode '" + a.mode + "' with coordinate_transformation_mode '" + a.coordinateMode + "' and nearest_mode '" +
+                   a.nearestMode + "' is not supported");
+        // At most two inputs feed each output position: keep only those (a dense row would make big images slow).
+        std::vector<std::vector<std::pair<int64_t, double>>> taps(static_cast<size_t>(a.outSize));
+        for (int64_t j = 0; j < a.outSize; ++j)
+            for (int64_t i = 0; i < a.inSize; ++i)
+                if (const double wt = w[j * a.inSize + i])
+                    taps[j].emplace_back(i, wt);
+        Shape next = cur.shape;
+        next[d] = a.outSize;
+        HostTensor y = makeLike(cur.dtype, next);
+        int64_t outer = 1, inner = 1;
+        for (int64_t k = 0; k < d; ++k)
+            outer *= cur.shape[k];
+        for (int64_t k = d + 1; k < rank; ++k)
+            inner *= cur.shape[k];
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t j = 0; j < a.outSize; ++j)
+                for (int64_t e = 0; e < inner; ++e) {
+                    double acc = 0;
+                    for (const auto& [i, wt] : taps[j])
+                        acc += wt * valueAt(cur, (o * a.inSize + i) * inner + e);
+                    const int64_t at = (o * a.outSize + j) * inner + e;
+                    if (y.isFloating())
+                        y.f[at] = static_cast<float>(acc);
+                    else
+                        y.i[at] = toInt64(std::nearbyint(acc));
+                }
+        cur = std::move(y);
+    }
+    return {cur};
+}
+
+// OneHot: output[..., depth at `axis`, ...] = values[1] where the (negative: + depth) index hits, else values[0].
+std::vector<HostTensor> opOneHot(const OpContext& c)
+{
+    const HostTensor& indices = c.input(0);
+    const HostTensor& depthT = c.input(1);
+    const HostTensor& values = c.input(2);
+    if (depthT.size() != 1 || values.size() != 2)
+        c.fail("depth must be a scalar and values [off, on]");
+    const int64_t depth = toInt64(valueAt(depthT, 0));
+    if (depth < 1)
+        c.fail("depth must be at least 1");
+    const int64_t rank = static_cast<int64_t>(indices.shape.size()) + 1;
+    const int64_t axis = normalizeAxis(c, attrInt(c.node, "axis", -1), rank);
+    Shape shape = indices.shape;
+    shape.insert(shape.begin() + axis, depth);
+    checkDataShape(c, shape, "output");
+    HostTensor y = makeLike(values.dtype, shape);
+    int64_t inner = 1;
+    for (int64_t d = axis + 1; d < rank; ++d)
+        inner *= shape[d];
+    for (int64_t k = 0; k < y.size(); ++k) {
+        const int64_t o = k / (depth * inner), j = (k / inner) % depth, in = k % inner;
+        double idx = valueAt(indices, o * inner + in);
+        if (idx < 0)
+            idx += static_cast<double>(depth);
+        copyElement(y, k, values, static_cast<double>(j) == std::trunc(idx) ? 1 : 0);
+    }
+    return {y};
+}
+
+// EyeLike: ones on the diagonal shifted by k, of the input's 2-D shape, in `dtype` (default: the input's type).
+std::vector<HostTensor> opEyeLike(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    if (x.shape.size() != 2)
+        c.fail("input must be 2-D");
+    DType dtype = x.dtype;
+    if (hasAttribute(c.node, "dtype")) {
+        const auto d = dtypeFromOnnx(static_cast<int32_t>(attrInt(c.node, "dtype", 0)));
+        if (!d)
+            c.fail("unsupported dtype");
+        dtype = *d;
+    }
+    const int64_t k = attrInt(c.node, "k", 0);
+    HostTensor y = makeLike(dtype, x.shape);
+    for (int64_t i = 0; i < x.shape[0]; ++i)
+        if (i + k >= 0 && i + k < x.shape[1]) {
+            if (y.isFloating())
+                y.f[i * x.shape[1] + i + k] = 1;
+            else
+                y.i[i * x.shape[1] + i + k] = 1;
+        }
+    return {y};
+}
+
+// The flat offset into a tensor of `shape` of index tuple u (q components, negative ones from the end).
+int64_t tupleOffset(const OpContext& c, const std::vector<int64_t>& idx, int64_t u, int64_t q, const Shape& shape,
+                    const std::vector<int64_t>& strides)
+{
+    int64_t base = 0;
+    for (int64_t d = 0; d < q; ++d) {
+        int64_t v = idx[u * q + d];
+        if (v < 0)
+            v += shape[d];
+        if (v < 0 || v >= shape[d])
+            c.fail("index " + std::to_string(idx[u * q + d]) + " is out of range for dimension " + std::to_string(d));
+        base += v * strides[d];
+    }
+    return base;
+}
+
+// GatherND (batch_dims 0): each index tuple (the last dim of indices) picks a slice of data.
+std::vector<HostTensor> opGatherND(const OpContext& c)
+{
+    const HostTensor& data = c.input(0);
+    const HostTensor& indices = c.input(1);
+    if (attrInt(c.node, "batch_dims", 0) != 0)
+        c.fail("batch_dims other than 0 is not supported");
+    const std::vector<int64_t> idx = intValues(c, indices, "indices");
+    if (indices.shape.empty())
+        c.fail("indices must have rank >= 1");
+    const int64_t q = indices.shape.back(), rank = static_cast<int64_t>(data.shape.size());
+    if (q < 1 || q > rank)
+        c.fail("the last dimension of indices must be between 1 and the rank of data");
+    Shape shape(indices.shape.begin(), indices.shape.end() - 1);
+    shape.insert(shape.end(), data.shape.begin() + q, data.shape.end());
+    HostTensor y = makeLike(data.dtype, shape);
+    const int64_t slice = elementCount(Shape(data.shape.begin() + q, data.shape.end()));
+    const auto strides = stridesOf(data.shape);
+    for (int64_t u = 0; u * q < static_cast<int64_t>(idx.size()); ++u) {
+        const int64_t base = tupleOffset(c, idx, u, q, data.shape, strides);
+        for (int64_t e = 0; e < slice; ++e)
+            copyElement(y, u * slice + e, data, base + e);
+    }
+    return {y};
+}
+
+// ScatterND: a copy of data with updates written (or added, multiplied) at the index tuples, in order.
+std::vector<HostTensor> opScatterND(const OpContext& c)
+{
+    const HostTensor& data = c.input(0);
+    const HostTensor& indices = c.input(1);
+    const HostTensor& updates = c.input(2);
+    const std::vector<int64_t> idx = intValues(c, indices, "indices");
+    if (indices.shape.empty())
+        c.fail("indices must have rank >= 1");
+    const int64_t q = indices.shape.back(), rank = static_cast<int64_t>(data.shape.size());
+    if (q < 1 || q > rank)
+        c.fail("the last dimension of indices must be between 1 and the rank of data");
+    const std::string reduction = attrString(c.node, "reduction", "none");
+    if (reduction != "none" && reduction != "add" && reduction != "mul")
+        c.fail("reduction '" + reduction + "' is not supported");
+    const int64_t slice = elementCount(Shape(data.shape.begin() + q, data.shape.end()));
+    const int64_t count = q ? static_cast<int64_t>(idx.size()) / q : 0;
+    if (updates.size() != count * slice)
+        c.fail("updates must have " + std::to_string(count * slice) + " elements");
+    const auto strides = stridesOf(data.shape);
+    HostTensor y = data;
+    for (int64_t u = 0; u < count; ++u) {
+        const int64_t base = tupleOffset(c, idx, u, q, data.shape, strides);
+        for (int64_t e = 0; e < slice; ++e) {
+            const double upd = valueAt(updates, u * slice + e), old = valueAt(y, base + e);
+            const double v = reduction == "add" ? old + upd : reduction == "mul" ? old * upd : upd;
+            if (y.isFloating())
+                y.f[base + e] = static_cast<float>(v);
+            else
+                y.i[base + e] = toInt64(v);
+        }
+    }
+    return {y};
+}
+
+// Trilu: keep the elements with j - i >= k (upper) or j - i <= k (lower) of the last two dims, zero the rest.
+std::vector<HostTensor> opTrilu(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    if (x.shape.size() < 2)
+        c.fail("input must have rank >= 2");
+    int64_t k = 0;
+    if (const HostTensor* kt = c.optionalInput(1)) {
+        const std::vector<int64_t> v = intValues(c, *kt, "k");
+        if (v.size() != 1)
+            c.fail("k must be a scalar");
+        k = v[0];
+    }
+    const bool upper = attrInt(c.node, "upper", 1) != 0;
+    const int64_t rows = x.shape[x.shape.size() - 2], cols = x.shape.back();
+    HostTensor y = x;
+    for (int64_t e = 0; e < x.size(); ++e) {
+        const int64_t j = e % cols, i = (e / cols) % rows;
+        if (upper ? j - i < k : j - i > k) {
+            if (y.isFloating())
+                y.f[e] = 0;
+            else
+                y.i[e] = 0;
+        }
+    }
+    return {y};
+}
+
+// GatherElements: the output has the indices' shape; along `axis` it reads data[..., indices[...], ...].
+std::vector<HostTensor> opGatherElements(const OpContext& c)
+{
+    const HostTensor& data = c.input(0);
+    const HostTensor& indices = c.input(1);
+    const int64_t rank = static_cast<int64_t>(data.shape.size());
+    const int64_t axis = normalizeAxis(c, attrInt(c.node, "axis", 0), rank);
+    if (static_cast<int64_t>(indices.shape.size()) != rank)
+        c.fail("indices must have the rank of data");
+    const std::vector<int64_t> idx = intValues(c, indices, "indices");
+    HostTensor y = makeLike(data.dtype, indices.shape);
+    const auto dataStrides = stridesOf(data.shape);
+    std::vector<int64_t> at(static_cast<size_t>(rank), 0);
+    for (int64_t e = 0; e < y.size(); ++e) {
+        int64_t src = 0;
+        for (int64_t d = 0; d < rank; ++d) {
+            int64_t v = at[d];
+            if (d == axis) {
+                v = idx[e] < 0 ? idx[e] + data.shape[d] : idx[e];
+                if (v < 0 || v >= data.shape[d])
+                    c.fail("index " + std::to_string(idx[e]) + " is out of range for axis of size " + std::to_string(data.shape[d]));
+            } else if (v >= data.shape[d]) {
+                c.fail("indices are larger than data outside the axis");
+            }
+            src += v * dataStrides[d];
+        }
+        copyElement(y, e, data, src);
+        nextIndex(at, indices.shape);
+    }
+    return {y};
+}
+
+// DepthToSpace / SpaceToDepth on [N, C, H, W] with blocksize b: a reshape, a transpose and a reshape (DCR or CRD).
+std::vector<HostTensor> opDepthSpace(const OpContext& c)
+{
+    const HostTensor& x = c.input(0);
+    if (x.shape.size() != 4)
+        c.fail("input must be [N, C, H, W]");
+    const int64_t b = attrInt(c.node, "blocksize", 0);
+    const int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+    const bool toSpace = c.node.opType == "DepthToSpace";
+    if (b < 1 || (toSpace ? C % (b * b) : H % b + W % b) != 0)
+        c.fail("blocksize " + std::to_string(b) + " does not divide the input " + shapeString(x.shape));
+    const bool crd = attrString(c.node, "mode", "DCR") == "CRD";
+    Shape shape = toSpace ? Shape{N, C / (b * b), H * b, W * b} : Shape{N, C * b * b, H / b, W / b};
+    HostTensor y = makeLike(x.dtype, shape);
+    for (int64_t n = 0; n < N; ++n)
+        for (int64_t oc = 0; oc < shape[1]; ++oc)
+            for (int64_t oh = 0; oh < shape[2]; ++oh)
+                for (int64_t ow = 0; ow < shape[3]; ++ow) {
+                    int64_t ic, ih, iw;
+                    if (toSpace) {
+                        const int64_t bh = oh % b, bw = ow % b, cc = C / (b * b);
+                        ic = crd ? (oc * b + bh) * b + bw : (bh * b + bw) * cc + oc;
+                        ih = oh / b;
+                        iw = ow / b;
+                    } else {
+                        const int64_t blk = oc / C, ch = oc % C;
+                        ic = ch;
+                        ih = oh * b + blk / b;
+                        iw = ow * b + blk % b;
+                    }
+                    copyElement(y, ((n * shape[1] + oc) * shape[2] + oh) * shape[3] + ow, x, ((n * C + ic) * H + ih) * W + iw);
+                }
+    return {y};
+}
+
 std::vector<HostTensor> opConstant(const OpContext& c)
 {
     if (const HostTensor* t = attrTensor(c.node, "value"))
@@ -391,7 +837,9 @@ const OpTable& tensorOps()
         {"Reshape", opReshape}, {"Flatten", opFlatten}, {"Squeeze", opSqueeze}, {"Unsqueeze", opUnsqueeze},
         {"Transpose", opTranspose}, {"Concat", opConcat}, {"Slice", opSlice}, {"Gather", opGather},
         {"Expand", opExpand}, {"Constant", opConstant}, {"Shape", opShape}, {"Size", opSize},
-        {"ConstantOfShape", opConstantOfShape}, {"Range", opRange},
+        {"ConstantOfShape", opConstantOfShape}, {"Range", opRange}, {"Split", opSplit}, {"Tile", opTile}, {"Pad", opPad},
+        {"Resize", opResize}, {"Upsample", opResize}, {"Trilu", opTrilu}, {"GatherElements", opGatherElements}, {"OneHot", opOneHot}, {"EyeLike", opEyeLike}, {"ScatterND", opScatterND}, {"GatherND", opGatherND},
+        {"DepthToSpace", opDepthSpace}, {"SpaceToDepth", opDepthSpace},
     };
     return ops;
 }

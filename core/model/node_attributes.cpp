@@ -47,6 +47,12 @@ std::string attrString(const Node& node, const std::string& name, const std::str
     return v ? *v : fallback;
 }
 
+std::vector<std::string> attrStrings(const Node& node, const std::string& name)
+{
+    const auto* v = typed<std::vector<std::string>>(node, name, "a list of strings");
+    return v ? *v : std::vector<std::string>{};
+}
+
 std::vector<int64_t> attrInts(const Node& node, const std::string& name, const std::vector<int64_t>& fallback)
 {
     const auto* v = typed<std::vector<int64_t>>(node, name, "a list of ints");

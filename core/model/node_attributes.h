@@ -15,6 +15,7 @@ float attrFloat(const Node& node, const std::string& name, float fallback);
 std::string attrString(const Node& node, const std::string& name, const std::string& fallback);
 std::vector<int64_t> attrInts(const Node& node, const std::string& name, const std::vector<int64_t>& fallback = {});
 std::vector<float> attrFloats(const Node& node, const std::string& name, const std::vector<float>& fallback = {});
+std::vector<std::string> attrStrings(const Node& node, const std::string& name);   // empty when absent
 const HostTensor* attrTensor(const Node& node, const std::string& name);   // nullptr when absent
 
 // Throws an InputError "<Op> '<name>': <message>" with the node recorded in the diagnostic.

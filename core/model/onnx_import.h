@@ -34,4 +34,12 @@ using ConstantMap = std::map<std::string, HostTensor>;
 // Identity. Folded values are added to `constants` and as initializers. Returns whether anything changed.
 bool foldConstants(onnx::ModelProto& model, int64_t opset, ConstantMap& constants);
 
+// Fills in output shapes libonnx's inference leaves unknown though the inputs determine them (Einsum); returns
+// whether it set any (then inference runs again).
+bool completeShapes(onnx::ModelProto& model);
+
+// Rewrites an opset-18 model to opset 17 (opset18.cpp says which ops and how), for an ONNX library that stops at 17.
+// A form that has no opset-17 equivalent is an UnsupportedError naming the node.
+void downgradeOpset18(onnx::ModelProto& model);
+
 }  // namespace spyglass::model::import

@@ -481,18 +481,29 @@ ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::s
     if (!m.has_graph())
         fail(file, "the model has no graph");
     const int64_t opset = defaultOpset(m, file);
+    bool rewrite18 = false;
     {
         // Op semantics change between opsets (e.g. ReduceMean's axes became an input in 18): a model newer
         // than the ONNX library we build with cannot be checked or inferred correctly, so refuse it.
+        // Opset 18 one past the library is read by rewriting its changed ops to opset 17 (opset18.cpp).
         const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
         const auto it = ranges.find("");
-        if (it != ranges.end() && opset > it->second.second)
+        rewrite18 = it != ranges.end() && opset == 18 && it->second.second == 17;
+        if (it != ranges.end() && opset > it->second.second && !rewrite18)
             fail(file, "opset " + std::to_string(opset) + " is newer than this build's ONNX library supports (up to opset " +
-                           std::to_string(it->second.second) + ")");
+                           std::to_string(it->second.second) + (it->second.second == 17 ? ", and 18 by rewriting" : "") + ")");
     }
     import::resolveExternalData(m, baseDir, file, options.maxModelBytes);
     auto* g = m.mutable_graph();
     nameNodes(*g);
+    if (rewrite18) {
+        try {
+            checkSupport(*g, opset);   // an unsupported op is named as such, before any rewriting
+            import::downgradeOpset18(m);
+        } catch (const InputError& e) {
+            rethrowWithFile(e, file);
+        }
+    }
     std::vector<std::string> declared;
     {
         std::set<std::string> initNames;
@@ -521,7 +532,8 @@ ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::s
         // Folding can make more shapes static and static shapes can make more Shape ops foldable.
         for (int round = 0; round < 16; ++round) {
             inferShapes(m, file);
-            if (!import::foldConstants(m, opset, constants))
+            const bool folded = import::foldConstants(m, opset, constants);
+            if (!import::completeShapes(m) && !folded)
                 break;
         }
         ModelGraph graph = buildGraph(m, opset, constants, declared, file);

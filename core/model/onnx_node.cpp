@@ -29,6 +29,10 @@ Node nodeFromProto(const onnx::NodeProto& p)
                 throw UnsupportedError(n.opType, n.name, a.name(), e.diagnostic().message);
             }
             break;
+        case onnx::AttributeProto::GRAPH:
+            if (n.opType == "If")
+                break;   // its branches: the loader inlines the taken one on the proto (constant_folding.cpp)
+            [[fallthrough]];
         default:
             throw UnsupportedError(n.opType, n.name, a.name(),
                                    "attribute '" + a.name() + "' of kind " + onnx::AttributeProto_AttributeType_Name(a.type()) + " is not supported");

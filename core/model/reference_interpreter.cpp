@@ -109,9 +109,13 @@ namespace {
 std::vector<HostTensor> evalDropout(const interp::OpContext& c)
 {
     const HostTensor& x = c.input(0);
+    // Training mode with ratio 0 drops nothing: the identity, as in inference.
     if (const HostTensor* training = c.optionalInput(2))
-        if (training->size() != 1 || training->i.at(0) != 0)
-            c.fail("training_mode = true is not supported (inference only)");
+        if (training->size() != 1 || training->i.at(0) != 0) {
+            const HostTensor* ratio = c.optionalInput(1);
+            if (!ratio || ratio->size() != 1 || interp::valueAt(*ratio, 0) != 0)
+                c.fail("training_mode = true with a ratio other than 0 is not supported (inference only)");
+        }
     std::vector<HostTensor> out{x};
     if (c.outputCount() > 1) {
         HostTensor mask = makeTensor(DType::Bool, x.shape);
@@ -125,7 +129,7 @@ interp::OpFn findOp(const std::string& op)
 {
     if (op == "Dropout")
         return evalDropout;
-    for (const interp::OpTable* table : {&interp::elementwiseOps(), &interp::tensorOps(), &interp::mathOps(), &interp::convPoolOps()}) {
+    for (const interp::OpTable* table : {&interp::elementwiseOps(), &interp::tensorOps(), &interp::mathOps(), &interp::convPoolOps(), &interp::recurrentOps()}) {
         const auto it = table->find(op);
         if (it != table->end())
             return it->second;

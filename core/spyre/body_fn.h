@@ -10,8 +10,8 @@
 namespace spyglass::spyre {
 
 enum class BodyFn {
-    Add, Sub, Mul, TrueDiv, TruncDiv, Pow, Maximum, Minimum, Eq, Lt, Gt, Le, Ge, LogicalAnd, LogicalOr, LogicalNot,
-    Where, Sqrt, Reciprocal, Neg, Abs, Exp, Log, Erf, Relu, Sigmoid, Tanh, Floor, Ceil, Sin, Cos, Sign, ToDtype,
+    Add, Sub, Mul, TrueDiv, TruncDiv, Mod, FMod, Pow, Maximum, Minimum, Eq, Lt, Gt, Le, Ge, LogicalAnd, LogicalOr, LogicalNot,
+    Where, Sqrt, Reciprocal, Neg, Abs, Exp, Log, Erf, Relu, Sigmoid, Tanh, Floor, Ceil, Round, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Sign, ToDtype,
     LeakyRelu, Unknown
 };
 
@@ -28,6 +28,8 @@ T applyBodyFn(BodyFn fn, T x, T y, T z, const Stmt& s)
     case BodyFn::Mul: return x * y;
     case BodyFn::TrueDiv: return x / y;
     case BodyFn::TruncDiv: return y == 0 ? T(0) : std::trunc(x / y);
+    case BodyFn::Mod: return y == 0 ? nan : x - std::floor(x / y) * y;   // the divisor's sign (ONNX Mod, fmod = 0)
+    case BodyFn::FMod: return std::fmod(x, y);                            // the dividend's sign (fmod = 1)
     case BodyFn::Pow: return std::pow(x, y);
     case BodyFn::Maximum: return std::isnan(x) || std::isnan(y) ? nan : std::max(x, y);
     case BodyFn::Minimum: return std::isnan(x) || std::isnan(y) ? nan : std::min(x, y);
@@ -52,8 +54,18 @@ T applyBodyFn(BodyFn fn, T x, T y, T z, const Stmt& s)
     case BodyFn::Tanh: return std::tanh(x);
     case BodyFn::Floor: return std::floor(x);
     case BodyFn::Ceil: return std::ceil(x);
+    case BodyFn::Round: return std::nearbyint(x);   // halves to even (the default rounding mode), as ONNX's Round
     case BodyFn::Sin: return std::sin(x);
     case BodyFn::Cos: return std::cos(x);
+    case BodyFn::Tan: return std::tan(x);
+    case BodyFn::Asin: return std::asin(x);
+    case BodyFn::Acos: return std::acos(x);
+    case BodyFn::Atan: return std::atan(x);
+    case BodyFn::Sinh: return std::sinh(x);
+    case BodyFn::Cosh: return std::cosh(x);
+    case BodyFn::Asinh: return std::asinh(x);
+    case BodyFn::Acosh: return std::acosh(x);
+    case BodyFn::Atanh: return std::atanh(x);
     case BodyFn::Sign: return static_cast<T>((x > 0) - (x < 0));
     case BodyFn::ToDtype: return x;   // rounding happens at the store, from the output's dtype
     case BodyFn::LeakyRelu: return x >= 0 ? x : x * static_cast<T>(s.value);

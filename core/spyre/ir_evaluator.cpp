@@ -50,6 +50,7 @@ public:
                 const std::string& kind = op.body[redStmt].fn;
                 double acc = kind == "max" ? -std::numeric_limits<double>::infinity()
                              : kind == "min" ? std::numeric_limits<double>::infinity()
+                             : kind == "prod" ? 1.0
                                              : 0.0;
                 for (int64_t rp = 0; rp < redPoints; ++rp) {
                     int64_t r = rp;
@@ -62,6 +63,7 @@ public:
                     if (kind == "sum") acc += x;
                     else if (kind == "max") acc = std::isnan(x) || std::isnan(acc) ? std::nan("") : std::max(acc, x);
                     else if (kind == "min") acc = std::isnan(x) || std::isnan(acc) ? std::nan("") : std::min(acc, x);
+                    else if (kind == "prod") acc *= x;
                 }
                 vals[redStmt] = acc;
                 from = redStmt + 1;

@@ -226,6 +226,8 @@ struct Program {
     int stickElements = 0;
     int deviceDtypeBytes = 0;
     std::string deviceDtype;
+    // The model's default-domain opset: some ops' meaning depends on it (Softmax before 13 flattens to 2-D).
+    int64_t opsetVersion = 17;
 
     // graph level
     std::vector<GraphTensor> tensors;

@@ -44,6 +44,7 @@ Program importModel(const model::ModelGraph& graph, const SpyreTarget& target)
     p.stickElements = target.stickElements();
     p.deviceDtypeBytes = target.deviceDtypeBytes;
     p.deviceDtype = target.deviceDtype;
+    p.opsetVersion = graph.opsetVersion;
     p.tensors.reserve(graph.values.size());
     for (const model::Value& v : graph.values) {
         GraphTensor t;
@@ -88,6 +89,13 @@ Program importModel(const model::ModelGraph& graph, const SpyreTarget& target)
                 op.ints[key] = *iv;
             else if (const auto* fv = std::get_if<std::vector<float>>(&value); fv && fv->size() == 1)
                 op.floats[key] = fv->front();
+            else if (const auto* sv = std::get_if<std::vector<std::string>>(&value)) {
+                // A list of names (a recurrent op's activations): comma-joined, as no ONNX name holds a comma.
+                std::string joined;
+                for (const std::string& e : *sv)
+                    joined += (joined.empty() ? "" : ",") + e;
+                op.strings[key] = joined;
+            }
         }
         const int index = static_cast<int>(p.graphOps.size());
         for (int o : op.outputs)

@@ -16,7 +16,8 @@ const std::map<std::string, std::string>& unaryOps()
     static const std::map<std::string, std::string> m = {
         {"Sqrt", "sqrt"}, {"Reciprocal", "reciprocal"}, {"Neg", "neg"},   {"Abs", "abs"},     {"Exp", "exp"},
         {"Log", "log"},   {"Erf", "erf"},               {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"},
-        {"Floor", "floor"}, {"Ceil", "ceil"},           {"Sin", "sin"},   {"Cos", "cos"},     {"Cast", "to_dtype"},
+        {"Floor", "floor"}, {"Ceil", "ceil"},           {"Round", "round"},           {"Sin", "sin"},   {"Cos", "cos"},     {"Tan", "tan"}, {"Asin", "asin"}, {"Acos", "acos"},
+        {"Atan", "atan"}, {"Sinh", "sinh"}, {"Cosh", "cosh"}, {"Asinh", "asinh"}, {"Acosh", "acosh"}, {"Atanh", "atanh"},     {"Cast", "to_dtype"}, {"CastLike", "to_dtype"},
         {"LeakyRelu", "leaky_relu"}, {"Not", "logical_not"}, {"Sign", "sign"}};
     return m;
 }
@@ -269,12 +270,20 @@ private:
             return pointwise(g, b->second, 2);
         if (t == "Where")
             return pointwise(g, "where", 3);
+        if (t == "Mod")
+            return pointwise(g, g.intAttr("fmod", 0) ? "fmod" : "mod", 2);
+        if (t == "Trilu")
+            return trilu(g);
+        if (t == "GatherElements")
+            return gatherElements(g);
+        if (t == "GatherND")
+            return gatherND(g);
         if (t == "Clip")
             return clip(g);
         if (t == "MatMul")
             return matmul(g);
-        if (t == "ReduceSum" || t == "ReduceMax" || t == "ReduceMin")
-            return reduction(g, t == "ReduceSum" ? "sum" : t == "ReduceMax" ? "max" : "min");
+        if (t == "ReduceSum" || t == "ReduceMax" || t == "ReduceMin" || t == "ReduceProd")
+            return reduction(g, t == "ReduceSum" ? "sum" : t == "ReduceMax" ? "max" : t == "ReduceMin" ? "min" : "prod");
         if (t == "Transpose")
             return transpose(g);
         if (t == "Reshape")
@@ -287,6 +296,10 @@ private:
             return concat(g);
         if (t == "Gather")
             return gather(g);
+        if (t == "PadConstant")
+            return padConstant(g);
+        if (t == "CumSum")
+            return cumSum(g);
         if (t == "Im2Col" || t == "WindowReduce")
             return slidingWindow(g, t == "Im2Col");
         throw error(g, "op type '" + t + "' is not supported by the Spyre compiler");
@@ -530,6 +543,7 @@ private:
             starts = g.ints.count("starts") ? g.ints.at("starts") : std::vector<int64_t>{};
             ends = g.ints.count("ends") ? g.ints.at("ends") : std::vector<int64_t>{};
             axes = g.ints.count("axes") ? g.ints.at("axes") : std::vector<int64_t>{};
+            steps = g.ints.count("steps") ? g.ints.at("steps") : std::vector<int64_t>{};   // decompose's slices
         }
         if (starts.size() != ends.size())
             throw error(g, "starts and ends differ in length");
@@ -660,6 +674,196 @@ private:
         finish(op, ld, g, g.outputs.at(0));
     }
 
+    // Trilu: a copy masked to j - i >= k (upper) or i - j >= -k (lower) over the last two dims.
+    void trilu(const GraphOp& g)
+    {
+        const View x = viewOf(g, 0);
+        const Shape& out = outTensor(g).shape;
+        if (out.size() < 2)
+            throw error(g, "input must have rank >= 2");
+        const std::vector<int64_t> kv = constInts(g, 1);
+        if (kv.size() > 1)
+            throw error(g, "input 'k' must be a scalar");
+        const int64_t k = kv.empty() ? 0 : kv[0];
+        const bool upper = g.intAttr("upper", 1) != 0;
+        Op op;
+        op.kind = OpKind::Pointwise;
+        op.ranges = out;
+        Stmt m;
+        m.kind = StmtKind::Mask;
+        m.args = {loadBroadcast(op, x, out)};
+        const int i = static_cast<int>(out.size() - 2), j = i + 1;
+        m.cond.add(j, upper ? 1 : -1);
+        m.cond.add(i, upper ? -1 : 1);
+        m.lower = upper ? k : -k;
+        m.bound = out[i] + out[j] + 1;   // above any difference of the two indices
+        m.value = 0.0;
+        finish(op, stmt(op, m), g, g.outputs.at(0));
+    }
+
+    // GatherElements: out[p] = data[p with p_axis replaced by indices[p]] (an indirect index along the axis).
+    void gatherElements(const GraphOp& g)
+    {
+        const View data = viewOf(g, 0);
+        const View idx = viewOf(g, 1);
+        if (data.scalar)
+            throw error(g, "gather from a one-element constant");
+        const Shape& out = outTensor(g).shape;
+        int64_t axis = g.intAttr("axis", 0);
+        if (axis < 0)
+            axis += static_cast<int64_t>(out.size());
+        if (axis < 0 || axis >= static_cast<int64_t>(out.size()) || data.shape.size() != out.size())
+            throw error(g, "attribute 'axis' out of range, or data and indices differ in rank");
+        Op op;
+        op.kind = OpKind::Pointwise;
+        op.ranges = out;
+        Stmt ind;
+        ind.kind = StmtKind::IndirectIndex;
+        ind.args = {loadBroadcast(op, idx, out)};
+        ind.load = 0;
+        ind.bound = data.shape[axis];
+        stmt(op, ind);
+        AffineExpr di;
+        di.constant = data.offset;
+        for (size_t d = 0; d < out.size(); ++d) {
+            if (static_cast<int64_t>(d) == axis)
+                di.add(kIndirectVar, data.coef[d]);
+            else if (data.shape[d] > 1)
+                di.add(static_cast<int>(d), data.coef[d]);
+        }
+        finish(op, load(op, data.buffer, std::move(di)), g, g.outputs.at(0));
+    }
+
+    // GatherND (batch_dims 0): out[u..., e...] = data[indices[u..., 0], ..., indices[u..., q-1], e...], one
+    // indirect index per tuple component.
+    void gatherND(const GraphOp& g)
+    {
+        const View data = viewOf(g, 0);
+        const View idx = viewOf(g, 1);
+        if (data.scalar || idx.scalar)
+            throw error(g, "gather from or with a one-element constant");
+        const Shape& out = outTensor(g).shape;
+        const int64_t q = idx.shape.back();
+        const int outer = static_cast<int>(idx.shape.size()) - 1;
+        if (q < 1 || q > static_cast<int64_t>(data.shape.size()))
+            throw error(g, "the last dimension of indices must be between 1 and the rank of data");
+        Op op;
+        op.kind = OpKind::Pointwise;
+        op.ranges = out;
+        for (int64_t j = 0; j < q; ++j) {
+            AffineExpr ii;
+            ii.constant = idx.offset + j * idx.coef.back();
+            for (int d = 0; d < outer; ++d)
+                if (idx.shape[d] > 1)
+                    ii.add(d, idx.coef[d]);
+            Stmt ind;
+            ind.kind = StmtKind::IndirectIndex;
+            ind.args = {load(op, idx.buffer, std::move(ii))};
+            ind.load = static_cast<int>(j);
+            ind.bound = data.shape[j];
+            stmt(op, ind);
+        }
+        AffineExpr di;
+        di.constant = data.offset;
+        for (int64_t j = 0; j < q; ++j)
+            di.add(kIndirectVar + static_cast<int>(j), data.coef[j]);
+        for (size_t d = q; d < data.shape.size(); ++d)
+            if (data.shape[d] > 1)
+                di.add(outer + static_cast<int>(d - q), data.coef[d]);
+        finish(op, load(op, data.buffer, std::move(di)), g, g.outputs.at(0));
+    }
+
+    // A masked copy: output element i reads x[i - pads_begin]; outside x along a padded dim it is the fill value
+    // (a constant, or input 1 known only at run time: then a mask of ones picks between x and it).
+    void padConstant(const GraphOp& g)
+    {
+        const View x = viewOf(g, 0);
+        const Shape& out = outTensor(g).shape;
+        const std::vector<int64_t>& pads = g.ints.at("pads");
+        const size_t rank = out.size();
+        Op op;
+        op.kind = OpKind::Pointwise;
+        op.ranges = out;
+        int value;
+        if (x.scalar) {
+            value = constant(op, *x.scalar);
+        } else {
+            AffineExpr idx;
+            idx.constant = x.offset;
+            for (size_t d = 0; d < rank; ++d) {
+                if (x.shape[d] > 1 || pads[d] || pads[d + rank])
+                    idx.add(static_cast<int>(d), x.coef[d]);
+                idx.constant -= pads[d] * x.coef[d];
+            }
+            value = load(op, x.buffer, std::move(idx));
+        }
+        const bool runtimeFill = g.inputs.size() > 1;
+        auto masked = [&](int v, double fill) {
+            for (size_t d = 0; d < rank; ++d) {
+                if (!pads[d] && !pads[d + rank])
+                    continue;
+                Stmt m;
+                m.kind = StmtKind::Mask;
+                m.args = {v};
+                m.cond.add(static_cast<int>(d), 1);
+                m.lower = pads[d];
+                m.bound = pads[d] + x.shape[d];
+                m.value = fill;
+                v = stmt(op, m);
+            }
+            return v;
+        };
+        value = masked(value, runtimeFill ? 0.0 : g.floatAttr("value", 0.0));
+        if (runtimeFill) {
+            const int inside = masked(constant(op, 1.0), 0.0);
+            value = compute(op, "where", {inside, value, loadBroadcast(op, viewOf(g, 1), out)});
+        }
+        finish(op, value, g, g.outputs.at(0));
+    }
+
+    // CumSum: a sum over r of x[..., r, ...] masked to r <= i (r < i exclusive; r >= i, r > i in reverse).
+    void cumSum(const GraphOp& g)
+    {
+        const View x = viewOf(g, 0);
+        const Shape& out = outTensor(g).shape;
+        const std::vector<int64_t> a = constInts(g, 1);
+        if (a.size() != 1)
+            throw error(g, "input 'axis' must be a scalar");
+        const int64_t axis = a[0] < 0 ? a[0] + static_cast<int64_t>(out.size()) : a[0];
+        if (axis < 0 || axis >= static_cast<int64_t>(out.size()))
+            throw error(g, "axis " + std::to_string(a[0]) + " is out of range");
+        if (x.scalar)
+            throw error(g, "cumulative sum of a one-element constant");
+        const bool exclusive = g.intAttr("exclusive", 0) != 0, reverse = g.intAttr("reverse", 0) != 0;
+        const int64_t n = out[axis];
+        Op op;
+        op.kind = OpKind::Reduction;
+        op.ranges = out;
+        op.reductionRanges = {n};
+        const int r = static_cast<int>(out.size());
+        AffineExpr idx;
+        idx.constant = x.offset;
+        for (size_t d = 0; d < out.size(); ++d)
+            if (x.shape[d] > 1)
+                idx.add(static_cast<int64_t>(d) == axis ? r : static_cast<int>(d), x.coef[d]);
+        const int l = load(op, x.buffer, std::move(idx));
+        Stmt m;
+        m.kind = StmtKind::Mask;
+        m.args = {l};
+        // forward: i - r in [0, n) (exclusive [1, n)); reverse: r - i likewise.
+        m.cond.add(static_cast<int>(axis), reverse ? -1 : 1);
+        m.cond.add(r, reverse ? 1 : -1);
+        m.lower = exclusive ? 1 : 0;
+        m.bound = n;
+        m.value = 0.0;
+        const int masked = stmt(op, m);
+        Stmt red;
+        red.kind = StmtKind::Reduction;
+        red.fn = "sum";
+        red.args = {masked};
+        finish(op, stmt(op, red), g, g.outputs.at(0));
+    }
+
     // Im2Col (conv's input windows as matmul columns: a pointwise copy over [N, C, K..., O...]) and WindowReduce
     // (pools: a max or sum reduction over the kernel window). Out-of-bounds positions are masked.
     void slidingWindow(const GraphOp& g, bool im2col)
@@ -744,9 +948,13 @@ private:
         if (!views_[t])
             throw InputError(SourceLocation{p_.sourcePath, 0, 0}, "graph output '" + gt.name + "' is never computed");
         View v = *views_[t];
+        // A view of an intermediate (a decomposition ending in a Reshape) is the output itself; its dtype is the
+        // output's when both are floating (the device holds them alike), else a copy converts.
+        auto floating = [](const std::string& d) { return d == "float32" || d == "float16" || d == "float64"; };
         const bool ownBuffer = !v.scalar && v.offset == 0 && v.contiguous() &&
                                shapeProduct(p_.buffers[v.buffer].shape) == shapeProduct(v.shape) &&
-                               p_.buffers[v.buffer].kind == BufferKind::Intermediate;
+                               p_.buffers[v.buffer].kind == BufferKind::Intermediate &&
+                               (p_.buffers[v.buffer].dtype == gt.dtype || (floating(p_.buffers[v.buffer].dtype) && floating(gt.dtype)));
         if (!ownBuffer) {
             GraphOp g;
             g.name = gt.name;
@@ -760,6 +968,7 @@ private:
         }
         Buffer& b = p_.buffers[v.buffer];
         b.kind = BufferKind::Output;
+        b.dtype = gt.dtype;
         b.origin = gt.name;
         b.shape = gt.shape;
         b.strides = contiguousStrides(gt.shape);

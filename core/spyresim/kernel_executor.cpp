@@ -28,7 +28,7 @@ using LaneArray = std::array<float, kLanes>;
 using Range = std::pair<int64_t, int64_t>;   // [lo, hi)
 using Box = std::vector<Range>;              // one range per var of a group (iteration or reduction vars)
 
-enum class ReduceOp { Sum, Max, Min };
+enum class ReduceOp { Sum, Max, Min, Prod };
 
 // A group of cores that share one slice of the iteration vars: together they cover the reduction (a reduction
 // split over cores is summed in fp32 here, in core order; the timing model charges the partial-sum exchange).
@@ -124,9 +124,9 @@ public:
                 if (redStmt_ >= 0)
                     fail(k, "has two reductions");
                 redStmt_ = static_cast<int>(s);
-                reduceOp_ = st.fn == "max" ? ReduceOp::Max : st.fn == "min" ? ReduceOp::Min : ReduceOp::Sum;
-                if (st.fn != "sum" && st.fn != "max" && st.fn != "min")
-                    fail(k, "reduces with '" + st.fn + "' (sum, max or min)");
+                reduceOp_ = st.fn == "max" ? ReduceOp::Max : st.fn == "min" ? ReduceOp::Min : st.fn == "prod" ? ReduceOp::Prod : ReduceOp::Sum;
+                if (st.fn != "sum" && st.fn != "max" && st.fn != "min" && st.fn != "prod")
+                    fail(k, "reduces with '" + st.fn + "' (sum, max, min or prod)");
             }
             if (st.kind == StmtKind::IndirectIndex)
                 indirectCount_ = std::max(indirectCount_, st.load + 1);
@@ -232,8 +232,12 @@ private:
         if (ea->coeffOf(kv) == 0 || eb->coeffOf(kv) == 0)
             return;
         const AffineExpr& ec = k_.loop.store.index;
-        // N: the innermost iteration var that only one operand walks (that operand is B).
+        // N: the innermost iteration var that only one operand walks (that operand is B). A product with N = 1
+        // ([96,288] x [288,1], a conv with a 1x1 output) has a lane var nothing walks: that var is N, of one element.
         int n = -1;
+        auto walked = [&](int v) { return ea->coeffOf(v) != 0 || eb->coeffOf(v) != 0 || ec.coeffOf(v) != 0; };
+        if (laneVar_ >= 0 && ranges_[laneVar_] == 1 && !walked(laneVar_))
+            n = laneVar_;
         for (int v = nIter_ - 1; v >= 0 && n < 0; --v) {
             if (ec.coeffOf(v) == 0)
                 continue;
@@ -504,6 +508,10 @@ private:
             for (int j = 0; j < n; ++j)
                 acc[j] = std::isnan(x[j]) || std::isnan(acc[j]) ? std::numeric_limits<float>::quiet_NaN() : std::min(acc[j], x[j]);
             break;
+        case ReduceOp::Prod:
+            for (int j = 0; j < n; ++j)
+                acc[j] *= x[j];
+            break;
         }
     }
 
@@ -511,6 +519,7 @@ private:
     {
         return reduceOp_ == ReduceOp::Max ? -std::numeric_limits<float>::infinity()
                : reduceOp_ == ReduceOp::Min ? std::numeric_limits<float>::infinity()
+               : reduceOp_ == ReduceOp::Prod ? 1.0f
                                             : 0.0f;
     }
 

@@ -121,10 +121,10 @@ private slots:
 
     void unsupportedOpIsBadInputNamingIt()
     {
-        const QString dir = onnxNodeTest(QStringLiteral("test_cos"));
+        const QString dir = onnxNodeTest(QStringLiteral("test_det_2d"));
         const CliResult r = runCli({QStringLiteral("run"), dir + QStringLiteral("/model.onnx"), QStringLiteral("--json")});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains("Cos 'Cos_0'"), r.err.constData());
+        QVERIFY2(r.err.contains("Det 'Det_0'"), r.err.constData());
         QCOMPARE(json(r).value(QStringLiteral("error_kind")).toString(), QStringLiteral("input"));
     }
 
@@ -172,6 +172,18 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(json(r).value(QStringLiteral("outputs")).toArray().at(0).toObject().value(QStringLiteral("shape")).toArray(), (QJsonArray{4, 3}));
         QCOMPARE(runCli({QStringLiteral("run"), path, QStringLiteral("--dim"), QStringLiteral("batch")}).exitCode, 2);
+        // compile reads --dim with the same parser: the error's advice works there too.
+        const CliResult compileDynamic = runCli({QStringLiteral("compile"), path});
+        QCOMPARE(compileDynamic.exitCode, 2);
+        QVERIFY2(compileDynamic.err.contains("--dim batch=1"), compileDynamic.err.constData());
+        const CliResult compiled = runCli({QStringLiteral("compile"), path, QStringLiteral("--dim"), QStringLiteral("batch=4"), QStringLiteral("--json")});
+        QCOMPARE(compiled.exitCode, 0);
+        QVERIFY(json(compiled).value(QStringLiteral("kernels")).toInt() >= 1);
+        for (const char* bad : {"batch", "=4", "batch=-1", "batch=4x"}) {
+            const CliResult r2 = runCli({QStringLiteral("compile"), path, QStringLiteral("--dim"), QString::fromLatin1(bad)});
+            QCOMPARE(r2.exitCode, 2);
+            QVERIFY2(r2.err.contains("--dim expects NAME=SIZE"), r2.err.constData());
+        }
     }
 
     void writtenTestDataChecksExactly()

@@ -185,8 +185,15 @@ private slots:
         QTest::newRow("pin impossible") << QStringList{mm, QStringLiteral("--pin"), QStringLiteral("C=0")} << "can only produce";
         QTest::newRow("unknown pass") << QStringList{mm, QStringLiteral("--stop-after"), QStringLiteral("nope")} << "no pass named";
         QTest::newRow("bad target") << QStringList{mm, QStringLiteral("--target"), mm} << "target description";
-        QTest::newRow("grouped conv") << QStringList{test::dataPath(QStringLiteral("spyre/models/conv_grouped.onnxtxt"))}
-                                      << "grouped convolution";
+    }
+
+    void groupedConvRunsOnTheSpyreBackend()
+    {
+        // Refused before issue 14; now one batched MatMul over the groups, within the device tolerance.
+        const auto r = test::runCli({QStringLiteral("run"), test::dataPath(QStringLiteral("spyre/models/conv_grouped.onnxtxt")),
+                                     QStringLiteral("--backend"), QStringLiteral("spyre")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("all outputs match"), r.out.constData());
     }
 
     void badInputExitsWithTwo()

@@ -26,7 +26,7 @@ using namespace spyglass;
 
 namespace {
 
-constexpr int kMinimumSimulated = 290;
+constexpr int kMinimumSimulated = 640;   // of the 654 the loader accepts
 
 
 
@@ -43,14 +43,18 @@ private slots:
         const QStringList tests = root.entryList({QStringLiteral("test_*")}, QDir::Dirs, QDir::Name);
         const spyre::SpyreTarget target = spyre::SpyreTarget::load(test::sourcePath(QStringLiteral("resources/targets/spyre.json")).toStdString());
         int simulated = 0, matched = 0;
-        QStringList failures, formatLimited;
+        QStringList failures, formatLimited, rangeLimited;
         for (const QString& name : tests) {
+            if (const char* why = test::spyreExclusionReason(name)) {
+                qInfo().noquote() << "excluded:" << name << "-" << why;
+                continue;
+            }
             const QString dir = root.filePath(name);
             model::ModelGraph graph;
             model::TestDataSet data;
             try {
                 data = model::readTestDataSet(QDir(dir).filePath(QStringLiteral("test_data_set_0")).toStdString());
-                graph = model::loadModel(QDir(dir).filePath(QStringLiteral("model.onnx")).toStdString(), model::bindIntegerInputs(data));
+                graph = model::loadModel(QDir(dir).filePath(QStringLiteral("model.onnx")).toStdString(), test::nodeTestLoadOptions(data, QDir(dir).filePath(QStringLiteral("model.onnx")).toStdString()));
             } catch (const std::exception&) {
                 continue;   // not a supported op: the loader's suite covers these
             }
@@ -93,8 +97,15 @@ private slots:
                 for (model::HostTensor& t : rounded)
                     for (float& x : t.f)
                         x = model::roundToHalf(x);
+                // An expected output beyond fp16's range (ReduceProd of 1..12 is 4.8e8) is infinite on the device.
+                std::vector<model::HostTensor> roundedOutputs = data.outputs;
+                for (model::HostTensor& t : roundedOutputs)
+                    for (float& x : t.f)
+                        x = model::roundToHalf(x);
                 if (problemsAgainst(model::runReference(graph, rounded).outputs).empty())
                     formatLimited << name + QStringLiteral(": ") + QString::fromStdString(problems);
+                else if (problemsAgainst(roundedOutputs).empty())
+                    rangeLimited << name + QStringLiteral(": ") + QString::fromStdString(problems);
                 else
                     failures << name + QStringLiteral(": ") + QString::fromStdString(problems);
             } catch (const std::exception& e) {
@@ -103,11 +114,15 @@ private slots:
         }
         for (const QString& f : formatLimited)
             qInfo().noquote() << "limited by fp16 inputs (the reference on fp16-rounded inputs agrees with the simulator):" << f;
+        for (const QString& f : rangeLimited)
+            qInfo().noquote() << "limited by fp16's range (the expected outputs rounded to fp16 agree with the simulator):" << f;
         for (const QString& f : failures)
             qWarning().noquote() << "FAILED" << f;
-        qInfo().noquote() << QStringLiteral("spyre backend on ONNX node tests: %1 simulated, %2 within tolerance, %3 limited by fp16 inputs, %4 failures")
-                                 .arg(simulated).arg(matched).arg(formatLimited.size()).arg(failures.size());
-        QVERIFY2(formatLimited.size() <= 4, qPrintable(QStringLiteral("%1 tests blamed on fp16 inputs; expected the 4 large-number softmax tests").arg(formatLimited.size())));
+        qInfo().noquote() << QStringLiteral("spyre backend on ONNX node tests: %1 simulated, %2 within tolerance, %3 limited by fp16 inputs, %4 by fp16's range, %5 failures")
+                                 .arg(simulated).arg(matched).arg(formatLimited.size()).arg(rangeLimited.size()).arg(failures.size());
+        QVERIFY2(rangeLimited.size() <= 1, qPrintable(QStringLiteral("%1 tests blamed on fp16's range; expected only test_reduce_prod_default_axes_keepdims_example").arg(rangeLimited.size())));
+        QVERIFY2(formatLimited.size() <= 5, qPrintable(QStringLiteral("%1 tests blamed on fp16 inputs; expected the 4 large-number softmax tests and "
+                                                                      "test_dynamicquantizelinear_min_adjusted_expanded (one quantum)").arg(formatLimited.size())));
         QVERIFY2(failures.isEmpty(), qPrintable(QStringLiteral("%1 node test(s) failed on the simulator").arg(failures.size())));
         QVERIFY2(simulated >= kMinimumSimulated, qPrintable(QStringLiteral("only %1 simulated, expected at least %2").arg(simulated).arg(kMinimumSimulated)));
     }
