@@ -281,9 +281,9 @@ CoreSplit pinnedSplit(const Program& p, const Op& op, const std::string& pinName
     return s;
 }
 
-// The pin for `op`: by its printed name first, else by the ONNX node it computes.
-const std::pair<const std::string, std::map<std::string, int>>* splitPinFor(const Op& op, const CompileOptions& o,
-                                                                           std::map<std::string, int>& used)
+}  // namespace
+
+const std::pair<const std::string, std::map<std::string, int>>* splitPinOf(const Op& op, const CompileOptions& o)
 {
     auto it = o.splitPins.find(op.name);
     // Origins read "MatMul 'layer0/mm'": the node's name is the quoted part. A restickify's origin quotes a tensor,
@@ -294,13 +294,8 @@ const std::pair<const std::string, std::map<std::string, int>>* splitPinFor(cons
                     return origin == it->first || origin.find("'" + it->first + "'") != std::string::npos;
                 }))
                 break;
-    if (it == o.splitPins.end())
-        return nullptr;
-    ++used[it->first];
-    return &*it;
+    return it == o.splitPins.end() ? nullptr : &*it;
 }
-
-}  // namespace
 
 PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
 {
@@ -311,7 +306,10 @@ PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
     std::map<std::string, int> pinUses;
     std::vector<const std::pair<const std::string, std::map<std::string, int>>*> pinOf;
     for (const Op& op : program.ops)
-        pinOf.push_back(splitPinFor(op, ctx.options, pinUses));
+        pinOf.push_back(splitPinOf(op, ctx.options));
+    for (const auto* pin : pinOf)
+        if (pin)
+            ++pinUses[pin->first];
     for (const auto& [name, ways] : ctx.options.splitPins) {
         const int uses = pinUses.count(name) ? pinUses.at(name) : 0;
         if (uses == 0)

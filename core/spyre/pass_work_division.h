@@ -22,6 +22,9 @@ public:
 double matmulSplitCostUs(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t);
 // Does any core's span of any tensor exceed the target's span with these ways?
 bool splitExceedsSpan(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t);
+// The --pin-split entry for `op` (by op name, else by the ONNX node it computes), or null. Coarse tiling asks too, so
+// that it leaves every pinned var a whole number of slices per tile.
+const std::pair<const std::string, std::map<std::string, int>>* splitPinOf(const Op& op, const CompileOptions& o);
 // torch-spyre's default division.
 std::vector<int> defaultDivision(const Program& p, const Op& op, int cores);
 
