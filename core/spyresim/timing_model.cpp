@@ -173,7 +173,10 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
         }
         return run;
     };
-    const double aggregateGBs = (k.op == "Reduction" && isBundleOutput(bundle, k.loop.store.tensor))
+    // Fewer cores keep fewer request streams in flight, so a read-dominated kernel (a matmul streaming its
+    // weight, a standalone reduction) realises only part of the bandwidth; pointwise traffic is core-independent
+    // from 2 cores (torch-spyre cost_model.py). A reduction inside a larger computation (softmax) keeps the full rate.
+    const double aggregateGBs = (matmul || (k.op == "Reduction" && isBundleOutput(bundle, k.loop.store.tensor)))
                                     ? target.lpddr5EffectiveGBs * target.reductionBwShare(kt.cores)
                                     : target.lpddr5EffectiveGBs;
     if (restickify)
@@ -184,9 +187,8 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
     // ---- per core
     // The SFU consumes sticks as they arrive (its work hides under the DMA, as torch-spyre measured); the PT array
     // needs an operand tile whole before it starts, so a matmul overlaps its DMA only in dma_stream_chunks pieces
-    // (per tile when tiled).
-    const int chunks = static_cast<int>(std::min<int64_t>(
-        kMaxChunks, tileCount > 1 ? tileCount : matmul ? std::max(1, target.dmaStreamChunks) : kMaxChunks));
+    // over the whole kernel (its tiles run load, compute, store in turn when it is 1).
+    const int chunks = matmul ? std::clamp(target.dmaStreamChunks, 1, kMaxChunks) : kMaxChunks;
     std::map<std::string, int> lanes;
     if (trace)
         for (size_t l = 0; l < trace->lanes.size(); ++l)

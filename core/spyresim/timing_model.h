@@ -1,16 +1,18 @@
 #pragma once
 // The simulator's timing model: how long a kernel of a bundle takes on the target, per core, with every constant
-// read from the target file (resources/targets/spyre.json). It follows the structure of torch-spyre's analytical
-// cost model (_inductor/cost_model.py, work_division.py):
-//   - matmul on the PT array at a calibrated MAC rate: 2-D sustained, batched in the default device order, or
-//     batched with batch outermost; a PT-array efficiency penalty for few rows of M per core; half rate (one
-//     corelet) when K is split, plus the partial-sum exchange;
-//   - vector work (pointwise, reductions) on the SFU;
-//   - DMA between LPDDR5 and LX in whole sticks, the bandwidth shared by all cores: (R + W) / effective one-way
-//     bandwidth plus the read/write turnaround on min(R, W); tensors resident in LX move nothing; an operand read
-//     by many cores pays the fan-out penalty; restickify moves at the restickify rate;
-//   - per core, DMA and compute overlap where the plan double-buffers (per tile, or in dma_stream_chunks pieces
-//     for an untiled kernel): a small event schedule per core, so fill and drain are not hidden;
+// read from the target file (resources/targets/spyre.json, which says which constants are fitted and on which
+// published cases: tests/data/spyre_calibration/cases.json). Time comes from what the bundle moves:
+//   - matmul on the PT array at the sustained rate, a PT-array efficiency penalty for few rows of M per core,
+//     half rate (one corelet) when K is split, plus the partial-sum exchange; vector work on the SFU;
+//   - per core and operand, the DMA transfers of its piece: requests of one contiguous run each (the run the
+//     device order gives the core's slice: batch just inside the stick and one batch per core gives 128 B runs,
+//     batch outermost gives rows x 128 B), a fixed cost per request, the core's own bandwidth ceiling; an
+//     operand several cores read the same piece of (a shared weight across a batch or M split) is fetched once,
+//     a share by each, and the rest delivered to each core at the replica rate;
+//   - the shared device-memory bandwidth over all cores: (R + W) / effective bandwidth plus the read/write
+//     turnaround, R and W counted once per tensor; a standalone reduction realises only its core count's share;
+//     tensors resident in LX move nothing; restickify at its own rate; the busiest core is stretched to it;
+//   - a matmul loads, computes and stores in turn (dma_stream_chunks pieces); vector kernels stream;
 //   - a fixed per-kernel overhead.
 // The roofline bound of a kernel is max(MACs (or vector ops) at peak on every core, bytes at peak bandwidth).
 #include "core/common/trace.h"
@@ -41,7 +43,7 @@ struct KernelTime {
     double memoryNs = 0;    // the kernel's aggregate DMA time
     double rooflineNs = 0;
     double macRatePerCore = 0;   // MAC/ns per core the model used (matmul), 0 otherwise
-    std::string rateReason;      // "2-D matmul, sustained", "batched matmul, default device order", ...
+    std::string rateReason;      // "sustained PT rate", "sustained PT rate, K split: one corelet"
     int64_t macs = 0;
     int64_t vectorOps = 0;
     int64_t bytesRead = 0, bytesWritten = 0;
