@@ -151,24 +151,29 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
             return target.dmaMinRunBytes;
         const spyre::SpyreTensorLayout& l = d.tensor->layout;
         const int nd = static_cast<int>(l.deviceSize.size());
+        const spyre::Shape& host = d.tensor->hostShape;
+        if (nd < 2 || static_cast<int>(l.dimMap.size()) != nd)
+            return target.dmaMinRunBytes;
+        // Elements of each host dim the core covers: the var whose coefficient is that dim's row-major stride.
+        std::vector<int64_t> covered(host.size(), 1);
+        int64_t hostStride = 1;
+        for (int h = static_cast<int>(host.size()) - 1; h >= 0; --h) {
+            for (int v = 0; v < nVars; ++v)
+                if (host[h] > 1 && d.access->index.coeffOf(v) == hostStride)
+                    covered[h] = coverage(k, v, s.start[v], s.extent[v]);
+            hostStride *= host[h];
+        }
+        const int stickHost = l.dimMap[nd - 1];
         int64_t run = stick;
         for (int e = nd - 2; e >= 0; --e) {
+            const int h = l.dimMap[e];
             const int64_t size = l.deviceSize[e];
-            int64_t covered = 1;
-            const int64_t stride = e < static_cast<int>(l.strideMap.size()) ? l.strideMap[e] : -1;
-            if (stride > 0)
-                for (int v = 0; v < nVars; ++v) {
-                    const int64_t c = d.access->index.coeffOf(v);
-                    if (c == 0)
-                        continue;
-                    const int64_t ext = coverage(k, v, s.start[v], s.extent[v]);
-                    if (c == stride)
-                        covered = ext;
-                    else if (c * target.stickElements() == stride)   // the var walks the stick dim: whole sticks
-                        covered = (ext + target.stickElements() - 1) / target.stickElements();
-                }
-            run *= std::min(size, covered);
-            if (covered < size)
+            int64_t c = h >= 0 && h < static_cast<int>(covered.size()) ? covered[h] : 1;
+            if (h == stickHost)   // the stick index: whole sticks of the stick dim
+                c = (c + target.stickElements() - 1) / target.stickElements();
+            c = std::min(size, c);
+            run *= c;
+            if (c < size)
                 break;
         }
         return run;
