@@ -1,7 +1,9 @@
 #include "core/spyre/pass_work_division.h"
 
 #include "core/common/diagnostics.h"
+#include "core/spyre/kernel_timing.h"
 #include "core/spyre/op_geometry.h"
+#include "core/spyre/pass_codegen.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,41 +39,18 @@ std::vector<int> defaultDivision(const Program& p, const Op& op, int cores)
 
 double matmulSplitCostUs(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t)
 {
-    const int nIter = static_cast<int>(op.ranges.size());
-    const int mVar = nIter - 2, nVar = nIter - 1, kVar = nIter;
-    const int64_t E = p.stickElements;
-    double batch = 1, b = 1;
-    for (int v = 0; v < mVar; ++v) {
-        batch *= static_cast<double>(varTileExtent(op, v));
-        b *= ways[v];
+    // The kernel codegen would emit for this split, timed by the simulator's model: one cost model for both.
+    // Scratchpad planning has not run yet, so every operand is charged its device-memory traffic.
+    Op candidate = op;
+    candidate.split.ways = ways;
+    candidate.split.cores = std::accumulate(ways.begin(), ways.end(), 1, std::multiplies<int>());
+    KernelBundle bundle;
+    for (int b : touchedBuffers(op)) {
+        bundle.tensors.push_back(bundleTensorOf(p, p.buffers[b]));
+        if (p.buffers[b].kind == BufferKind::Output)
+            bundle.outputs.push_back(p.buffers[b].name);
     }
-    const double M = static_cast<double>(varTileExtent(op, mVar));
-    const double N = static_cast<double>(ceilDiv(varTileExtent(op, nVar), E) * E);   // whole sticks: padding costs
-    const double K = static_cast<double>(ceilDiv(varTileExtent(op, kVar), E) * E);
-    const double m = ways[mVar], n = ways[nVar], k = ways[kVar];
-    const double rows = M / m;
-    double ptEffInv = 1.0;
-    if (rows <= t.ptArrayRows)
-        ptEffInv = std::pow(t.ptFullEfficiencyRows / t.ptArrayRows, t.ptEfficiencyExponent);
-    else if (rows < t.ptFullEfficiencyRows)
-        ptEffInv = std::pow(t.ptFullEfficiencyRows / rows, t.ptEfficiencyExponent);
-    double computeUs = ptEffInv * batch * M * N * K / (b * m * n * k) / t.peakMacPerNsPerCore / 1000.0;
-    if (k > 1)
-        computeUs *= 2.0;   // a K split runs on one corelet
-    // Operand B is shared across the batch when it does not vary with any batch var.
-    bool bShared = true;
-    if (op.loads.size() > 1)
-        for (int v = 0; v < mVar; ++v)
-            bShared = bShared && op.loads[1].index.coeffOf(v) == 0;
-    const double bytes = p.deviceDtypeBytes;
-    const double aBytes = batch * M * K * bytes;
-    const double bBytes = (bShared ? 1.0 : batch) * K * N * bytes;
-    const double cBytes = batch * M * N * bytes;
-    auto fanout = [&](double readers) { return std::max(1.0, std::pow(readers / t.operandFanoutBase, t.operandFanoutExponent)); };
-    const double bytesPerUs = t.lpddr5PeakGBs * 1e3;
-    const double memoryUs = (aBytes * fanout(n) + bBytes * fanout(bShared ? m * b : m) + cBytes) / bytesPerUs;
-    const double partialUs = (k - 1) * batch * M * N * t.partialSumUsPerOutput;
-    return std::max(computeUs, memoryUs) + partialUs;
+    return std::round(timeKernel(kernelOf(p, candidate, 0), bundle, t, 0, nullptr).timeNs) / 1000.0;   // whole ns
 }
 
 namespace {

@@ -46,6 +46,7 @@ struct SpyreTarget {
     double sfuOpsPerNsPerCore = 0;
     double kernelOverheadNs = 0;
     int dmaStreamChunks = 0;
+    int vectorStreamChunks = 0;   // pieces a vector kernel's DMA streams in against the SFU
     // DMA from mechanism (core/spyresim/timing_model.cpp): a fixed cost per request (a request moves one contiguous
     // run, clamped to [dma_min_run_bytes, dma_max_run_bytes]) and the bandwidth one core's DMA engine reaches alone.
     double dmaRequestNs = 0;

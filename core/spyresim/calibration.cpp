@@ -106,6 +106,11 @@ Simulated simulateOnce(const model::ModelGraph& g, const spyre::SpyreTarget& t, 
 
 }  // namespace
 
+double simulatedMatmulUs(const std::vector<int64_t>& a, const std::vector<int64_t>& w, const spyre::SpyreTarget& target, bool baseline)
+{
+    return simulateOnce(matmulGraph(a, w), target, baseline, spyre::ScratchpadPolicy::Greedy, {}).us;
+}
+
 std::vector<CalibrationCase> runCalibration(const std::string& path, const spyre::SpyreTarget& target)
 {
     QFile f(QString::fromStdString(path));

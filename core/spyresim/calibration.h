@@ -18,6 +18,10 @@ struct CalibrationCase {
     double error() const { return simulated / published; }   // > 1: the model is slower than the chip
 };
 
+// Simulated time of a @ w (w a constant) under the baseline plan (torch-spyre's default order and division) or
+// Spyglass's optimized plan, greedy scratchpad planning, timing only.
+double simulatedMatmulUs(const std::vector<int64_t>& a, const std::vector<int64_t>& w, const spyre::SpyreTarget& target, bool baseline);
+
 // Reads the suite and simulates every case on `target` (its core count replaced by each case's). Throws InputError
 // naming the file and case on a malformed entry.
 std::vector<CalibrationCase> runCalibration(const std::string& path, const spyre::SpyreTarget& target);

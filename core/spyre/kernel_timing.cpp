@@ -1,4 +1,4 @@
-#include "core/spyresim/timing_model.h"
+#include "core/spyre/kernel_timing.h"
 
 #include "core/spyre/body_fn.h"
 
@@ -6,11 +6,8 @@
 #include <cmath>
 #include <map>
 
-namespace spyglass::spyresim {
+namespace spyglass::spyre {
 
-using spyre::Kernel;
-using spyre::KernelBundle;
-using spyre::SpyreTarget;
 
 namespace {
 
@@ -190,10 +187,11 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
         kt.memoryNs = (R + W) / aggregateGBs + target.rwTurnaroundNsPerByte * std::min(R, W);
 
     // ---- per core
-    // The SFU consumes sticks as they arrive (its work hides under the DMA, as torch-spyre measured); the PT array
-    // needs an operand tile whole before it starts, so a matmul overlaps its DMA only in dma_stream_chunks pieces
-    // over the whole kernel (its tiles run load, compute, store in turn when it is 1).
-    const int chunks = matmul ? std::clamp(target.dmaStreamChunks, 1, kMaxChunks) : kMaxChunks;
+    // The SFU works on sticks as they stream in (vector_stream_chunks pieces, per tile when tiled: its work hides
+    // under the DMA, as torch-spyre measured); the PT array needs an operand tile whole before it starts, so a
+    // matmul overlaps its DMA only in dma_stream_chunks pieces over the whole kernel (1: load, compute, store).
+    const int chunks = static_cast<int>(std::clamp<int64_t>(
+        matmul ? target.dmaStreamChunks : tileCount > 1 ? tileCount : target.vectorStreamChunks, 1, kMaxChunks));
     std::map<std::string, int> lanes;
     if (trace)
         for (size_t l = 0; l < trace->lanes.size(); ++l)
@@ -262,7 +260,7 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
             e.name = name;
             e.kernel = k.name;
             e.op = k.op;
-            e.tile = tileCount > 1 ? tile : -1;
+            e.tile = tileCount > 1 && chunks == tileCount ? tile : -1;
             e.startNs = static_cast<int64_t>(std::llround(startNs + t0));
             e.endNs = std::max(e.startNs + 1, static_cast<int64_t>(std::llround(startNs + t1)));
             e.bytes = static_cast<int64_t>(bytes);
@@ -316,4 +314,4 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
     return kt;
 }
 
-}  // namespace spyglass::spyresim
+}  // namespace spyglass::spyre
