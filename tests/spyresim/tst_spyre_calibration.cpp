@@ -52,7 +52,7 @@ private slots:
     }
 
     // Issue 15 asks for a geometric-mean error <= 1.25x and >= 3/4 of the cases within +-15 %. Measured
-    // (2026-12-01): 1.244x over all 25, 15 within; fit set 1.168x (8 of 10), held out 1.297x (7 of 15).
+    // (2026-12-01): 1.245x over all 25, 15 within; fit set 1.170x (8 of 10), held out 1.297x (7 of 15).
     void suiteError()
     {
         Stats all, fit, held;
