@@ -166,7 +166,36 @@ CoreSplit bestMatmulSplit(const Program& p, const Op& op, const SpyreTarget& t, 
 
 
 // The pass's own choice: torch-spyre's default division; for matmuls (unless baseline) the cost model's best split.
-CoreSplit chooseSplit(const Program& program, const Op& op, const PassContext& ctx, int& modelled, int& differs)
+// What decides a matmul's best split: its iteration space, tile loops, accesses and the shapes and device layouts
+// of its tensors. Equal signatures (every layer of a transformer) share one search.
+std::string matmulSignature(const Program& p, const Op& op)
+{
+    std::string sig;
+    auto ints = [&](const std::vector<int64_t>& v) {
+        for (int64_t x : v)
+            sig += std::to_string(x) + ",";
+        sig += ";";
+    };
+    ints(op.ranges);
+    ints(op.reductionRanges);
+    for (const TileLoop& t : op.tiles)
+        ints({t.var, t.count, t.extent});
+    auto access = [&](const Access& a) {
+        const Buffer& b = p.buffers[a.buffer];
+        for (const auto& [var, coeff] : a.index.terms)
+            ints({var, coeff});
+        ints(b.shape);
+        sig += std::to_string(static_cast<int>(b.kind)) + p.layoutOf(b).text() + "|";
+    };
+    for (const Access& a : op.loads)
+        access(a);
+    access(op.store);
+    return sig;
+}
+
+using SplitCache = std::map<std::string, std::pair<CoreSplit, int>>;
+
+CoreSplit chooseSplit(const Program& program, const Op& op, const PassContext& ctx, int& modelled, int& differs, SplitCache& cache)
 {
     const SpyreTarget& t = ctx.target;
     CoreSplit s;
@@ -177,7 +206,14 @@ CoreSplit chooseSplit(const Program& program, const Op& op, const PassContext& c
         s.estimatedUs = matmulSplitCostUs(program, op, s.ways, t);
         if (!ctx.options.baseline) {
             int evaluated = 0;
-            CoreSplit best = bestMatmulSplit(program, op, t, evaluated);
+            const std::string sig = matmulSignature(program, op);
+            auto hit = cache.find(sig);
+            if (hit == cache.end()) {
+                CoreSplit found = bestMatmulSplit(program, op, t, evaluated);
+                hit = cache.emplace(sig, std::make_pair(found, evaluated)).first;
+            }
+            CoreSplit best = hit->second.first;
+            evaluated = hit->second.second;
             ++modelled;
             if (best.ways != s.ways && best.estimatedUs < s.estimatedUs) {
                 ++differs;
@@ -283,6 +319,7 @@ PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
     const SpyreTarget& t = ctx.target;
     int maxCores = 0, modelled = 0, differs = 0, pinned = 0;
     std::map<std::string, int> pinUses;
+    SplitCache splitCache;
     std::vector<const std::pair<const std::string, std::map<std::string, int>>*> pinOf;
     for (const Op& op : program.ops)
         pinOf.push_back(splitPinOf(op, ctx.options));
@@ -309,7 +346,7 @@ PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
                                                       : memoryEstimateUs(program, op, t);
             ++pinned;
         } else {
-            s = chooseSplit(program, op, ctx, modelled, differs);
+            s = chooseSplit(program, op, ctx, modelled, differs, splitCache);
         }
         // Coarse tiling has already cut every tile as far as it could; if a core's slice is still beyond the span, the
         // kernel would address past what a core can reach (EAR overflow: wrong results on the real chip).
