@@ -141,8 +141,6 @@ SpyreTarget SpyreTarget::load(const std::string& path)
     t.sustainedMacPerNsPerCore = r.number("sustained_mac_per_ns_per_core", 1e-9);
     t.ptFullEfficiencyRows = r.number("pt_full_efficiency_rows", 1);
     t.ptEfficiencyExponent = r.number("pt_efficiency_exponent", 0);
-    t.operandFanoutBase = r.number("operand_fanout_base", 1);
-    t.operandFanoutExponent = r.number("operand_fanout_exponent", 0);
     t.partialSumUsPerOutput = r.number("partial_sum_us_per_output", 0);
     t.lpddr5PeakGBs = r.number("lpddr5_peak_gbs", 1e-9);
     t.lpddr5EffectiveGBs = r.number("lpddr5_effective_gbs", 1e-9);

@@ -28,8 +28,6 @@ struct SpyreTarget {
     double sustainedMacPerNsPerCore = 0;
     double ptFullEfficiencyRows = 0;
     double ptEfficiencyExponent = 0;
-    double operandFanoutBase = 0;
-    double operandFanoutExponent = 0;
     double partialSumUsPerOutput = 0;
     double lpddr5PeakGBs = 0;
     double lpddr5EffectiveGBs = 0;
