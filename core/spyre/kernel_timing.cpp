@@ -105,13 +105,12 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
     }
 
     // ---- DMA from the transfers the bundle makes. Per operand: the bytes each core receives, how many cores
-    // receive the same piece (replicas fetch one share each and pass it on over the ring, so the device reads it
-    // once), and the contiguous run each request moves, given by the device order and the core's slice.
+    // receive the same piece (replicas fetch one share each and receive the rest from the others, so the device
+    // reads it once), and the contiguous run each request moves, given by the device order and the core's slice.
     const int64_t stick = target.stickBytes;
     struct ArgDma {
         double delivered = 0;   // bytes one core ends up with
         double fetched = 0;     // bytes one core reads from device memory
-        int64_t runBytes = 0;
         bool store = false;
         const spyre::KernelAccess* access = nullptr;
         const spyre::BundleTensor* tensor = nullptr;
