@@ -1,4 +1,6 @@
-// bench_spyre_sim [--quick] [--threads T]
+// bench_spyre_sim [--quick] [--threads T] [--calibration FILE]
+// --calibration: only the table of published torch-spyre kernel times against the simulated ones
+// (tests/data/spyre_calibration/cases.json), with the suite's error statistics.
 // The Spyre simulator's benchmark (issue 4), one run, three tables:
 //  1. batched matmul [B,M,K] @ [K,N]: simulated kernel time of torch-spyre's default plan (--plan baseline:
 //     default device order, default work division) against Spyglass's optimized plan, the reduction, and the
@@ -9,12 +11,14 @@
 #include "core/common/job_control.h"
 #include "core/spyre/model_builder.h"
 #include "core/spyre/spyre_pipeline.h"
+#include "core/spyresim/calibration.h"
 #include "core/spyresim/gemm_f32.h"
 #include "core/spyresim/spyre_simulator.h"
 
 #include <cblas.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -60,18 +64,46 @@ int main(int argc, char** argv)
 {
     bool quick = false;
     int threads = 2;
+    std::string calibration;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--quick"))
             quick = true;
+        else if (!std::strcmp(argv[i], "--calibration") && i + 1 < argc)
+            calibration = argv[++i];
         else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
             threads = std::max(1, std::atoi(argv[++i]));
         else {
-            std::fprintf(stderr, "usage: bench_spyre_sim [--quick] [--threads T]\n");
+            std::fprintf(stderr, "usage: bench_spyre_sim [--quick] [--threads T] [--calibration FILE]\n");
             return 2;
         }
     }
     const spyre::SpyreTarget target = spyre::SpyreTarget::loadDefault();
     std::printf("target %s (%s); GEMM %s; %d host threads\n\n", target.name.c_str(), target.path.c_str(), spyresim::gemmF32Implementation(), threads);
+    if (!calibration.empty()) {
+        const auto cases = spyresim::runCalibration(calibration, target);
+        std::printf("| case | set | published | simulated | sim / pub | plan |\n|---|---|---|---|---|---|\n");
+        double logSum[2] = {0, 0};
+        int n[2] = {0, 0}, within[2] = {0, 0};
+        for (const auto& c : cases) {
+            const bool speedup = c.kind == "matmul_speedup";
+            std::printf("| %s | %s | %.3f%s | %.3f%s | %.2f | %s |\n", c.id.c_str(), c.set.c_str(), speedup ? c.published : c.published / 1e3,
+                        speedup ? "x" : " ms", speedup ? c.simulated : c.simulated / 1e3, speedup ? "x" : " ms", c.error(), c.plan.c_str());
+            const int s = c.set == "fit" ? 0 : 1;
+            logSum[s] += std::fabs(std::log(c.error()));
+            ++n[s];
+            within[s] += std::fabs(c.error() - 1) <= 0.15;
+        }
+        for (int s = 0; s < 2; ++s)
+            std::printf("\n%s: %d cases, geometric-mean error %.3fx, %d within +-15%%", s ? "held out" : "fit set", n[s], n[s] ? std::exp(logSum[s] / n[s]) : 0.0, within[s]);
+        std::printf("\nall: %d cases, geometric-mean error %.3fx, %d within +-15%%\n", n[0] + n[1], std::exp((logSum[0] + logSum[1]) / std::max(1, n[0] + n[1])),
+                    within[0] + within[1]);
+        std::printf("\n| PR #4302 pair | published cut | simulated cut |\n|---|---|---|\n");
+        for (const auto& b : cases)
+            for (const auto& o : cases)
+                if (b.group == "pr4302" && b.pair == o.pair && b.id < o.id && b.id.find("default") != std::string::npos)
+                    std::printf("| %s | %.1f%% | %.1f%% |\n", b.pair.c_str(), 100 * (1 - o.published / b.published), 100 * (1 - o.simulated / b.simulated));
+        return 0;
+    }
 
     // 1. Batched matmul, baseline vs optimized (timing model).
     struct Case {
@@ -104,7 +136,7 @@ int main(int argc, char** argv)
                 if (v.ways > 1)
                     s += (s.empty() ? "" : " ") + v.name + ":" + std::to_string(v.ways);
             const spyresim::KernelTime& kt = r.kernels.back();
-            return s + ", " + std::to_string(static_cast<int>(kt.macRatePerCore)) + " MAC/ns";
+            return s + ", " + std::to_string(static_cast<int>(kt.macRatePerCore)) + " MAC/ns, " + std::to_string(static_cast<int>(kt.memoryNs / 1e3)) + " us DMA";
         };
         std::printf("| %s | %lld | %lld | %lld | %lld | %.2f | %.2f | %.0f%% | %.2f | %s | %s |\n", c.kind, (long long)c.B, (long long)c.M,
                     (long long)c.K, (long long)c.N, rb.kernelTimeNs / 1e3, ro.kernelTimeNs / 1e3, 100.0 * (1 - ro.kernelTimeNs / rb.kernelTimeNs),

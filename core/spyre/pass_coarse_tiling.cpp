@@ -1,6 +1,7 @@
 #include "core/spyre/pass_coarse_tiling.h"
 
 #include "core/spyre/op_geometry.h"
+#include "core/spyre/pass_work_division.h"
 
 #include <algorithm>
 
@@ -55,6 +56,12 @@ PassResult CoarseTilingPass::run(Program& program, PassContext& ctx)
         std::vector<int64_t> tiles(op.numVars(), 1);
         if (evaluate(program, op, tiles, cores, t).fits)
             continue;
+        // A var pinned w ways (--pin-split) keeps a multiple of w units per tile, so the pin stays possible.
+        std::vector<int64_t> pinnedWays(op.numVars(), 1);
+        if (const auto* pin = splitPinOf(op, ctx.options))
+            for (int v = 0; v < op.numVars(); ++v)
+                if (const auto w = pin->second.find(op.varName(v)); w != pin->second.end())
+                    pinnedWays[v] = std::max(1, w->second);
         // Greedy: each step cuts further the var whose next cut shrinks the per-core working set the most (the
         // big operand's own dims first: cutting M of a matmul whose weight is the big tensor gains nothing),
         // preferring outer vars on ties; the stick var is cut in whole sticks only. Stops when the tile fits.
@@ -71,7 +78,7 @@ PassResult CoarseTilingPass::run(Program& program, PassContext& ctx)
                 const int64_t units = v == sv ? op.ranges[v] / program.stickElements : op.ranges[v];
                 int64_t next = 0;
                 for (int64_t d : divisorsAtMost(units, units))
-                    if (d > tiles[v] && (next == 0 || d < next))
+                    if (d > tiles[v] && (units / d) % pinnedWays[v] == 0 && (next == 0 || d < next))
                         next = d;
                 if (next == 0)
                     continue;

@@ -67,6 +67,86 @@ std::vector<KernelSlice> coreSlices(const Program& p, const Op& op)
 
 std::vector<KernelSlice> coreSlicesOf(const Program& program, const Op& op) { return coreSlices(program, op); }
 
+BundleTensor bundleTensorOf(const Program& p, const Buffer& b) { return bundleTensor(p, b); }
+
+Kernel kernelOf(const Program& program, const Op& op, int index)
+{
+    Kernel k;
+    k.index = index;
+    k.name = op.name;
+    k.op = opKindName(op.kind);
+    k.origins = op.origins;
+    for (int v = 0; v < op.numVars(); ++v)
+        k.vars.push_back(KernelVar{op.varName(v), op.varRange(v), op.isReductionVar(v),
+                                   v < static_cast<int>(op.split.ways.size()) ? op.split.ways[v] : 1});
+    k.stickVar = op.stickVar();
+    k.cores = std::max(1, op.split.cores);
+    k.estimatedUs = op.split.estimatedUs;
+    k.splitReason = op.split.why;
+    if (!op.split.ways.empty())
+        k.slices = coreSlices(program, op);
+    k.tiles = op.tiles;
+    int64_t tileCount = 1;
+    for (const TileLoop& t : op.tiles)
+        tileCount *= t.count;
+    auto arg = [&](const Access& a, const char* role) {
+        const Buffer& buf = program.buffers[a.buffer];
+        KernelTensorArg t;
+        t.tensor = buf.name;
+        t.role = role;
+        t.index = affineText(op, a.index);
+        t.inLx = buf.lx.inLx;
+        t.lxOffset = buf.lx.inLx ? buf.lx.offset : 0;
+        t.lxBytes = buf.lx.inLx ? buf.lx.bytes : 0;
+        t.lxFirstUse = buf.lx.inLx ? buf.lx.firstUse : -1;
+        t.lxLastUse = buf.lx.inLx ? buf.lx.lastUse : -1;
+        // In LX already (produced there, or cloned by an earlier reader): no device traffic.
+        const bool firstReaderOfClone = buf.producer < 0 && buf.lx.inLx && buf.lx.firstUse == index;
+        if (!buf.lx.inLx || firstReaderOfClone) {
+            const int64_t sticks = program.layoutOf(buf).deviceElements() / program.stickElements;
+            int64_t divisor = 1;
+            for (int v = 0; v < op.numVars() && v < static_cast<int>(op.split.ways.size()); ++v)
+                if (a.index.coeffOf(v) != 0)
+                    divisor *= op.split.ways[v];
+            t.dmaSticks = sticks;
+            t.dmaSticksPerCore = ceilDiv(sticks, divisor);
+            // A tensor read whole by every tile is fetched again per tile.
+            bool tiledAlong = false;
+            for (const TileLoop& tl : op.tiles)
+                tiledAlong = tiledAlong || a.index.coeffOf(tl.var) != 0;
+            if (!tiledAlong && tileCount > 1 && std::string(role) == "load") {
+                t.dmaSticks *= tileCount;
+                t.dmaSticksPerCore *= tileCount;
+            }
+        }
+        k.tensors.push_back(t);
+    };
+    std::vector<int> seen;
+    for (const Access& a : op.loads) {
+        if (std::find(seen.begin(), seen.end(), a.buffer) != seen.end())
+            continue;
+        seen.push_back(a.buffer);
+        arg(a, "load");
+    }
+    arg(op.store, "store");
+    k.loop.ranges = op.ranges;
+    k.loop.reductionRanges = op.reductionRanges;
+    for (const Access& a : op.loads)
+        k.loop.loads.push_back(KernelAccess{program.buffers[a.buffer].name, a.index});
+    k.loop.store = KernelAccess{program.buffers[op.store.buffer].name, op.store.index};
+    k.loop.stmts = op.body;
+    if (op.kind == OpKind::Restickify) {
+        k.restickify.present = true;
+        k.restickify.fromTensor = program.buffers[op.loads[0].buffer].name;
+        k.restickify.toTensor = program.buffers[op.store.buffer].name;
+        k.restickify.fromStickDim = op.fromStickDim;
+        k.restickify.toStickDim = op.toStickDim;
+        k.restickify.elements = program.layoutOf(program.buffers[op.store.buffer]).deviceElements();
+    }
+    return k;
+}
+
+
 PassResult CodegenPass::run(Program& program, PassContext& ctx)
 {
     if (program.stage != Stage::Loop)
@@ -94,79 +174,10 @@ PassResult CodegenPass::run(Program& program, PassContext& ctx)
     }
     int64_t dmaTotal = 0;
     for (size_t o = 0; o < program.ops.size(); ++o) {
-        const Op& op = program.ops[o];
-        Kernel k;
-        k.index = static_cast<int>(o);
-        k.name = op.name;
-        k.op = opKindName(op.kind);
-        k.origins = op.origins;
-        for (int v = 0; v < op.numVars(); ++v)
-            k.vars.push_back(KernelVar{op.varName(v), op.varRange(v), op.isReductionVar(v),
-                                       v < static_cast<int>(op.split.ways.size()) ? op.split.ways[v] : 1});
-        k.stickVar = op.stickVar();
-        k.cores = std::max(1, op.split.cores);
-        k.estimatedUs = op.split.estimatedUs;
-        k.splitReason = op.split.why;
-        if (!op.split.ways.empty())
-            k.slices = coreSlices(program, op);
-        k.tiles = op.tiles;
-        int64_t tileCount = 1;
-        for (const TileLoop& t : op.tiles)
-            tileCount *= t.count;
-        auto arg = [&](const Access& a, const char* role) {
-            const Buffer& buf = program.buffers[a.buffer];
-            KernelTensorArg t;
-            t.tensor = buf.name;
-            t.role = role;
-            t.index = affineText(op, a.index);
-            t.inLx = buf.lx.inLx;
-            t.lxOffset = buf.lx.inLx ? buf.lx.offset : 0;
-            t.lxBytes = buf.lx.inLx ? buf.lx.bytes : 0;
-            t.lxFirstUse = buf.lx.inLx ? buf.lx.firstUse : -1;
-            t.lxLastUse = buf.lx.inLx ? buf.lx.lastUse : -1;
-            // In LX already (produced there, or cloned by an earlier reader): no device traffic.
-            const bool firstReaderOfClone = buf.producer < 0 && buf.lx.inLx && buf.lx.firstUse == static_cast<int>(o);
-            if (!buf.lx.inLx || firstReaderOfClone) {
-                const int64_t sticks = program.layoutOf(buf).deviceElements() / program.stickElements;
-                int64_t divisor = 1;
-                for (int v = 0; v < op.numVars() && v < static_cast<int>(op.split.ways.size()); ++v)
-                    if (a.index.coeffOf(v) != 0)
-                        divisor *= op.split.ways[v];
-                t.dmaSticks = sticks;
-                t.dmaSticksPerCore = ceilDiv(sticks, divisor);
-                // A tensor read whole by every tile is fetched again per tile.
-                bool tiledAlong = false;
-                for (const TileLoop& tl : op.tiles)
-                    tiledAlong = tiledAlong || a.index.coeffOf(tl.var) != 0;
-                if (!tiledAlong && tileCount > 1 && std::string(role) == "load") {
-                    t.dmaSticks *= tileCount;
-                    t.dmaSticksPerCore *= tileCount;
-                }
-            }
+        Kernel k = kernelOf(program, program.ops[o], static_cast<int>(o));
+        for (const KernelTensorArg& t : k.tensors)
             dmaTotal += t.dmaSticks;
-            k.tensors.push_back(t);
-        };
-        std::vector<int> seen;
-        for (const Access& a : op.loads) {
-            if (std::find(seen.begin(), seen.end(), a.buffer) != seen.end())
-                continue;
-            seen.push_back(a.buffer);
-            arg(a, "load");
-        }
-        arg(op.store, "store");
-        k.loop.ranges = op.ranges;
-        k.loop.reductionRanges = op.reductionRanges;
-        for (const Access& a : op.loads)
-            k.loop.loads.push_back(KernelAccess{program.buffers[a.buffer].name, a.index});
-        k.loop.store = KernelAccess{program.buffers[op.store.buffer].name, op.store.index};
-        k.loop.stmts = op.body;
-        if (op.kind == OpKind::Restickify) {
-            k.restickify.present = true;
-            k.restickify.fromTensor = program.buffers[op.loads[0].buffer].name;
-            k.restickify.toTensor = program.buffers[op.store.buffer].name;
-            k.restickify.fromStickDim = op.fromStickDim;
-            k.restickify.toStickDim = op.toStickDim;
-            k.restickify.elements = program.layoutOf(program.buffers[op.store.buffer]).deviceElements();
+        if (k.restickify.present) {
             ++b.restickifyCount;
             b.restickifyElements += k.restickify.elements;
         }

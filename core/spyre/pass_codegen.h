@@ -8,6 +8,11 @@ namespace spyglass::spyre {
 // the Work division view draws the same slices.
 std::vector<KernelSlice> coreSlicesOf(const Program& program, const Op& op);
 
+// What codegen writes for one op (at kernel `index`) and for one buffer: the work division times candidate splits
+// on exactly this kernel with the simulator's timing model.
+Kernel kernelOf(const Program& program, const Op& op, int index);
+BundleTensor bundleTensorOf(const Program& program, const Buffer& buffer);
+
 // Builds the kernel bundle in memory (torch-spyre's op spec, minus the proprietary backend): one kernel per op
 // with its iteration space, per-core work slices, tile loops, tensor arguments with device layouts and LX
 // allocations, DMA transfers in sticks, and restickify moves. Export writes it to disk (kernel_bundle.h).

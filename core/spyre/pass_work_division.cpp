@@ -1,7 +1,9 @@
 #include "core/spyre/pass_work_division.h"
 
 #include "core/common/diagnostics.h"
+#include "core/spyre/kernel_timing.h"
 #include "core/spyre/op_geometry.h"
+#include "core/spyre/pass_codegen.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,41 +39,18 @@ std::vector<int> defaultDivision(const Program& p, const Op& op, int cores)
 
 double matmulSplitCostUs(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t)
 {
-    const int nIter = static_cast<int>(op.ranges.size());
-    const int mVar = nIter - 2, nVar = nIter - 1, kVar = nIter;
-    const int64_t E = p.stickElements;
-    double batch = 1, b = 1;
-    for (int v = 0; v < mVar; ++v) {
-        batch *= static_cast<double>(varTileExtent(op, v));
-        b *= ways[v];
+    // The kernel codegen would emit for this split, timed by the simulator's model: one cost model for both.
+    // Scratchpad planning has not run yet, so every operand is charged its device-memory traffic.
+    Op candidate = op;
+    candidate.split.ways = ways;
+    candidate.split.cores = std::accumulate(ways.begin(), ways.end(), 1, std::multiplies<int>());
+    KernelBundle bundle;
+    for (int b : touchedBuffers(op)) {
+        bundle.tensors.push_back(bundleTensorOf(p, p.buffers[b]));
+        if (p.buffers[b].kind == BufferKind::Output)
+            bundle.outputs.push_back(p.buffers[b].name);
     }
-    const double M = static_cast<double>(varTileExtent(op, mVar));
-    const double N = static_cast<double>(ceilDiv(varTileExtent(op, nVar), E) * E);   // whole sticks: padding costs
-    const double K = static_cast<double>(ceilDiv(varTileExtent(op, kVar), E) * E);
-    const double m = ways[mVar], n = ways[nVar], k = ways[kVar];
-    const double rows = M / m;
-    double ptEffInv = 1.0;
-    if (rows <= t.ptArrayRows)
-        ptEffInv = std::pow(t.ptFullEfficiencyRows / t.ptArrayRows, t.ptEfficiencyExponent);
-    else if (rows < t.ptFullEfficiencyRows)
-        ptEffInv = std::pow(t.ptFullEfficiencyRows / rows, t.ptEfficiencyExponent);
-    double computeUs = ptEffInv * batch * M * N * K / (b * m * n * k) / t.peakMacPerNsPerCore / 1000.0;
-    if (k > 1)
-        computeUs *= 2.0;   // a K split runs on one corelet
-    // Operand B is shared across the batch when it does not vary with any batch var.
-    bool bShared = true;
-    if (op.loads.size() > 1)
-        for (int v = 0; v < mVar; ++v)
-            bShared = bShared && op.loads[1].index.coeffOf(v) == 0;
-    const double bytes = p.deviceDtypeBytes;
-    const double aBytes = batch * M * K * bytes;
-    const double bBytes = (bShared ? 1.0 : batch) * K * N * bytes;
-    const double cBytes = batch * M * N * bytes;
-    auto fanout = [&](double readers) { return std::max(1.0, std::pow(readers / t.operandFanoutBase, t.operandFanoutExponent)); };
-    const double bytesPerUs = t.lpddr5PeakGBs * 1e3;
-    const double memoryUs = (aBytes * fanout(n) + bBytes * fanout(bShared ? m * b : m) + cBytes) / bytesPerUs;
-    const double partialUs = (k - 1) * batch * M * N * t.partialSumUsPerOutput;
-    return std::max(computeUs, memoryUs) + partialUs;
+    return std::round(timeKernel(kernelOf(p, candidate, 0), bundle, t, 0, nullptr).timeNs) / 1000.0;   // whole ns
 }
 
 namespace {
@@ -187,7 +166,36 @@ CoreSplit bestMatmulSplit(const Program& p, const Op& op, const SpyreTarget& t, 
 
 
 // The pass's own choice: torch-spyre's default division; for matmuls (unless baseline) the cost model's best split.
-CoreSplit chooseSplit(const Program& program, const Op& op, const PassContext& ctx, int& modelled, int& differs)
+// What decides a matmul's best split: its iteration space, tile loops, accesses and the shapes and device layouts
+// of its tensors. Equal signatures (every layer of a transformer) share one search.
+std::string matmulSignature(const Program& p, const Op& op)
+{
+    std::string sig;
+    auto ints = [&](const std::vector<int64_t>& v) {
+        for (int64_t x : v)
+            sig += std::to_string(x) + ",";
+        sig += ";";
+    };
+    ints(op.ranges);
+    ints(op.reductionRanges);
+    for (const TileLoop& t : op.tiles)
+        ints({t.var, t.count, t.extent});
+    auto access = [&](const Access& a) {
+        const Buffer& b = p.buffers[a.buffer];
+        for (const auto& [var, coeff] : a.index.terms)
+            ints({var, coeff});
+        ints(b.shape);
+        sig += std::to_string(static_cast<int>(b.kind)) + p.layoutOf(b).text() + "|";
+    };
+    for (const Access& a : op.loads)
+        access(a);
+    access(op.store);
+    return sig;
+}
+
+using SplitCache = std::map<std::string, std::pair<CoreSplit, int>>;
+
+CoreSplit chooseSplit(const Program& program, const Op& op, const PassContext& ctx, int& modelled, int& differs, SplitCache& cache)
 {
     const SpyreTarget& t = ctx.target;
     CoreSplit s;
@@ -198,7 +206,14 @@ CoreSplit chooseSplit(const Program& program, const Op& op, const PassContext& c
         s.estimatedUs = matmulSplitCostUs(program, op, s.ways, t);
         if (!ctx.options.baseline) {
             int evaluated = 0;
-            CoreSplit best = bestMatmulSplit(program, op, t, evaluated);
+            const std::string sig = matmulSignature(program, op);
+            auto hit = cache.find(sig);
+            if (hit == cache.end()) {
+                CoreSplit found = bestMatmulSplit(program, op, t, evaluated);
+                hit = cache.emplace(sig, std::make_pair(found, evaluated)).first;
+            }
+            CoreSplit best = hit->second.first;
+            evaluated = hit->second.second;
             ++modelled;
             if (best.ways != s.ways && best.estimatedUs < s.estimatedUs) {
                 ++differs;
@@ -281,9 +296,9 @@ CoreSplit pinnedSplit(const Program& p, const Op& op, const std::string& pinName
     return s;
 }
 
-// The pin for `op`: by its printed name first, else by the ONNX node it computes.
-const std::pair<const std::string, std::map<std::string, int>>* splitPinFor(const Op& op, const CompileOptions& o,
-                                                                           std::map<std::string, int>& used)
+}  // namespace
+
+const std::pair<const std::string, std::map<std::string, int>>* splitPinOf(const Op& op, const CompileOptions& o)
 {
     auto it = o.splitPins.find(op.name);
     // Origins read "MatMul 'layer0/mm'": the node's name is the quoted part. A restickify's origin quotes a tensor,
@@ -294,13 +309,8 @@ const std::pair<const std::string, std::map<std::string, int>>* splitPinFor(cons
                     return origin == it->first || origin.find("'" + it->first + "'") != std::string::npos;
                 }))
                 break;
-    if (it == o.splitPins.end())
-        return nullptr;
-    ++used[it->first];
-    return &*it;
+    return it == o.splitPins.end() ? nullptr : &*it;
 }
-
-}  // namespace
 
 PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
 {
@@ -309,9 +319,13 @@ PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
     const SpyreTarget& t = ctx.target;
     int maxCores = 0, modelled = 0, differs = 0, pinned = 0;
     std::map<std::string, int> pinUses;
+    SplitCache splitCache;
     std::vector<const std::pair<const std::string, std::map<std::string, int>>*> pinOf;
     for (const Op& op : program.ops)
-        pinOf.push_back(splitPinFor(op, ctx.options, pinUses));
+        pinOf.push_back(splitPinOf(op, ctx.options));
+    for (const auto* pin : pinOf)
+        if (pin)
+            ++pinUses[pin->first];
     for (const auto& [name, ways] : ctx.options.splitPins) {
         const int uses = pinUses.count(name) ? pinUses.at(name) : 0;
         if (uses == 0)
@@ -332,7 +346,7 @@ PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
                                                       : memoryEstimateUs(program, op, t);
             ++pinned;
         } else {
-            s = chooseSplit(program, op, ctx, modelled, differs);
+            s = chooseSplit(program, op, ctx, modelled, differs, splitCache);
         }
         // Coarse tiling has already cut every tile as far as it could; if a core's slice is still beyond the span, the
         // kernel would address past what a core can reach (EAR overflow: wrong results on the real chip).

@@ -6,8 +6,8 @@ namespace spyglass::spyre {
 // Splits each op's (tile) iteration space over 1..cores cores with even splits, counting the stick var in sticks
 // so every slice starts on a stick boundary. Default (torch-spyre's, and the only one in baseline mode): output
 // dims largest first, each taking its largest divisor that fits the remaining cores; reduction dims only take
-// leftover cores in reductions. Outside baseline, matmuls try every split (batch, M, N, K) and keep the cheapest
-// under torch-spyre's work_division cost model, among splits within the 256 MiB span when any is.
+// leftover cores in reductions. Outside baseline, matmuls try every split (batch, M, N, K) and keep the fastest
+// under the simulator's timing model, among splits within the 256 MiB span when any is.
 class WorkDivisionPass : public Pass {
 public:
     std::string name() const override { return "work_division"; }
@@ -18,10 +18,14 @@ public:
     PassResult run(Program& program, PassContext& ctx) override;
 };
 
-// The matmul estimate of torch-spyre's work_division.py for `ways` (per var of `op`), in microseconds.
+// Simulated time of `op` split `ways` (per var), in microseconds: the simulator's timing model (kernel_timing.h)
+// on the kernel codegen emits for that split.
 double matmulSplitCostUs(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t);
 // Does any core's span of any tensor exceed the target's span with these ways?
 bool splitExceedsSpan(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t);
+// The --pin-split entry for `op` (by op name, else by the ONNX node it computes), or null. Coarse tiling asks too, so
+// that it leaves every pinned var a whole number of slices per tile.
+const std::pair<const std::string, std::map<std::string, int>>* splitPinOf(const Op& op, const CompileOptions& o);
 // torch-spyre's default division.
 std::vector<int> defaultDivision(const Program& p, const Op& op, int cores);
 

@@ -5,9 +5,11 @@
 
 #include <QCoreApplication>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <cmath>
 #include <filesystem>
 
 namespace spyglass::spyre {
@@ -48,6 +50,29 @@ public:
             throw InputError(SourceLocation{path_, 0, 0}, std::string("target key \"") + key + "\" must be a string");
         return v.toString().toStdString();
     }
+    // [[cores, share], ...]: ascending cores >= 1, 0 < share <= 1.
+    std::vector<std::pair<int, double>> table(const char* key) const
+    {
+        const QJsonValue v = value(key);
+        auto bad = [&]() {
+            return InputError(SourceLocation{path_, 0, 0}, std::string("target key \"") + key +
+                                                               "\" must be a list of [cores, share] pairs, cores ascending from 1, 0 < share <= 1");
+        };
+        if (!v.isArray() || v.toArray().isEmpty())
+            throw bad();
+        std::vector<std::pair<int, double>> out;
+        for (const QJsonValue& e : v.toArray()) {
+            const QJsonArray pair = e.toArray();
+            if (pair.size() != 2 || !pair[0].isDouble() || !pair[1].isDouble())
+                throw bad();
+            const double c = pair[0].toDouble(), share = pair[1].toDouble();
+            if (c < 1 || c != static_cast<double>(static_cast<int>(c)) || share <= 0 || share > 1 ||
+                (!out.empty() && static_cast<int>(c) <= out.back().first))
+                throw bad();
+            out.emplace_back(static_cast<int>(c), share);
+        }
+        return out;
+    }
     bool assumption(const char* key) const
     {
         return root_.value(QString::fromLatin1(key)).toObject().value(QStringLiteral("assumption")).toBool(false);
@@ -65,6 +90,24 @@ int64_t SpyreTarget::usableLxBytes() const
     const double usable = static_cast<double>(lxBytes - lxProgramReservationBytes) * lxBackendReserveFraction;
     const int64_t bytes = static_cast<int64_t>(usable);
     return lxAlignmentBytes > 0 ? bytes / lxAlignmentBytes * lxAlignmentBytes : bytes;
+}
+
+double SpyreTarget::reductionBwShare(int c) const
+{
+    if (reductionBwShareByCores.empty())
+        return 1.0;
+    const auto& tab = reductionBwShareByCores;
+    if (c <= tab.front().first)
+        return tab.front().second;
+    if (c >= tab.back().first)
+        return tab.back().second;
+    for (size_t i = 1; i < tab.size(); ++i)
+        if (c <= tab[i].first) {
+            const double x0 = std::log2(tab[i - 1].first), x1 = std::log2(tab[i].first);
+            const double f = (std::log2(c) - x0) / (x1 - x0);
+            return tab[i - 1].second + f * (tab[i].second - tab[i - 1].second);
+        }
+    return tab.back().second;
 }
 
 SpyreTarget SpyreTarget::load(const std::string& path)
@@ -96,12 +139,8 @@ SpyreTarget SpyreTarget::load(const std::string& path)
     t.deviceDtypeBytes = static_cast<int>(r.integer("device_dtype_bytes", 1));
     t.peakMacPerNsPerCore = r.number("peak_mac_per_ns_per_core", 1e-9);
     t.sustainedMacPerNsPerCore = r.number("sustained_mac_per_ns_per_core", 1e-9);
-    t.bmmDefaultLayoutMacPerNsPerCore = r.number("bmm_default_layout_mac_per_ns_per_core", 1e-9);
-    t.bmmBatchOutermostMacPerNsPerCore = r.number("bmm_batch_outermost_mac_per_ns_per_core", 1e-9);
     t.ptFullEfficiencyRows = r.number("pt_full_efficiency_rows", 1);
     t.ptEfficiencyExponent = r.number("pt_efficiency_exponent", 0);
-    t.operandFanoutBase = r.number("operand_fanout_base", 1);
-    t.operandFanoutExponent = r.number("operand_fanout_exponent", 0);
     t.partialSumUsPerOutput = r.number("partial_sum_us_per_output", 0);
     t.lpddr5PeakGBs = r.number("lpddr5_peak_gbs", 1e-9);
     t.lpddr5EffectiveGBs = r.number("lpddr5_effective_gbs", 1e-9);
@@ -115,7 +154,12 @@ SpyreTarget SpyreTarget::load(const std::string& path)
     t.deviceMemoryBytes = r.integer("device_memory_bytes", 1);
     t.sfuOpsPerNsPerCore = r.number("sfu_ops_per_ns_per_core", 1e-9);
     t.kernelOverheadNs = r.number("kernel_overhead_ns", 0);
-    t.dmaStreamChunks = static_cast<int>(r.number("dma_stream_chunks", 1));
+    t.dmaStreamChunks = static_cast<int>(r.integer("dma_stream_chunks", 1));
+    t.vectorStreamChunks = static_cast<int>(r.integer("vector_stream_chunks", 1));
+    t.dmaRequestNs = r.number("dma_request_ns", 0);
+    t.dmaPerCoreGBs = r.number("dma_per_core_gbs", 1e-9);
+    t.replicaDeliveryGBsPerCore = r.number("replica_delivery_gbs_per_core", 1e-9);
+    t.reductionBwShareByCores = r.table("reduction_bw_share_by_cores");
     t.clockGHz = r.number("clock_ghz", 1e-6);
     t.clockIsAssumption = r.assumption("clock_ghz");
     if (t.stickBytes % t.deviceDtypeBytes != 0)

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace spyglass::spyre {
 
@@ -28,12 +30,8 @@ struct SpyreTarget {
     int deviceDtypeBytes = 0;
     double peakMacPerNsPerCore = 0;
     double sustainedMacPerNsPerCore = 0;
-    double bmmDefaultLayoutMacPerNsPerCore = 0;
-    double bmmBatchOutermostMacPerNsPerCore = 0;
     double ptFullEfficiencyRows = 0;
     double ptEfficiencyExponent = 0;
-    double operandFanoutBase = 0;
-    double operandFanoutExponent = 0;
     double partialSumUsPerOutput = 0;
     double lpddr5PeakGBs = 0;
     double lpddr5EffectiveGBs = 0;
@@ -50,6 +48,16 @@ struct SpyreTarget {
     double sfuOpsPerNsPerCore = 0;
     double kernelOverheadNs = 0;
     int dmaStreamChunks = 0;
+    int vectorStreamChunks = 0;   // pieces a vector kernel's DMA streams in against the SFU
+    // DMA from mechanism (core/spyresim/timing_model.cpp): a fixed cost per request (a request moves one contiguous
+    // run, clamped to [dma_min_run_bytes, dma_max_run_bytes]) and the bandwidth one core's DMA engine reaches alone.
+    double dmaRequestNs = 0;
+    double dmaPerCoreGBs = 0;
+    // Rate at which one core receives the pieces of an operand its replicas (cores reading the same piece) fetched.
+    double replicaDeliveryGBsPerCore = 0;
+    // Share of the shared bandwidth a standalone reduction realises with this many cores: (cores, share) pairs,
+    // ascending; interpolated in log2(cores).
+    std::vector<std::pair<int, double>> reductionBwShareByCores;
     double clockGHz = 0;
     bool clockIsAssumption = true;
 
@@ -57,6 +65,8 @@ struct SpyreTarget {
     int stickElements() const { return stickBytes / deviceDtypeBytes; }
     // (LX - program reservation) x backend fraction, aligned down to the LX alignment.
     int64_t usableLxBytes() const;
+    // reductionBwShareByCores at `cores` (1 when the table is empty).
+    double reductionBwShare(int cores) const;
 
     // Reads a target description; throws InputError naming the file and the missing/bad key.
     static SpyreTarget load(const std::string& path);

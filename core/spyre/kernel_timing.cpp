@@ -1,4 +1,4 @@
-#include "core/spyresim/timing_model.h"
+#include "core/spyre/kernel_timing.h"
 
 #include "core/spyre/body_fn.h"
 
@@ -6,11 +6,8 @@
 #include <cmath>
 #include <map>
 
-namespace spyglass::spyresim {
+namespace spyglass::spyre {
 
-using spyre::Kernel;
-using spyre::KernelBundle;
-using spyre::SpyreTarget;
 
 namespace {
 
@@ -32,6 +29,11 @@ int64_t coverage(const Kernel& k, int v, int64_t start, int64_t extent)
         total += std::max<int64_t>(0, hi - lo);
     }
     return total;
+}
+
+bool isBundleOutput(const KernelBundle& b, const std::string& tensor)
+{
+    return std::find(b.outputs.begin(), b.outputs.end(), tensor) != b.outputs.end();
 }
 
 int lane(Trace& trace, std::map<std::string, int>& lanes, const std::string& name, TraceLane::Kind kind)
@@ -71,7 +73,8 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
     for (const spyre::TileLoop& t : k.tiles)
         tileCount *= t.count;
 
-    // ---- compute rate
+    // ---- compute rate: the PT array at the sustained 2-D rate for every matmul. The device order of a batched
+    // matmul shows up in its DMA (run lengths below), not in a separate MAC rate.
     const bool matmul = k.op == "MatMul";
     const bool restickify = k.op == "Restickify";
     int kWays = 1;
@@ -86,30 +89,14 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
     double rate = target.sustainedMacPerNsPerCore;
     int mVar = -1;
     if (matmul && !k.loop.loads.empty()) {
-        // A (the operand that does not walk the innermost iteration var N) tells batched from 2-D and its order.
+        // A (the operand that does not walk the innermost iteration var N): its innermost other var is M.
         const int nVar = nIter - 1;
-        const spyre::KernelAccess* a = nullptr;
         for (const spyre::KernelAccess& acc : k.loop.loads)
             if (nIter > 0 && acc.index.coeffOf(nVar) == 0 && acc.index.coeffOf(nIter) != 0)
-                a = &acc;
-        const spyre::BundleTensor* at = a ? bundle.tensor(a->tensor) : nullptr;
-        // M: the innermost other iteration var A walks; any further one A walks is a batch var.
-        int batchVars = 0;
-        if (a)
-            for (int v = nIter - 2; v >= 0; --v)
-                if (a->index.coeffOf(v) != 0) {
-                    if (mVar < 0)
+                for (int v = nIter - 2; v >= 0 && mVar < 0; --v)
+                    if (acc.index.coeffOf(v) != 0)
                         mVar = v;
-                    else
-                        ++batchVars;
-                }
-        if (at && at->hostShape.size() >= 3 && batchVars > 0) {
-            const bool outer = at->deviceOrder == "batch_outermost";
-            rate = outer ? target.bmmBatchOutermostMacPerNsPerCore : target.bmmDefaultLayoutMacPerNsPerCore;
-            kt.rateReason = outer ? "batched matmul, batch outermost on device" : "batched matmul, default device order";
-        } else {
-            kt.rateReason = "2-D matmul, sustained rate";
-        }
+        kt.rateReason = "sustained PT rate";
         if (kWays > 1) {
             rate /= 2;   // a split K runs on one corelet (torch-spyre work_division.py)
             kt.rateReason += ", K split: one corelet";
@@ -117,49 +104,117 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
         kt.macRatePerCore = rate;
     }
 
-    // ---- bytes: whole sticks between device memory and LX, per the plan (LX-resident tensors move nothing)
+    // ---- DMA from the transfers the bundle makes. Per operand: the bytes each core receives, how many cores
+    // receive the same piece (replicas fetch one share each and receive the rest from the others, so the device
+    // reads it once), and the contiguous run each request moves, given by the device order and the core's slice.
     const int64_t stick = target.stickBytes;
-    int64_t perCoreIn = 0, perCoreOut = 0;
-    double fanoutWeightedRead = 0;
+    struct ArgDma {
+        double delivered = 0;   // bytes one core ends up with
+        double fetched = 0;     // bytes one core reads from device memory
+        bool store = false;
+        const spyre::KernelAccess* access = nullptr;
+        const spyre::BundleTensor* tensor = nullptr;
+    };
+    std::vector<ArgDma> args;
+    double R = 0, W = 0;
     for (const spyre::KernelTensorArg& a : k.tensors) {
-        const int64_t bytes = a.dmaSticks * stick;
-        if (a.role == "store") {
-            kt.bytesWritten += bytes;
-            perCoreOut += a.dmaSticksPerCore * stick;
+        if (a.dmaSticks <= 0)
             continue;
-        }
-        kt.bytesRead += bytes;
-        perCoreIn += a.dmaSticksPerCore * stick;
-        // Cores that read the same piece of this operand: all of them divided by the ways of the vars it walks.
-        double fanout = 1;
-        if (matmul && a.dmaSticks > 0) {
-            int divisor = 1;
+        ArgDma d;
+        d.store = a.role == "store";
+        d.tensor = bundle.tensor(a.tensor);
+        if (d.store)
+            d.access = &k.loop.store;
+        else
             for (const spyre::KernelAccess& acc : k.loop.loads)
                 if (acc.tensor == a.tensor)
-                    for (int v = 0; v < nVars; ++v)
-                        if (acc.index.coeffOf(v) != 0)
-                            divisor *= k.vars[v].ways;
-            fanout = static_cast<double>(kt.cores) / std::max(1, divisor);
-        }
-        const double penalty = std::max(1.0, std::pow(fanout / target.operandFanoutBase, target.operandFanoutExponent));
-        fanoutWeightedRead += static_cast<double>(bytes) * penalty;
+                    d.access = &acc;
+        int divisor = 1;
+        if (d.access)
+            for (int v = 0; v < nVars; ++v)
+                if (d.access->index.coeffOf(v) != 0)
+                    divisor *= k.vars[v].ways;
+        const double replicas = std::max(1.0, static_cast<double>(kt.cores) / std::max(1, divisor));
+        d.delivered = static_cast<double>(a.dmaSticksPerCore * stick);
+        d.fetched = d.delivered / replicas;
+        (d.store ? W : R) += static_cast<double>(a.dmaSticks * stick);
+        (d.store ? kt.bytesWritten : kt.bytesRead) += a.dmaSticks * stick;
+        args.push_back(d);
     }
-    const double R = fanoutWeightedRead, W = static_cast<double>(kt.bytesWritten);
+    // Contiguous run of one core's piece: sticks along the innermost device dims while the core covers them whole.
+    auto runBytes = [&](const ArgDma& d, const spyre::KernelSlice& s) -> int64_t {
+        if (!d.tensor || !d.access)
+            return target.dmaMinRunBytes;
+        const spyre::SpyreTensorLayout& l = d.tensor->layout;
+        const int nd = static_cast<int>(l.deviceSize.size());
+        const spyre::Shape& host = d.tensor->hostShape;
+        if (nd < 2 || static_cast<int>(l.dimMap.size()) != nd)
+            return target.dmaMinRunBytes;
+        // Elements of each host dim the core covers: the var whose coefficient is that dim's row-major stride.
+        std::vector<int64_t> covered(host.size(), 1);
+        int64_t hostStride = 1;
+        for (int h = static_cast<int>(host.size()) - 1; h >= 0; --h) {
+            for (int v = 0; v < nVars; ++v)
+                if (host[h] > 1 && d.access->index.coeffOf(v) == hostStride)
+                    covered[h] = coverage(k, v, s.start[v], s.extent[v]);
+            hostStride *= host[h];
+        }
+        const int stickHost = l.dimMap[nd - 1];
+        int64_t run = stick;
+        for (int e = nd - 2; e >= 0; --e) {
+            const int h = l.dimMap[e];
+            const int64_t size = l.deviceSize[e];
+            int64_t c = h >= 0 && h < static_cast<int>(covered.size()) ? covered[h] : 1;
+            if (h == stickHost)   // the stick index: whole sticks of the stick dim
+                c = (c + target.stickElements() - 1) / target.stickElements();
+            c = std::min(size, c);
+            run *= c;
+            if (c < size)
+                break;
+        }
+        return run;
+    };
+    // Fewer cores keep fewer request streams in flight, so a read-dominated kernel (a matmul streaming its
+    // weight, a standalone reduction) realises only part of the bandwidth; pointwise traffic is core-independent
+    // from 2 cores (torch-spyre cost_model.py). A reduction inside a larger computation (softmax) keeps the full rate.
+    const double aggregateGBs = (matmul || (k.op == "Reduction" && isBundleOutput(bundle, k.loop.store.tensor)))
+                                    ? target.lpddr5EffectiveGBs * target.reductionBwShare(kt.cores)
+                                    : target.lpddr5EffectiveGBs;
     if (restickify)
         kt.memoryNs = (R + W) / target.restickifyGBs;   // GB/s == bytes/ns
     else
-        kt.memoryNs = (R + W) / target.lpddr5EffectiveGBs + target.rwTurnaroundNsPerByte * std::min(R, W);
+        kt.memoryNs = (R + W) / aggregateGBs + target.rwTurnaroundNsPerByte * std::min(R, W);
 
     // ---- per core
-    // Every core streams concurrently through the shared bandwidth: a core moving the most bytes takes the
-    // kernel's whole memory time.
-    const double maxCoreBytes = static_cast<double>(perCoreIn + perCoreOut);
-    const double nsPerByte = maxCoreBytes > 0 ? kt.memoryNs / maxCoreBytes : 0.0;
-    const int chunks = static_cast<int>(std::min<int64_t>(kMaxChunks, tileCount > 1 ? tileCount : std::max(1, target.dmaStreamChunks)));
+    // The SFU works on sticks as they stream in (vector_stream_chunks pieces, per tile when tiled: its work hides
+    // under the DMA, as torch-spyre measured); the PT array needs an operand tile whole before it starts, so a
+    // matmul overlaps its DMA only in dma_stream_chunks pieces over the whole kernel (1: load, compute, store).
+    const int chunks = static_cast<int>(std::clamp<int64_t>(
+        matmul ? target.dmaStreamChunks : tileCount > 1 ? tileCount : target.vectorStreamChunks, 1, kMaxChunks));
     std::map<std::string, int> lanes;
     if (trace)
         for (size_t l = 0; l < trace->lanes.size(); ++l)
             lanes[trace->lanes[l].name] = static_cast<int>(l);
+    // One core's own DMA engine: a fixed cost per request, its own bandwidth ceiling, and receiving the shares
+    // its replicas fetched. The shared device-memory bandwidth then stretches the busiest core to the
+    // kernel's aggregate memory time.
+    std::vector<double> ownIn(slices.size(), 0.0), ownOut(slices.size(), 0.0);
+    double maxOwn = 0;
+    int64_t perCoreIn = 0, perCoreOut = 0;
+    for (const ArgDma& d : args)
+        (d.store ? perCoreOut : perCoreIn) += static_cast<int64_t>(d.delivered);
+    for (size_t i = 0; i < slices.size(); ++i) {
+        for (const ArgDma& d : args) {
+            const int64_t run = std::clamp(runBytes(d, slices[i]), target.dmaMinRunBytes, target.dmaMaxRunBytes);
+            const double requests = std::ceil(d.fetched / static_cast<double>(run));
+            const double t = requests * target.dmaRequestNs + d.fetched / target.dmaPerCoreGBs +
+                             (d.delivered - d.fetched) / target.replicaDeliveryGBsPerCore;
+            (d.store ? ownOut[i] : ownIn[i]) += t;
+        }
+        maxOwn = std::max(maxOwn, ownIn[i] + ownOut[i]);
+    }
+    const double stretch = maxOwn > 0 && kt.memoryNs > maxOwn ? kt.memoryNs / maxOwn : 1.0;
+    kt.memoryNs = std::max(kt.memoryNs, maxOwn);
     double psumNs = 0;
     if (kWays > 1) {
         int64_t outputs = 1;
@@ -168,7 +223,8 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
         psumNs = static_cast<double>(kWays - 1) * static_cast<double>(outputs) * target.partialSumUsPerOutput * 1000.0 / kt.cores;
     }
     double busySum = 0;
-    for (const spyre::KernelSlice& s : slices) {
+    for (size_t si = 0; si < slices.size(); ++si) {
+        const spyre::KernelSlice& s = slices[si];
         CoreTime ct;
         ct.core = s.core;
         int64_t points = 1, rows = 1;
@@ -191,7 +247,7 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
         }
         ct.bytesIn = perCoreIn;
         ct.bytesOut = perCoreOut;
-        const double dmaIn = static_cast<double>(perCoreIn) * nsPerByte, dmaOut = static_cast<double>(perCoreOut) * nsPerByte;
+        const double dmaIn = ownIn[si] * stretch, dmaOut = ownOut[si] * stretch;
         ct.dmaNs = dmaIn + dmaOut;
         const std::string coreLane = "core " + std::to_string(s.core);
         const std::string dmaLane = coreLane + " DMA";
@@ -203,7 +259,7 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
             e.name = name;
             e.kernel = k.name;
             e.op = k.op;
-            e.tile = tileCount > 1 ? tile : -1;
+            e.tile = tileCount > 1 && chunks == tileCount ? tile : -1;
             e.startNs = static_cast<int64_t>(std::llround(startNs + t0));
             e.endNs = std::max(e.startNs + 1, static_cast<int64_t>(std::llround(startNs + t1)));
             e.bytes = static_cast<int64_t>(bytes);
@@ -257,4 +313,4 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
     return kt;
 }
 
-}  // namespace spyglass::spyresim
+}  // namespace spyglass::spyre

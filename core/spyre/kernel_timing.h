@@ -1,0 +1,60 @@
+#pragma once
+// The timing model the simulator reports and the compiler's work division ranks matmul splits with: how long a kernel of a bundle takes on the target, per core, with every constant
+// read from the target file (resources/targets/spyre.json, which says which constants are fitted and on which
+// published cases: tests/data/spyre_calibration/cases.json). Time comes from what the bundle moves:
+//   - matmul on the PT array at the sustained rate, a PT-array efficiency penalty for few rows of M per core,
+//     half rate (one corelet) when K is split, plus the partial-sum exchange; vector work on the SFU;
+//   - per core and operand, the DMA transfers of its piece: requests of one contiguous run each (the run the
+//     device order gives the core's slice: batch just inside the stick and one batch per core gives 128 B runs,
+//     batch outermost gives rows x 128 B), a fixed cost per request, the core's own bandwidth ceiling; an
+//     operand several cores read the same piece of (a shared weight across a batch or M split) is fetched once,
+//     a share by each, and the rest delivered to each core at the replica rate;
+//   - the shared device-memory bandwidth over all cores: (R + W) / effective bandwidth plus the read/write
+//     turnaround, R and W counted once per tensor; a standalone reduction realises only its core count's share;
+//     tensors resident in LX move nothing; restickify at its own rate; the busiest core is stretched to it;
+//   - a matmul loads, computes and stores in turn (dma_stream_chunks pieces); vector kernels stream against the
+//     SFU (vector_stream_chunks pieces, or per tile);
+//   - a fixed per-kernel overhead.
+// The roofline bound of a kernel is max(MACs (or vector ops) at peak on every core, bytes at peak bandwidth).
+#include "core/common/trace.h"
+#include "core/spyre/kernel_bundle.h"
+#include "core/spyre/spyre_target.h"
+
+#include <string>
+#include <vector>
+
+namespace spyglass::spyre {
+
+struct CoreTime {
+    int core = 0;
+    double computeNs = 0;   // busy on the PT array or SFU
+    double dmaNs = 0;       // busy moving data
+    double endNs = 0;       // relative to the kernel start
+    int64_t bytesIn = 0, bytesOut = 0;
+};
+
+struct KernelTime {
+    std::string name;       // "op3"
+    std::string op;         // "MatMul", ...
+    int index = 0;
+    int cores = 1;
+    double startNs = 0;
+    double timeNs = 0;
+    double computeNs = 0;   // the busiest core's compute time
+    double memoryNs = 0;    // the kernel's aggregate DMA time
+    double rooflineNs = 0;
+    double macRatePerCore = 0;   // MAC/ns per core the model used (matmul), 0 otherwise
+    std::string rateReason;      // "sustained PT rate", "sustained PT rate, K split: one corelet"
+    int64_t macs = 0;
+    int64_t vectorOps = 0;
+    int64_t bytesRead = 0, bytesWritten = 0;
+    double utilisation = 0;      // mean over the kernel's cores of compute busy / kernel time
+    std::vector<CoreTime> perCore;
+};
+
+// Times one kernel starting at `startNs`; appends its events to `trace` when given (lanes "core N" and
+// "core N DMA", created on first use).
+KernelTime timeKernel(const Kernel& kernel, const KernelBundle& bundle, const SpyreTarget& target,
+                      double startNs, Trace* trace);
+
+}  // namespace spyglass::spyre
