@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 
 #include <algorithm>
+#include <stdexcept>
 #include <cstdio>
 #include <iostream>
 
@@ -169,9 +170,14 @@ std::map<std::string, int64_t> dimOptions(Args& args)
     for (const std::string& d : args.values("--dim")) {
         const auto eq = d.find('=');
         const std::string size = eq == std::string::npos ? std::string() : d.substr(eq + 1);
-        if (eq == std::string::npos || eq == 0 || size.empty() || size.size() > 12 || size.find_first_not_of("0123456789") != std::string::npos)
+        if (eq == std::string::npos || eq == 0 || size.empty() || size.find_first_not_of("0123456789") != std::string::npos)
             throw UsageError("--dim expects NAME=SIZE (a symbolic input dimension and a size >= 0), got '" + d + "'");
-        dims[d.substr(0, eq)] = std::stoll(size);
+        // Any size int64 holds is taken: the loader then says which tensor it makes too large, naming the file.
+        try {
+            dims[d.substr(0, eq)] = std::stoll(size);
+        } catch (const std::out_of_range&) {
+            throw UsageError("--dim " + d + ": the size does not fit in 64 bits");
+        }
     }
     return dims;
 }

@@ -49,7 +49,7 @@ try {
     spyre::CompileOptions o;
     o.keepIrText = false;
     const auto snaps = spyre::SpyrePipeline::run(g, target(), o, job);
-    const spyre::Program& p = *snaps.back().program;
+    const spyre::Program& p = *snaps.back().ir;
     std::map<std::string, model::HostTensor> named;
     for (size_t k = 0; k < g.inputs.size(); ++k)
         named[g.values[g.inputs[k]].name] = inputs[k];
