@@ -8,9 +8,14 @@
 #include <QJsonDocument>
 
 #include <algorithm>
-#include <stdexcept>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <stdexcept>
+
+#include <unistd.h>
 
 namespace spyglass::cli {
 
@@ -62,6 +67,68 @@ int fail(int code, const std::string& message, bool json, const char* kind)
     }
     return code;
 }
+
+// Progress on stderr, throttled, overwriting one line; `done` ends the line.
+class ProgressLine {
+public:
+    ProgressLine()
+    {
+        const char* forced = std::getenv("SPYGLASS_PROGRESS");
+        enabled_ = forced ? std::string(forced) == "1" : isatty(STDERR_FILENO) == 1;
+    }
+    void show(double fraction, const std::string& what)
+    {
+        if (!enabled_ || what == "done")
+            return;
+        const auto now = std::chrono::steady_clock::now();
+        if (shown_ && now - last_ < std::chrono::milliseconds(200))
+            return;
+        last_ = now;
+        shown_ = true;
+        std::fprintf(stderr, "\rspyglass-cli: %s %3.0f %%\033[K", what.c_str(), 100.0 * std::clamp(fraction, 0.0, 1.0));
+        std::fflush(stderr);
+    }
+    void done()
+    {
+        if (shown_)
+            std::fputs("\r\033[K", stderr);
+        shown_ = false;
+    }
+
+private:
+    bool enabled_ = false;
+    bool shown_ = false;
+    std::chrono::steady_clock::time_point last_{};
+};
+
+ProgressLine& progressLine()
+{
+    static ProgressLine line;
+    return line;
+}
+
+// A lock-free atomic store is async-signal-safe: the handler only asks the job to stop, and gives Ctrl+C back its
+// default meaning so that a second one ends the process at once.
+void onInterrupt(int)
+{
+    commandJob().requestCancel();
+    std::signal(SIGINT, SIG_DFL);
+}
+
+}  // namespace
+
+JobControl& commandJob()
+{
+    static JobControl job([](double fraction, const std::string& what) { progressLine().show(fraction, what); });
+    return job;
+}
+
+namespace {
+
+// Ends the progress line however the command ends.
+struct ProgressScope {
+    ~ProgressScope() { progressLine().done(); }
+};
 
 }  // namespace
 
@@ -281,7 +348,10 @@ int runMain(int argc, char** argv)
         return ExitOk;
     }
     Args args(cmd.name, std::move(cmdArgs), cmd.usage);
+    commandJob();   // made before the handler can touch it
+    std::signal(SIGINT, onInterrupt);
     try {
+        const ProgressScope progress;
         return cmd.run(args);
     } catch (const UsageError& e) {
         const int code = fail(ExitBadInput, std::string(cmd.name) + ": " + e.what(), args.json(), "usage");
@@ -292,7 +362,7 @@ int runMain(int argc, char** argv)
     } catch (const JobFailed& e) {
         return fail(ExitJobFailed, e.what(), args.json(), "failed");
     } catch (const Cancelled&) {
-        return fail(ExitJobFailed, "cancelled", args.json(), "cancelled");
+        return fail(ExitInterrupted, std::string(cmd.name) + ": interrupted (Ctrl+C); nothing was written", args.json(), "interrupted");
     } catch (const std::bad_alloc&) {
         return fail(ExitJobFailed, "out of memory", args.json(), "resources");
     } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 //       "qsim FILE [--shots N] [--json]", runQsim}};
 
 #include "core/common/diagnostics.h"
+#include "core/common/job_control.h"
 
 #include <QJsonObject>
 
@@ -19,7 +20,7 @@
 
 namespace spyglass::cli {
 
-enum ExitCode { ExitOk = 0, ExitJobFailed = 1, ExitBadInput = 2 };
+enum ExitCode { ExitOk = 0, ExitJobFailed = 1, ExitBadInput = 2, ExitInterrupted = 130 };
 
 // Bad usage (unknown option, missing argument): exit 2 with the command's usage line.
 class UsageError : public std::runtime_error {
@@ -92,5 +93,9 @@ const std::vector<Command>& commands();
 void printJson(const QJsonObject& obj);
 
 int runMain(int argc, char** argv);
+
+// The job of the running command: Ctrl+C cancels it (a second Ctrl+C kills the process), and its progress goes to
+// stderr when stderr is a terminal (or SPYGLASS_PROGRESS=1), one self-overwriting line at most every 0.2 s.
+JobControl& commandJob();
 
 }  // namespace spyglass::cli

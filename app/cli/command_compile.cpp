@@ -104,7 +104,7 @@ int runCompile(Args& args)
     args.finish();
     options.keepIrText = dumpDir.has_value();
 
-    JobControl job;
+    JobControl& job = commandJob();
     const CompiledDocument doc = compileDocument(QString::fromStdString(modelPath), job, request);
     const Program& last = *doc.programs.back();
     const SpyreTarget& target = *doc.target;

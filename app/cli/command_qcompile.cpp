@@ -78,7 +78,7 @@ int runQcompile(Args& args)
     request.plugins = pipeline.plugins;
     request.printAfter = pipeline.printAfter;
     request.printTo = &std::cerr;
-    JobControl job;
+    JobControl& job = commandJob();
     const CompiledDocument doc = compileDocument(QString::fromStdString(file), job, request);
     for (const Diagnostic& w : doc.diagnostics)
         std::cerr << w.format() << '\n';

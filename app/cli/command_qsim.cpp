@@ -79,7 +79,7 @@ int runQsim(Args& args)
         opt.precision = precision == "double" ? Precision::Double : Precision::Single;
         if (!force)
             opt.maxWork = kMaxSimulationWork;
-        res = simulate(sim, opt);
+        res = simulate(sim, opt, &commandJob());
 
         if (!res.note.empty())
             std::cerr << res.note << '\n';

@@ -148,7 +148,7 @@ BackendResult runSpyreBackend(const ModelGraph& graph, const std::vector<HostTen
     co.extraPasses = plugins::spyreInsertions(options.plugins);
     if (options.scratchpad)
         co.scratchpad = parseScratchpadPolicyOption(*options.scratchpad);
-    JobControl job;
+    JobControl& job = commandJob();
     const std::vector<spyre::SpyreSnapshot> snaps = spyre::SpyrePipeline::run(graph, target, co, job);
     const spyre::Program& program = *snaps.back().ir;
     if (!program.bundle)
@@ -578,7 +578,7 @@ int runBundle(Args& args)
     ctx.header = dir + ": kernel bundle of '" + bundle.model + "', " + std::to_string(bundle.kernels.size()) + " kernel(s) for " + bundle.targetName;
     beginSessionRun(ctx, "run", "bundle", testData);
     const BackendResult result = runRecorded(ctx, [&] {
-        JobControl job;
+        JobControl& job = commandJob();
         const spyresim::SimResult sim = spyresim::simulate(bundle, target, inputs, simOptions(options), &job);
         BackendResult r;
         if (!options.noNumerics)

@@ -46,7 +46,7 @@ int runVqeCommand(Args& args)
     o.precision = precision == "double" ? Precision::Double : Precision::Single;
     if (hfile)
         o.hamiltonian = readPauliSumFile(*hfile);
-    const VqeResult r = runVqe(o);
+    const VqeResult r = runVqe(o, &commandJob());
     if (!r.note.empty())
         std::cerr << r.note << '\n';
     std::optional<double> exact;

@@ -64,6 +64,12 @@ bool checkFileBeforeOpening(const std::string& path)
         inputError(path, "not a Spyglass session database (not an SQLite file); the file was left untouched");
     const std::uint32_t appId = bigEndian32(header.data() + 68);
     const std::uint32_t version = bigEndian32(header.data() + 60);
+    const std::uint32_t pages = bigEndian32(header.data() + 28);
+    // Another process creating the database right now: switching it to WAL wrote page 1 before its creation
+    // transaction set the application id. One page holds no table, so nothing foreign is here; the schema check
+    // inside SQLite (one snapshot, under the write lock) takes it from there.
+    if (appId == 0 && version == 0 && pages <= 1)
+        return true;
     if (appId != kSpyglassApplicationId)
         inputError(path, "an SQLite database, but not a Spyglass session database (application_id " + std::to_string(appId) +
                              "); the file was left untouched");

@@ -117,8 +117,8 @@ private slots:
         b.start(kWriter, args);
         QVERIFY(a.state() == QProcess::NotRunning || a.waitForFinished(60000));
         QVERIFY(b.state() == QProcess::NotRunning || b.waitForFinished(60000));
-        QCOMPARE(a.exitCode(), 0);
-        QCOMPARE(b.exitCode(), 0);
+        QVERIFY2(a.exitCode() == 0, a.readAllStandardError().constData());
+        QVERIFY2(b.exitCode() == 0, b.readAllStandardError().constData());
         const auto idsA = committedIds(a.readAllStandardOutput());
         const auto idsB = committedIds(b.readAllStandardOutput());
         QCOMPARE(static_cast<int>(idsA.size()), kRuns);
