@@ -22,7 +22,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/include/spyglass/pass_plugin.h DESTINATION $
 install(FILES ${PROJECT_BINARY_DIR}/core/generated/core/common/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/spyglass/core/common)
 configure_file(${PROJECT_SOURCE_DIR}/packaging/spyglass-plugin.pc.in ${PROJECT_BINARY_DIR}/spyglass-plugin.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/spyglass-plugin.pc DESTINATION ${CMAKE_INSTALL_DATADIR}/pkgconfig)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/plugins DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/plugins DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/spyglass/examples)
 
 set(CPACK_PACKAGE_NAME spyglass)
 set(CPACK_PACKAGE_VENDOR "Spyglass developers")
