@@ -164,9 +164,10 @@ void runTrajectories(const Circuit& c, const SimOptions& opt, const std::vector<
     };
     const size_t prefix = unitaryPrefix(c);
     for (int shot = 0; shot < opt.shots; ++shot) {
-        if (job && (shot & 15) == 0) {
-            job->checkpoint();
-            job->report(double(shot) / opt.shots, "simulating shots");
+        if (job) {
+            job->checkpoint();   // every shot: a Cancel (Ctrl+C) is honoured within one shot
+            if ((shot & 15) == 0)
+                job->report(double(shot) / opt.shots, "simulating shots");
         }
         sv.copyFrom(start);
         std::fill(bits.begin(), bits.end(), 0);

@@ -102,7 +102,13 @@ class TestMpi : public QObject {
         if (np == 0)
             return test::runCli(args);
         QStringList all = {QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"), QStringLiteral("--bind-to"),
-                           QStringLiteral("none"), QStringLiteral("-x"), QStringLiteral("OMP_NUM_THREADS=1"), QStringLiteral("-np"), QString::number(np), test::cliPath()};
+                           QStringLiteral("none"), QStringLiteral("-x"), QStringLiteral("OMP_NUM_THREADS=1")};
+        // Under ASan (make test-asan): Open MPI's components, unloaded at MPI_Finalize, keep blocks LeakSanitizer
+        // can only report from an "<unknown module>", so no suppression can name them. The ranks keep ASan and
+        // UBSan; leaks of our own code are checked by every single-process suite, qsim included.
+        if (const QString asan = qEnvironmentVariable("ASAN_OPTIONS"); !asan.isEmpty())
+            all += {QStringLiteral("-x"), QStringLiteral("ASAN_OPTIONS=") + asan + QStringLiteral(":detect_leaks=0")};
+        all += {QStringLiteral("-np"), QString::number(np), test::cliPath()};
         return test::runProgram(mpirun_, all + args, 60000);
     }
 
