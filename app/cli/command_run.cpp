@@ -266,8 +266,7 @@ BackendOptions backendOptions(Args& args)
     options.format = args.value("--format");
     options.target = args.value("--target");
     options.noNumerics = args.flag("--no-numerics");
-    for (const std::string& file : args.values("--pass-plugin"))
-        options.plugins.push_back(&plugins::loadPassPlugin(file));
+    options.plugins = readPassPlugins(args);
     if (options.plan && *options.plan != "optimized" && *options.plan != "baseline")
         throw UsageError("--plan must be optimized or baseline, got '" + *options.plan + "'");
     return options;

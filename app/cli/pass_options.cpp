@@ -2,11 +2,18 @@
 
 namespace spyglass::cli {
 
+std::vector<const plugins::LoadedPlugin*> readPassPlugins(Args& args)
+{
+    std::vector<const plugins::LoadedPlugin*> loaded;
+    for (const std::string& file : args.values("--pass-plugin"))
+        loaded.push_back(&plugins::loadPassPlugin(file));
+    return loaded;
+}
+
 PipelineCliOptions readPipelineOptions(Args& args)
 {
     PipelineCliOptions o;
-    for (const std::string& file : args.values("--pass-plugin"))
-        o.plugins.push_back(&plugins::loadPassPlugin(file));
+    o.plugins = readPassPlugins(args);
     for (const std::string& pass : args.values("--print-after"))
         o.printAfter.insert(pass);
     o.stopAfter = args.valueOr("--stop-after", "");

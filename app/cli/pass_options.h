@@ -19,6 +19,8 @@ struct PipelineCliOptions {
 
 // Loads the plugins as it reads them (a refused plugin is bad input: exit 2 naming the file).
 PipelineCliOptions readPipelineOptions(Args& args);
+// --pass-plugin alone, for commands that take no other pipeline option (run).
+std::vector<const plugins::LoadedPlugin*> readPassPlugins(Args& args);
 
 // --scratchpad's value (one parser for compile and run); UsageError naming the accepted values.
 spyre::ScratchpadPolicy parseScratchpadPolicyOption(const std::string& value);
