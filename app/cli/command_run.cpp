@@ -31,6 +31,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <random>
@@ -48,8 +49,11 @@ struct BackendOptions {
     std::optional<std::string> format;       // spyre: fp16 | dl16
     std::optional<std::string> target;       // spyre: target description file
     bool noNumerics = false;                 // spyre: timing only
+    bool force = false;                      // spyre: numbers however much work they are
     std::vector<const plugins::LoadedPlugin*> plugins;   // spyre: --pass-plugin
 };
+
+using InputSource = std::function<const std::vector<HostTensor>&()>;
 
 struct KernelTiming {
     std::string name;
@@ -79,19 +83,21 @@ struct Backend {
     double defaultRtol;
     // Default atol given the expected outputs (the spyre backend scales it with max|ref|).
     double (*defaultAtol)(const std::vector<HostTensor>& expected);
-    BackendResult (*run)(const ModelGraph& graph, const std::vector<HostTensor>& inputs, const BackendOptions& options);
+    // `inputs` makes the inputs when first called: a backend checks what it can before they exist (they can be as
+    // large as the work).
+    BackendResult (*run)(const ModelGraph& graph, const InputSource& inputs, const BackendOptions& options);
 };
 
 double referenceAtol(const std::vector<HostTensor>&) { return 1e-5; }
 
-BackendResult runReferenceBackend(const ModelGraph& graph, const std::vector<HostTensor>& inputs, const BackendOptions& options)
+BackendResult runReferenceBackend(const ModelGraph& graph, const InputSource& inputs, const BackendOptions& options)
 {
     if (options.plan)
         throw UsageError("--plan applies to the spyre backend only");
     if (options.trace || options.scratchpad || options.format || options.target || options.noNumerics || !options.plugins.empty())
         throw UsageError("--trace, --scratchpad, --format, --target, --pass-plugin and --no-numerics apply to the spyre backend only");
     BackendResult r;
-    r.outputs = runReference(graph, inputs).outputs;
+    r.outputs = runReference(graph, inputs()).outputs;
     return r;
 }
 
@@ -103,6 +109,8 @@ spyresim::SimOptions simOptions(const BackendOptions& options)
     spyresim::SimOptions so;
     so.numerics = !options.noNumerics;
     so.trace = options.trace.has_value();
+    if (!options.force)
+        so.maxNumericsWork = spyresim::kMaxUnaskedNumericsWork;
     if (options.format) {
         try {
             so.format = spyresim::parseDeviceFormat(*options.format);
@@ -139,35 +147,27 @@ void fillFromSimulation(BackendResult& r, const spyresim::SimResult& sim, const 
     }
 }
 
-BackendResult runSpyreBackend(const ModelGraph& graph, const std::vector<HostTensor>& inputs, const BackendOptions& options)
+// The workbench's compile of the loaded model (the GUI's), then its simulation on these inputs.
+BackendResult runSpyreBackend(const ModelGraph& graph, const InputSource& inputs, const BackendOptions& options)
 {
-    const spyre::SpyreTarget target = spyre::SpyreTarget::loadOrDefault(options.target);
-    spyre::CompileOptions co;
-    co.baseline = options.plan && *options.plan == "baseline";
-    co.keepIrText = false;
-    co.extraPasses = plugins::spyreInsertions(options.plugins);
+    CompileRequest request;
+    request.targetPath = options.target;
+    request.spyre.baseline = options.plan && *options.plan == "baseline";
+    request.spyre.keepIrText = false;
     if (options.scratchpad)
-        co.scratchpad = parseScratchpadPolicyOption(*options.scratchpad);
+        request.spyre.scratchpad = parseScratchpadPolicyOption(*options.scratchpad);
+    request.plugins = options.plugins;
     JobControl& job = commandJob();
-    const std::vector<spyre::SpyreSnapshot> snaps = spyre::SpyrePipeline::run(graph, target, co, job);
-    const spyre::Program& program = *snaps.back().ir;
-    if (!program.bundle)
-        throw InputError(SourceLocation{graph.sourcePath, 0, 0}, "the compiler produced no kernel bundle");
-    std::map<std::string, HostTensor> byName;
-    for (size_t k = 0; k < graph.inputs.size(); ++k)
-        byName[graph.values[graph.inputs[k]].name] = inputs.at(k);
-    const spyresim::SimResult sim = spyresim::simulate(*program.bundle, target, byName, simOptions(options), &job);
+    const CompiledDocument doc = compileModelGraph(graph, job, request);
+    const spyresim::SimOptions so = simOptions(options);
+    if (doc.programs.back()->bundle)
+        spyresim::checkNumericsWork(*doc.programs.back()->bundle, *doc.target, so, graph.sourcePath);
+    const SpyreRunResult run = runOnSpyre(doc, graph, options.noNumerics ? std::vector<HostTensor>{} : inputs(), so, &job);
     BackendResult r;
-    if (!options.noNumerics)
-        for (int v : graph.outputs) {
-            const auto it = sim.outputs.find(graph.values[v].name);
-            if (it == sim.outputs.end())
-                throw InputError(SourceLocation{graph.sourcePath, 0, 0}, "the bundle does not produce output '" + graph.values[v].name + "'");
-            r.outputs.push_back(it->second);
-        }
-    fillFromSimulation(r, sim, options, program.scratchpad.peakBytes, graph.sourcePath);
-    r.notes.insert(r.notes.begin(), std::string("plan ") + (co.baseline ? "baseline" : "optimized") + ", scratchpad " +
-                                        spyre::scratchpadPolicyName(co.scratchpad) + ", target " + target.name);
+    r.outputs = run.outputs;
+    fillFromSimulation(r, *run.sim, options, doc.programs.back()->scratchpad.peakBytes, graph.sourcePath);
+    r.notes.insert(r.notes.begin(), std::string("plan ") + (request.spyre.baseline ? "baseline" : "optimized") + ", scratchpad " +
+                                        spyre::scratchpadPolicyName(request.spyre.scratchpad) + ", target " + doc.target->name);
     return r;
 }
 
@@ -266,6 +266,7 @@ BackendOptions backendOptions(Args& args)
     options.format = args.value("--format");
     options.target = args.value("--target");
     options.noNumerics = args.flag("--no-numerics");
+    options.force = args.flag("--force");
     options.plugins = readPassPlugins(args);
     if (options.plan && *options.plan != "optimized" && *options.plan != "baseline")
         throw UsageError("--plan must be optimized or baseline, got '" + *options.plan + "'");
@@ -310,6 +311,8 @@ int reportRun(Args& args, const RunContext& ctx, const BackendResult& result, st
     bool ok = true;
     std::optional<double> maxAbs, maxRel;
     QJsonArray outputsJson;
+    const std::vector<TensorComparison> checks =
+        checked && result.computedOutputs ? compareOutputs(result.outputs, *ctx.expected.outputs, rtol, atol) : std::vector<TensorComparison>{};
     text << ctx.header << ", backend " << ctx.backend->name << ", " << ctx.wallMs << " ms\n";
     for (const std::string& n : result.notes)
         text << n << '\n';
@@ -324,7 +327,7 @@ int reportRun(Args& args, const RunContext& ctx, const BackendResult& result, st
         o[QStringLiteral("dtype")] = QString::fromLatin1(dtypeName(y.dtype));
         o[QStringLiteral("shape")] = shapeJson(y.shape);
         if (checked) {
-            const TensorComparison c = compareTensors(y, ctx.expected.outputs->at(k), rtol, atol);
+            const TensorComparison& c = checks.at(k);
             ok = ok && c.ok;
             maxAbs = std::max(maxAbs.value_or(0.0), c.maxAbsErr);
             maxRel = std::max(maxRel.value_or(0.0), c.maxRelErr);
@@ -447,7 +450,12 @@ int runRun(Args& args)
     for (const auto& [name, size] : dims)
         loadOptions.dimValues[name] = size;
     const ModelGraph graph = loadModel(file, loadOptions);
-    std::vector<HostTensor> inputs = data ? graphInputsFromTestData(graph, *data) : generatedInputs(graph);
+    std::optional<std::vector<HostTensor>> madeInputs;
+    const InputSource inputs = [&]() -> const std::vector<HostTensor>& {
+        if (!madeInputs)
+            madeInputs = data ? graphInputsFromTestData(graph, *data) : generatedInputs(graph);
+        return *madeInputs;
+    };
     if (data)
         checkExpectedOutputs(graph, *data);
     for (int v : graph.outputs)
@@ -460,15 +468,16 @@ int runRun(Args& args)
     }
 
     beginSessionRun(ctx, "run", "onnx", testData);
-    // The spyre backend without test data is checked against the reference interpreter on the same inputs.
+    const BackendResult result = runRecorded(ctx, [&] { return backend.run(graph, inputs, options); }, ctx.wallMs);
+    // The spyre backend without test data is checked against the reference interpreter on the same inputs (after
+    // the backend, which refuses work beyond its limit before any input exists).
     std::vector<HostTensor> referenceOutputs;
     if (data) {
         ctx.expected = Expectation{&data->outputs, "test data " + data->dir};
     } else if (std::string(backend.name) == "spyre" && !options.noNumerics) {
-        referenceOutputs = runReference(graph, inputs).outputs;
+        referenceOutputs = runReference(graph, inputs()).outputs;
         ctx.expected = Expectation{&referenceOutputs, "reference interpreter"};
     }
-    const BackendResult result = runRecorded(ctx, [&] { return backend.run(graph, inputs, options); }, ctx.wallMs);
 
     std::ostringstream text;
     if (writeTestData) {
@@ -486,7 +495,7 @@ int runRun(Args& args)
                 continue;
             }
             const auto it = std::find_if(graph.inputs.begin(), graph.inputs.end(), [&](int v) { return graph.values[v].name == name; });
-            writeTensorFile(path, inputs.at(static_cast<size_t>(it - graph.inputs.begin())), name);
+            writeTensorFile(path, inputs().at(static_cast<size_t>(it - graph.inputs.begin())), name);
         }
         for (size_t k = 0; k < graph.outputs.size(); ++k)
             writeTensorFile((std::filesystem::path(*writeTestData) / ("output_" + std::to_string(k) + ".pb")).string(), result.outputs[k],
@@ -527,6 +536,8 @@ int runBundle(Args& args)
     if (bundle.cores > target.cores)
         throw InputError(SourceLocation{dir + "/manifest.json", 0, 0}, "the bundle was compiled for " + std::to_string(bundle.cores) +
                                                                           " cores, the target has " + std::to_string(target.cores));
+
+    spyresim::checkNumericsWork(bundle, target, simOptions(options), dir + "/manifest.json");   // before the inputs, which can be as large
 
     // Inputs by position: the bundle's inputs in manifest order are the model's graph inputs in order.
     std::optional<TestDataSet> data;
@@ -598,6 +609,7 @@ const char* const kSpyreOptionsHelp =
     "--format F        spyre: device number format fp16 (default) or dl16 (IBM DLFloat16, 1-6-9).\n"
     "--trace FILE      spyre: writes the simulated timeline as Chrome Trace Event JSON (open in Perfetto).\n"
     "--no-numerics     spyre: timing only (no functional simulation; for large models).\n"
+    "--force           spyre: simulate the numbers even past the work limit (about a minute of host time here).\n"
     "--target FILE     spyre: another target description (default resources/targets/spyre.json).\n";
 
 // Built before the registrations below (same translation unit, in order), which keep pointers into them.
@@ -628,12 +640,12 @@ const std::string kRunBundleDetails =
 
 const RegisterCommand reg{{"run", "run an ONNX model on a backend and check its outputs against ONNX test data",
                            "run MODEL [--test-data DIR] [--backend reference|spyre] [--plan optimized|baseline] [--scratchpad S]\n"
-                           "    [--format fp16|dl16] [--trace FILE] [--no-numerics] [--target FILE] [--dim NAME=SIZE]... [--rtol R] [--atol A]\n"
+                           "    [--format fp16|dl16] [--trace FILE] [--no-numerics] [--force] [--target FILE] [--dim NAME=SIZE]... [--rtol R] [--atol A]\n"
                            "    [--pass-plugin FILE]... [--write-test-data DIR] [--session NAME [--db FILE]] [--json]",
                            runRun, kRunDetails.c_str()}};
 
 const RegisterCommand regBundle{{"run-bundle", "simulate an exported Spyre kernel bundle and check its outputs",
-                                 "run-bundle DIR [--test-data DIR] [--format fp16|dl16] [--trace FILE] [--no-numerics] [--target FILE]\n"
+                                 "run-bundle DIR [--test-data DIR] [--format fp16|dl16] [--trace FILE] [--no-numerics] [--force] [--target FILE]\n"
                                  "    [--rtol R] [--atol A] [--session NAME [--db FILE]] [--json]",
                                  runBundle, kRunBundleDetails.c_str()}};
 

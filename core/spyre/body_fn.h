@@ -1,6 +1,6 @@
 #pragma once
 // The semantics of every ops.<fn> a loop body may compute, shared by the host IR evaluator (double) and the
-// Spyre simulator (float lanes). The function name is resolved to an enum once per op, not per element.
+// Spyre simulator (float lanes).
 #include "core/spyre/loop_ir.h"
 
 #include <cmath>
@@ -9,14 +9,12 @@
 
 namespace spyglass::spyre {
 
-enum class BodyFn {
-    Add, Sub, Mul, TrueDiv, TruncDiv, Mod, FMod, Pow, Maximum, Minimum, Eq, Lt, Gt, Le, Ge, LogicalAnd, LogicalOr, LogicalNot,
-    Where, Sqrt, Reciprocal, Neg, Abs, Exp, Log, Erf, Relu, Sigmoid, Tanh, Floor, Ceil, Round, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Sign, ToDtype,
-    LeakyRelu, Unknown
-};
-
-// Unknown for a name no body may use (a corrupt bundle); the callers turn that into an error naming the op.
+// The names the IR's text and the kernel bundle use ("add", "leaky_relu"; "sum", "max"). Unknown / false for a
+// name no body may use (a corrupt bundle): the callers turn that into an error naming the op.
 BodyFn bodyFnOf(const std::string& fn);
+const char* bodyFnName(BodyFn fn);
+bool reduceFnOf(const std::string& name, ReduceFn& out);
+const char* reduceFnName(ReduceFn fn);
 
 template <typename T>
 T applyBodyFn(BodyFn fn, T x, T y, T z, const Stmt& s)

@@ -14,11 +14,10 @@ bool isIntegerDtype(const std::string& d) { return model::isIntegerDtypeName(d);
 
 model::DType dtypeOf(const std::string& d) { return model::dtypeFromName(d); }
 
-double apply(const std::string& fn, const std::vector<double>& a, const Stmt& s)
+double apply(BodyFn f, const std::vector<double>& a, const Stmt& s)
 {
-    const BodyFn f = bodyFnOf(fn);
     if (f == BodyFn::Unknown)
-        throw std::logic_error("ir_evaluator: no semantics for ops." + fn);
+        throw std::logic_error("ir_evaluator: a compute statement without a function");
     return applyBodyFn<double>(f, a.empty() ? 0.0 : a[0], a.size() > 1 ? a[1] : 0.0, a.size() > 2 ? a[2] : 0.0, s);
 }
 
@@ -47,11 +46,11 @@ public:
             }
             size_t from = 0;
             if (redStmt >= 0) {
-                const std::string& kind = op.body[redStmt].fn;
-                double acc = kind == "max" ? -std::numeric_limits<double>::infinity()
-                             : kind == "min" ? std::numeric_limits<double>::infinity()
-                             : kind == "prod" ? 1.0
-                                             : 0.0;
+                const ReduceFn kind = op.body[redStmt].reduce;
+                double acc = kind == ReduceFn::Max ? -std::numeric_limits<double>::infinity()
+                             : kind == ReduceFn::Min ? std::numeric_limits<double>::infinity()
+                             : kind == ReduceFn::Prod ? 1.0
+                                                      : 0.0;
                 for (int64_t rp = 0; rp < redPoints; ++rp) {
                     int64_t r = rp;
                     for (int v = nVars - 1; v >= nIter; --v) {
@@ -60,10 +59,12 @@ public:
                     }
                     evalRange(op, 0, redStmt, vars, vals, indirect);
                     const double x = vals[op.body[redStmt].args[0]];
-                    if (kind == "sum") acc += x;
-                    else if (kind == "max") acc = std::isnan(x) || std::isnan(acc) ? std::nan("") : std::max(acc, x);
-                    else if (kind == "min") acc = std::isnan(x) || std::isnan(acc) ? std::nan("") : std::min(acc, x);
-                    else if (kind == "prod") acc *= x;
+                    switch (kind) {
+                    case ReduceFn::Sum: acc += x; break;
+                    case ReduceFn::Max: acc = std::isnan(x) || std::isnan(acc) ? std::nan("") : std::max(acc, x); break;
+                    case ReduceFn::Min: acc = std::isnan(x) || std::isnan(acc) ? std::nan("") : std::min(acc, x); break;
+                    case ReduceFn::Prod: acc *= x; break;
+                    }
                 }
                 vals[redStmt] = acc;
                 from = redStmt + 1;

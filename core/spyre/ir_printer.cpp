@@ -1,4 +1,5 @@
 #include "core/spyre/ir_printer.h"
+#include "core/spyre/body_fn.h"
 #include "core/spyre/pass.h"
 
 #include <algorithm>
@@ -174,14 +175,12 @@ void printBody(std::ostringstream& out, const Program& p, const Op& op, const st
             out << "        " << names[i] << " = ops.constant(" << num(s.value) << ", torch.float16)\n";
             break;
         case StmtKind::Compute: {
-            names[i] = fresh(s.fn);
-            out << "        " << names[i] << " = ops." << s.fn << "(";
+            names[i] = fresh(bodyFnName(s.fn));
+            out << "        " << names[i] << " = ops." << bodyFnName(s.fn) << "(";
             for (size_t a = 0; a < s.args.size(); ++a)
                 out << (a ? ", " : "") << names[s.args[a]];
-            if (s.fn == "leaky_relu" || s.fn == "pow_scalar")
+            if (s.fn == BodyFn::LeakyRelu)
                 out << ", " << num(s.value);
-            if (s.fn == "clamp")
-                out << ", " << num(s.value) << ", " << num(s.value2);
             out << ")\n";
             break;
         }
@@ -197,7 +196,7 @@ void printBody(std::ostringstream& out, const Program& p, const Op& op, const st
             break;
         case StmtKind::Reduction:
             names[i] = fresh("reduction");
-            out << "        " << names[i] << " = ops.reduction(torch.float16, torch.float16, '" << s.fn << "', " << arg(0)
+            out << "        " << names[i] << " = ops.reduction(torch.float16, torch.float16, '" << reduceFnName(s.reduce) << "', " << arg(0)
                 << ")\n";
             afterReduction = true;
             break;

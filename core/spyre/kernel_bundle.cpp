@@ -28,6 +28,38 @@ namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
+template <typename E>
+struct Named {
+    const char* name;
+    E value;
+};
+constexpr Named<BufferKind> kBufferKinds[] = {
+    {"input", BufferKind::Input}, {"output", BufferKind::Output}, {"constant", BufferKind::Constant}, {"intermediate", BufferKind::Intermediate}};
+constexpr Named<DeviceOrder> kDeviceOrders[] = {{"default", DeviceOrder::Default}, {"batch_outermost", DeviceOrder::BatchOutermost}};
+constexpr Named<AccessRole> kAccessRoles[] = {{"load", AccessRole::Load}, {"store", AccessRole::Store}};
+constexpr Named<OpKind> kOpKinds[] = {
+    {"Pointwise", OpKind::Pointwise}, {"Reduction", OpKind::Reduction}, {"MatMul", OpKind::MatMul}, {"Restickify", OpKind::Restickify}};
+
+template <typename E, size_t N>
+const char* nameIn(const Named<E> (&table)[N], E value)
+{
+    for (const Named<E>& n : table)
+        if (n.value == value)
+            return n.name;
+    return "?";
+}
+
+template <typename E, size_t N>
+std::string namesOf(const Named<E> (&table)[N])
+{
+    std::string out;
+    for (size_t i = 0; i < N; ++i)
+        out += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(table[i].name);
+    return out;
+}
+
+QString qs(OpKind k) { return QString::fromLatin1(opKindName(k)); }
+
 template <typename T>
 QJsonArray intArray(const std::vector<T>& v)
 {
@@ -60,11 +92,11 @@ QJsonObject tensorJson(const BundleTensor& t)
     QJsonObject o;
     o[QStringLiteral("name")] = qs(t.name);
     o[QStringLiteral("origin")] = qs(t.origin);
-    o[QStringLiteral("kind")] = qs(t.kind);
+    o[QStringLiteral("kind")] = QString::fromLatin1(bundleName(t.kind));
     o[QStringLiteral("dtype")] = qs(t.dtype);
     o[QStringLiteral("host_shape")] = intArray(t.hostShape);
     o[QStringLiteral("stick_dim")] = t.stickDim;
-    o[QStringLiteral("device_order")] = qs(t.deviceOrder);
+    o[QStringLiteral("device_order")] = QString::fromLatin1(bundleName(t.deviceOrder));
     o[QStringLiteral("device_layout")] = layoutJson(t.layout);
     return o;
 }
@@ -116,8 +148,10 @@ QJsonObject stmtJson(const Stmt& st)
 {
     QJsonObject o;
     o[QStringLiteral("kind")] = QString::fromLatin1(kStmtKindNames[static_cast<int>(st.kind)]);
-    if (!st.fn.empty())
-        o[QStringLiteral("fn")] = qs(st.fn);
+    if (st.kind == StmtKind::Compute)
+        o[QStringLiteral("fn")] = QString::fromLatin1(bodyFnName(st.fn));
+    if (st.kind == StmtKind::Reduction)
+        o[QStringLiteral("fn")] = QString::fromLatin1(reduceFnName(st.reduce));
     if (!st.args.empty())
         o[QStringLiteral("args")] = intArray(st.args);
     if (st.load >= 0)
@@ -160,6 +194,10 @@ QJsonObject kernelJson(const Kernel& k)
     o[QStringLiteral("index")] = k.index;
     o[QStringLiteral("name")] = qs(k.name);
     o[QStringLiteral("op")] = qs(k.op);
+    if (k.op == OpKind::MatMul)
+        o[QStringLiteral("matmul")] = QJsonObject{{QStringLiteral("a"), k.matmul.a}, {QStringLiteral("b"), k.matmul.b},
+                                                  {QStringLiteral("m"), k.matmul.m}, {QStringLiteral("n"), k.matmul.n},
+                                                  {QStringLiteral("k"), k.matmul.k}};
     o[QStringLiteral("origins")] = stringArray(k.origins);
     QJsonArray vars;
     for (const KernelVar& v : k.vars) {
@@ -201,7 +239,7 @@ QJsonObject kernelJson(const Kernel& k)
     for (const KernelTensorArg& a : k.tensors) {
         QJsonObject ao;
         ao[QStringLiteral("tensor")] = qs(a.tensor);
-        ao[QStringLiteral("role")] = qs(a.role);
+        ao[QStringLiteral("role")] = QString::fromLatin1(bundleName(a.role));
         ao[QStringLiteral("index")] = qs(a.index);
         ao[QStringLiteral("in_lx")] = a.inLx;
         ao[QStringLiteral("lx_offset")] = static_cast<double>(a.lxOffset);
@@ -220,7 +258,7 @@ QJsonObject kernelJson(const Kernel& k)
         if (a.dmaSticks > 0) {
             QJsonObject d;
             d[QStringLiteral("tensor")] = qs(a.tensor);
-            d[QStringLiteral("direction")] = a.role == QStringLiteral("store").toStdString() ? QStringLiteral("lx_to_device")
+            d[QStringLiteral("direction")] = a.role == AccessRole::Store ? QStringLiteral("lx_to_device")
                                                                                               : QStringLiteral("device_to_lx");
             d[QStringLiteral("sticks")] = static_cast<double>(a.dmaSticks);
             d[QStringLiteral("sticks_per_core")] = static_cast<double>(a.dmaSticksPerCore);
@@ -290,6 +328,16 @@ public:
         if (!v.isString())
             fail(key, "must be a string");
         return v.toString().toStdString();
+    }
+    // A string naming one value of an enum.
+    template <typename E, size_t N>
+    E oneOf(const QJsonObject& o, const char* key, const Named<E> (&table)[N]) const
+    {
+        const std::string v = str(o, key);
+        for (const Named<E>& n : table)
+            if (v == n.name)
+                return n.value;
+        fail(key, "'" + v + "' is not " + namesOf(table));
     }
     // An integer that must fit in an int (cores, indices, stick dims): checked before it is narrowed.
     int int32(const QJsonObject& o, const char* key) const
@@ -414,11 +462,11 @@ BundleTensor readTensor(const Reader& r, const QJsonObject& o)
     BundleTensor t;
     t.name = r.str(o, "name");
     t.origin = r.str(o, "origin");
-    t.kind = r.str(o, "kind");
+    t.kind = r.oneOf(o, "kind", kBufferKinds);
     t.dtype = r.str(o, "dtype");
     t.hostShape = r.ints<int64_t>(o, "host_shape");
     t.stickDim = r.int32(o, "stick_dim");
-    t.deviceOrder = r.str(o, "device_order");
+    t.deviceOrder = r.oneOf(o, "device_order", kDeviceOrders);
     const QJsonObject l = r.object(o, "device_layout");
     t.layout.deviceSize = r.ints<int64_t>(l, "device_size");
     t.layout.dimMap = r.ints<int>(l, "dim_map");
@@ -464,7 +512,11 @@ Stmt readStmt(const Reader& r, const QJsonObject& o, size_t position, size_t loa
         r.fail("stmts", "unknown statement kind '" + kind + "'");
     st.kind = static_cast<StmtKind>(k);
     auto opt = [&](const char* key) { return o.value(QString::fromLatin1(key)); };
-    st.fn = opt("fn").toString().toStdString();
+    const std::string fn = opt("fn").toString().toStdString();
+    if (st.kind == StmtKind::Compute && (st.fn = bodyFnOf(fn)) == BodyFn::Unknown)
+        r.fail("loop_body.stmts", "statement " + std::to_string(position) + " computes '" + fn + "', which is not an op of the IR");
+    if (st.kind == StmtKind::Reduction && !reduceFnOf(fn, st.reduce))
+        r.fail("loop_body.stmts", "statement " + std::to_string(position) + " reduces with '" + fn + "' (sum, max, min or prod)");
     for (const QJsonValue& a : opt("args").toArray()) {
         const int arg = a.toInt(-1);
         // SSA: a statement may only use the ones before it; this also keeps the simulator's evaluation in bounds.
@@ -523,7 +575,11 @@ Kernel readKernel(const std::string& path)
         r.fail("format", "is not spyglass-spyre-kernel");
     k.index = r.int32(o, "index");
     k.name = r.str(o, "name");
-    k.op = r.str(o, "op");
+    k.op = r.oneOf(o, "op", kOpKinds);
+    if (o.contains(QStringLiteral("matmul"))) {
+        const QJsonObject mo = r.object(o, "matmul");
+        k.matmul = MatmulRoles{r.int32(mo, "a"), r.int32(mo, "b"), r.int32(mo, "m"), r.int32(mo, "n"), r.int32(mo, "k")};
+    }
     k.origins = r.strings(o, "origins");
     const QJsonObject space = r.object(o, "iteration_space");
     for (const QJsonValue& v : r.array(space, "vars")) {
@@ -562,7 +618,7 @@ Kernel readKernel(const std::string& path)
         const QJsonObject ao = v.toObject();
         KernelTensorArg a;
         a.tensor = r.str(ao, "tensor");
-        a.role = r.str(ao, "role");
+        a.role = r.oneOf(ao, "role", kAccessRoles);
         a.index = r.str(ao, "index");
         a.inLx = r.boolean(ao, "in_lx");
         a.lxOffset = r.integer(ao, "lx_offset");
@@ -606,8 +662,6 @@ std::string at(const std::string& list, size_t i) { return list + "[" + std::to_
 // a * b, or false on int64 overflow.
 bool mulChecked(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
 
-// The device formats the simulator holds (fp16, dl16) are two bytes an element.
-constexpr int kDeviceElementBytes = 2;
 // Elements of one tensor: past 2^50 (2 PiB of fp16) no device holds it, and products stay far from overflow.
 constexpr int64_t kMaxElements = int64_t(1) << 50;
 
@@ -625,12 +679,8 @@ void checkTensor(const Reader& r, const KernelBundle& b, const BundleTensor& t, 
     const std::string f = at("tensors", i);
     if (t.name.empty())
         r.fail(f + ".name", "is empty");
-    if (t.kind != "input" && t.kind != "output" && t.kind != "constant" && t.kind != "intermediate")
-        r.fail(f + ".kind", "'" + t.kind + "' is not input, output, constant or intermediate");
     if (!knownDtype(t.dtype))
         r.fail(f + ".dtype", "unknown dtype '" + t.dtype + "'");
-    if (t.deviceOrder != "default" && t.deviceOrder != "batch_outermost")
-        r.fail(f + ".device_order", "'" + t.deviceOrder + "' is not default or batch_outermost");
     int64_t elements = 1;
     for (int64_t d : t.hostShape)
         if (d < 1 || !mulChecked(elements, d, elements) || elements > kMaxElements)
@@ -654,11 +704,11 @@ void checkTensor(const Reader& r, const KernelBundle& b, const BundleTensor& t, 
     // compiler writes (and the device image would not hold every element exactly once).
     const Shape strides = contiguousStrides(t.hostShape);
     const SpyreTensorLayout want = deviceLayout(t.hostShape, strides, t.stickDim,
-                                                t.deviceOrder == "batch_outermost" ? DeviceOrder::BatchOutermost : DeviceOrder::Default,
-                                                b.stickBytes / kDeviceElementBytes, b.deviceDtype);
+                                                t.deviceOrder,
+                                                b.stickElements(), b.deviceDtype);
     if (t.layout != want)
         r.fail(f + ".device_layout", t.layout.text() + " is not the layout of " + shapeText(t.hostShape) + " with stick dim " +
-                                         std::to_string(t.stickDim) + " (" + t.deviceOrder + " order); expected " + want.text());
+                                         std::to_string(t.stickDim) + " (" + bundleName(t.deviceOrder) + " order); expected " + want.text());
 }
 
 struct Bounds {
@@ -700,10 +750,8 @@ void checkKernel(const std::string& file, const KernelBundle& b, const Kernel& k
     if (k.index != static_cast<int>(position))
         r.fail("index", std::to_string(k.index) + ", but it is kernel " + std::to_string(position) + " of the manifest");
     if (entry.value(QStringLiteral("name")).toString().toStdString() != k.name ||
-        entry.value(QStringLiteral("op")).toString().toStdString() != k.op)
-        r.fail("name", "'" + k.name + "' (" + k.op + ") differs from the manifest's entry for this file");
-    if (k.op != "Pointwise" && k.op != "Reduction" && k.op != "MatMul" && k.op != "Restickify")
-        r.fail("op", "'" + k.op + "' is not Pointwise, Reduction, MatMul or Restickify");
+        entry.value(QStringLiteral("op")).toString().toStdString() != opKindName(k.op))
+        r.fail("name", "'" + k.name + "' (" + opKindName(k.op) + ") differs from the manifest's entry for this file");
     if (k.cores < 1 || k.cores > b.cores)
         r.fail("core_split.cores", std::to_string(k.cores) + "; the bundle's target has " + std::to_string(b.cores) + " core(s)");
     if (!std::isfinite(k.estimatedUs) || k.estimatedUs < 0)
@@ -761,8 +809,6 @@ void checkKernel(const std::string& file, const KernelBundle& b, const Kernel& k
     for (size_t i = 0; i < k.tensors.size(); ++i) {
         const KernelTensorArg& a = k.tensors[i];
         const std::string f = at("tensors", i);
-        if (a.role != "load" && a.role != "store")
-            r.fail(f + ".role", "'" + a.role + "' is not load or store");
         if (a.lxOffset < 0 || a.lxBytes < 0 || a.dmaSticks < 0 || a.dmaSticksPerCore < 0)
             r.fail(f, "LX offset, LX bytes and DMA sticks must not be negative");
         if (a.inLx && (a.lxOffset > b.usableLxBytes || a.lxBytes > b.usableLxBytes - a.lxOffset))
@@ -797,11 +843,7 @@ void checkKernel(const std::string& file, const KernelBundle& b, const Kernel& k
             r.fail("loop_body.stmts", "statement " + std::to_string(i) + " selects on var " + std::to_string(st.var) + ", which the kernel does not have");
         if (st.kind == StmtKind::Mask)
             checkAffine(r, "loop_body.stmts", st.cond, nVars, indirect);
-        if (st.kind == StmtKind::Compute && bodyFnOf(st.fn) == BodyFn::Unknown)
-            r.fail("loop_body.stmts", "statement " + std::to_string(i) + " computes '" + st.fn + "', which is not an op of the IR");
         if (st.kind == StmtKind::Reduction) {
-            if (st.fn != "sum" && st.fn != "max" && st.fn != "min")
-                r.fail("loop_body.stmts", "statement " + std::to_string(i) + " reduces with '" + st.fn + "' (sum, max or min)");
             if (reductions++ > 0)
                 r.fail("loop_body.stmts", "statement " + std::to_string(i) + " is a second reduction; a kernel has at most one");
         }
@@ -815,8 +857,8 @@ void checkKernel(const std::string& file, const KernelBundle& b, const Kernel& k
         if (!t)
             r.fail(f, "names tensor '" + a.tensor + "', which the manifest does not have");
         checkAffine(r, f, a.index, nVars, indirect);
-        if (isStore && (t->kind == "input" || t->kind == "constant"))
-            r.fail(f, "stores into " + t->kind + " '" + a.tensor + "'");
+        if (isStore && (t->kind == BufferKind::Input || t->kind == BufferKind::Constant))
+            r.fail(f, "stores into " + std::string(bundleName(t->kind)) + " '" + a.tensor + "'");
         // A load may reach outside its tensor only where a mask (padding) or a select (concatenation) discards the
         // value; a store never may.
         if (!isStore && masked)
@@ -825,11 +867,29 @@ void checkKernel(const std::string& file, const KernelBundle& b, const Kernel& k
         const int64_t size = shapeProduct(t->hostShape);
         if (!bd.ok || bd.lo < 0 || bd.hi >= size)
             r.fail(f, std::string(isStore ? "stores" : "loads") + " host elements [" + std::to_string(bd.lo) + ", " + std::to_string(bd.hi) +
-                          "] of " + t->kind + " '" + a.tensor + "', which has " + std::to_string(size));
+                          "] of " + bundleName(t->kind) + " '" + a.tensor + "', which has " + std::to_string(size));
     };
     for (size_t i = 0; i < body.loads.size(); ++i)
         checkAccess(body.loads[i], at("loop_body.loads", i), false);
     checkAccess(body.store, "loop_body.store", true);
+    // The roles the simulator and the timing model take as given: each must be what the loop body does.
+    const MatmulRoles& mm = k.matmul;
+    const bool hasRoles = mm.a >= 0;   // readKernel sets them only from a "matmul" object (the schema keeps them >= 0)
+    if (hasRoles != (k.op == OpKind::MatMul))
+        r.fail("matmul", k.op == OpKind::MatMul ? "missing: a MatMul kernel names its operands and vars" : "only a MatMul kernel has operand roles");
+    if (hasRoles) {
+        const int loads = static_cast<int>(body.loads.size()), iter = static_cast<int>(nIter), vars = static_cast<int>(nVars);
+        if (mm.a >= loads || mm.b >= loads || mm.a == mm.b)
+            r.fail("matmul", "a and b must be two different loads of loop_body (it has " + std::to_string(loads) + ")");
+        if (mm.m >= iter || mm.n >= iter || mm.m == mm.n)
+            r.fail("matmul", "m and n must be two different iteration vars (the kernel has " + std::to_string(iter) + ")");
+        if (mm.k < iter || mm.k >= vars)
+            r.fail("matmul", "k must be a reduction var");
+        const AffineExpr& ea = body.loads[mm.a].index;
+        const AffineExpr& eb = body.loads[mm.b].index;
+        if (ea.coeffOf(mm.n) != 0 || eb.coeffOf(mm.m) != 0 || body.store.index.coeffOf(mm.k) != 0)
+            r.fail("matmul", "the loop body does not multiply A (m x k) by B (k x n) into an m x n output");
+    }
 }
 
 void checkBundle(const Reader& r, const KernelBundle& b)
@@ -846,23 +906,27 @@ void checkBundle(const Reader& r, const KernelBundle& b)
         if (!names.insert(b.tensors[i].name).second)
             r.fail(at("tensors", i) + ".name", "tensor '" + b.tensors[i].name + "' is listed twice");
     }
-    auto checkNames = [&](const std::vector<std::string>& list, const char* field, const char* kind) {
+    auto checkNames = [&](const std::vector<std::string>& list, const char* field, BufferKind kind) {
         std::set<std::string> seen;
         for (const std::string& n : list) {
             const BundleTensor* t = b.tensor(n);
             if (!t)
                 r.fail(field, "names unknown tensor '" + n + "'");
             if (t->kind != kind)
-                r.fail(field, "'" + n + "' is a tensor of kind " + t->kind + ", not " + kind);
+                r.fail(field, "'" + n + "' is a tensor of kind " + bundleName(t->kind) + ", not " + bundleName(kind));
             if (!seen.insert(n).second)
                 r.fail(field, "'" + n + "' is listed twice");
         }
     };
-    checkNames(b.inputs, "inputs", "input");
-    checkNames(b.outputs, "outputs", "output");
+    checkNames(b.inputs, "inputs", BufferKind::Input);
+    checkNames(b.outputs, "outputs", BufferKind::Output);
 }
 
 }  // namespace
+
+const char* bundleName(BufferKind k) { return nameIn(kBufferKinds, k); }
+const char* bundleName(DeviceOrder o) { return nameIn(kDeviceOrders, o); }
+const char* bundleName(AccessRole r) { return nameIn(kAccessRoles, r); }
 
 const BundleTensor* KernelBundle::tensor(const std::string& name) const
 {
@@ -976,7 +1040,7 @@ KernelBundle loadKernelBundle(const std::string& dir)
         r.fail("target.cores", std::to_string(cores) + "; a target has 1 to " + std::to_string(kMaxTargetCores) + " cores");
     b.cores = static_cast<int>(cores);
     const int64_t stickBytes = r.integer(target, "stick_bytes");
-    if (stickBytes < kDeviceElementBytes || stickBytes % kDeviceElementBytes != 0 || stickBytes > (1 << 20))
+    if (stickBytes < kDeviceWordBytes || stickBytes % kDeviceWordBytes != 0 || stickBytes > (1 << 20))
         r.fail("target.stick_bytes", std::to_string(stickBytes) + " is not a whole number of 2-byte device elements");
     b.stickBytes = static_cast<int>(stickBytes);
     b.usableLxBytes = r.integer(target, "usable_lx_bytes");
@@ -1010,7 +1074,7 @@ KernelBundle loadKernelBundle(const std::string& dir)
         const std::string name = r.str(co, "tensor");
         const std::string file = r.str(co, "file");
         const BundleTensor* t = b.tensor(name);
-        if (!t || t->kind != "constant")
+        if (!t || t->kind != BufferKind::Constant)
             r.fail("constants", "names '" + name + "', which is not a constant tensor of the bundle");
         if (b.constants.count(name))
             r.fail("constants", "constant '" + name + "' is listed twice");

@@ -13,14 +13,17 @@
 
 namespace spyglass::spyre {
 
+// Every device number format (fp16, DL16) is a 16-bit word.
+constexpr int kDeviceWordBytes = 2;
+
 struct BundleTensor {
     std::string name;     // buffer name
     std::string origin;   // ONNX value name
-    std::string kind;     // "input", "output", "constant", "intermediate"
+    BufferKind kind = BufferKind::Intermediate;
     std::string dtype;    // host dtype
     Shape hostShape;
     int stickDim = -1;
-    std::string deviceOrder = "default";   // or "batch_outermost"
+    DeviceOrder deviceOrder = DeviceOrder::Default;
     SpyreTensorLayout layout;
     bool operator==(const BundleTensor&) const = default;
 };
@@ -40,9 +43,11 @@ struct KernelSlice {
     bool operator==(const KernelSlice&) const = default;
 };
 
+enum class AccessRole { Load, Store };
+
 struct KernelTensorArg {
     std::string tensor;   // BundleTensor::name
-    std::string role;     // "load" or "store"
+    AccessRole role = AccessRole::Load;
     std::string index;    // affine index text
     bool inLx = false;
     int64_t lxOffset = 0;
@@ -82,7 +87,8 @@ struct KernelLoopBody {
 struct Kernel {
     int index = 0;
     std::string name;   // "op3"
-    std::string op;     // "Pointwise", "Reduction", "MatMul", "Restickify"
+    OpKind op = OpKind::Pointwise;
+    MatmulRoles matmul;   // op == MatMul only; a and b index loop.loads
     std::vector<std::string> origins;
     std::vector<KernelVar> vars;
     int stickVar = -1;
@@ -107,7 +113,7 @@ struct KernelBundle {
     std::string model;
     std::string targetName;
     int cores = 0;
-    int stickBytes = 128;
+    int stickBytes = 0;
     int64_t usableLxBytes = 0;
     std::string deviceDtype;
     int64_t restickifyCount = 0;
@@ -121,7 +127,13 @@ struct KernelBundle {
     std::string listing;
 
     const BundleTensor* tensor(const std::string& name) const;
+    int stickElements() const { return stickBytes / kDeviceWordBytes; }
 };
+
+// The names the bundle's JSON uses for the IR's enums ("input", "batch_outermost", "load").
+const char* bundleName(BufferKind k);
+const char* bundleName(DeviceOrder o);
+const char* bundleName(AccessRole r);
 
 // Writes DIR/manifest.json, DIR/kernels/NNN-opK.json, DIR/constants/<tensor>.pb, DIR/listing.txt (creates DIR). Throws InputError on I/O errors.
 void exportKernelBundle(const KernelBundle& bundle, const std::string& dir);

@@ -52,7 +52,7 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
 {
     KernelTime kt;
     kt.name = k.name;
-    kt.op = k.op;
+    kt.op = opKindName(k.op);
     kt.index = k.index;
     kt.startNs = startNs;
     const int nVars = static_cast<int>(k.vars.size());
@@ -75,8 +75,8 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
 
     // ---- compute rate: the PT array at the sustained 2-D rate for every matmul. The device order of a batched
     // matmul shows up in its DMA (run lengths below), not in a separate MAC rate.
-    const bool matmul = k.op == "MatMul";
-    const bool restickify = k.op == "Restickify";
+    const bool matmul = k.op == spyre::OpKind::MatMul;
+    const bool restickify = k.op == spyre::OpKind::Restickify;
     int kWays = 1;
     for (int v = nIter; v < nVars; ++v)
         kWays *= k.vars[v].ways;
@@ -88,14 +88,13 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
     vectorOpsPerPoint = std::max(1, vectorOpsPerPoint);
     double rate = target.sustainedMacPerNsPerCore;
     int mVar = -1;
-    if (matmul && !k.loop.loads.empty()) {
-        // A (the operand that does not walk the innermost iteration var N): its innermost other var is M.
-        const int nVar = nIter - 1;
-        for (const spyre::KernelAccess& acc : k.loop.loads)
-            if (nIter > 0 && acc.index.coeffOf(nVar) == 0 && acc.index.coeffOf(nIter) != 0)
-                for (int v = nIter - 2; v >= 0 && mVar < 0; --v)
-                    if (acc.index.coeffOf(v) != 0)
-                        mVar = v;
+    if (matmul) {
+        // The PT array's rows: M, or where M is 1 (a decode step) the next var A walks, which is then the batch
+        // a projection folds into its rows.
+        const spyre::AffineExpr& a = k.loop.loads[k.matmul.a].index;
+        for (int v = k.matmul.m; v >= 0 && mVar < 0; --v)
+            if (v != k.matmul.n && a.coeffOf(v) != 0)
+                mVar = v;
         kt.rateReason = "sustained PT rate";
         if (kWays > 1) {
             rate /= 2;   // a split K runs on one corelet (torch-spyre work_division.py)
@@ -121,7 +120,7 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
         if (a.dmaSticks <= 0)
             continue;
         ArgDma d;
-        d.store = a.role == "store";
+        d.store = a.role == spyre::AccessRole::Store;
         d.tensor = bundle.tensor(a.tensor);
         if (d.store)
             d.access = &k.loop.store;
@@ -177,7 +176,7 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
     // Fewer cores keep fewer request streams in flight, so a read-dominated kernel (a matmul streaming its
     // weight, a standalone reduction) realises only part of the bandwidth; pointwise traffic is core-independent
     // from 2 cores (torch-spyre cost_model.py). A reduction inside a larger computation (softmax) keeps the full rate.
-    const double aggregateGBs = (matmul || (k.op == "Reduction" && isBundleOutput(bundle, k.loop.store.tensor)))
+    const double aggregateGBs = (matmul || (k.op == spyre::OpKind::Reduction && isBundleOutput(bundle, k.loop.store.tensor)))
                                     ? target.lpddr5EffectiveGBs * target.reductionBwShare(kt.cores)
                                     : target.lpddr5EffectiveGBs;
     if (restickify)
@@ -258,7 +257,7 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
             e.lane = dma ? lane(*trace, lanes, dmaLane, TraceLane::Kind::Dma) : lane(*trace, lanes, coreLane, TraceLane::Kind::Core);
             e.name = name;
             e.kernel = k.name;
-            e.op = k.op;
+            e.op = opKindName(k.op);
             e.tile = tileCount > 1 && chunks == tileCount ? tile : -1;
             e.startNs = static_cast<int64_t>(std::llround(startNs + t0));
             e.endNs = std::max(e.startNs + 1, static_cast<int64_t>(std::llround(startNs + t1)));

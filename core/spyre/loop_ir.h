@@ -78,10 +78,21 @@ struct Access {
 
 enum class StmtKind { Load, IndirectIndex, Constant, Compute, Select, Mask, Reduction, Store };
 
+// What a Compute statement computes (Inductor's ops.<fn>); body_fn.h gives each its semantics and its name.
+enum class BodyFn {
+    Add, Sub, Mul, TrueDiv, TruncDiv, Mod, FMod, Pow, Maximum, Minimum, Eq, Lt, Gt, Le, Ge, LogicalAnd, LogicalOr, LogicalNot,
+    Where, Sqrt, Reciprocal, Neg, Abs, Exp, Log, Erf, Relu, Sigmoid, Tanh, Floor, Ceil, Round, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Sign, ToDtype,
+    LeakyRelu, Unknown
+};
+
+// How a Reduction statement combines its values.
+enum class ReduceFn { Sum, Max, Min, Prod };
+
 // One line of a loop body, in SSA order like Inductor's body printout.
 struct Stmt {
     StmtKind kind = StmtKind::Compute;
-    std::string fn;          // Compute: "add", "exp", ...; Reduction: "sum", "max"; Constant: dtype
+    BodyFn fn = BodyFn::Unknown;    // Compute
+    ReduceFn reduce = ReduceFn::Sum;  // Reduction
     std::vector<int> args;   // earlier statements
     int load = -1;           // Load / Store: index into Op::loads (Load) ; IndirectIndex: its number
     double value = 0.0;      // Constant value; Compute extra scalar (leaky_relu alpha, clamp bounds in value/value2)
@@ -118,9 +129,20 @@ struct CoreSplit {
     std::string why;         // "cost model: best of 37 splits", "default: largest dims first"
 };
 
+// A MatMul op's operands and vars: which load is A (M x K) and which is B (K x N), and the vars that play M, N
+// and K (M or N may have range 1: a decode step, a [96,288] x [288,1] product). `lower` decides them; every pass
+// keeps them (fuse appends an epilogue's loads after A and B) and codegen writes them into the bundle, so the work
+// division, the timing model and the simulator read them instead of working them out again.
+struct MatmulRoles {
+    int a = -1, b = -1;           // indices into Op::loads (KernelLoopBody::loads)
+    int m = -1, n = -1, k = -1;   // var ids: m and n iteration vars, k the reduction var
+    bool operator==(const MatmulRoles&) const = default;
+};
+
 struct Op {
     std::string name;   // "op3"
     OpKind kind = OpKind::Pointwise;
+    MatmulRoles matmul;   // kind == MatMul only
     Shape ranges;            // iteration vars p0..
     Shape reductionRanges;   // reduction vars r0..
     std::vector<Access> loads;

@@ -10,27 +10,16 @@ namespace spyglass::spyre {
 
 namespace {
 
-const char* kindName(BufferKind k)
-{
-    switch (k) {
-    case BufferKind::Input: return "input";
-    case BufferKind::Output: return "output";
-    case BufferKind::Constant: return "constant";
-    case BufferKind::Intermediate: return "intermediate";
-    }
-    return "intermediate";
-}
-
 BundleTensor bundleTensor(const Program& p, const Buffer& b)
 {
     BundleTensor t;
     t.name = b.name;
     t.origin = b.origin;
-    t.kind = kindName(b.kind);
+    t.kind = b.kind;
     t.dtype = b.dtype;
     t.hostShape = b.shape;
     t.stickDim = b.stickDim;
-    t.deviceOrder = b.order == DeviceOrder::BatchOutermost ? "batch_outermost" : "default";
+    t.deviceOrder = b.order;
     t.layout = p.layoutOf(b);
     return t;
 }
@@ -74,7 +63,8 @@ Kernel kernelOf(const Program& program, const Op& op, int index)
     Kernel k;
     k.index = index;
     k.name = op.name;
-    k.op = opKindName(op.kind);
+    k.op = op.kind;
+    k.matmul = op.matmul;
     k.origins = op.origins;
     for (int v = 0; v < op.numVars(); ++v)
         k.vars.push_back(KernelVar{op.varName(v), op.varRange(v), op.isReductionVar(v),
@@ -89,7 +79,7 @@ Kernel kernelOf(const Program& program, const Op& op, int index)
     int64_t tileCount = 1;
     for (const TileLoop& t : op.tiles)
         tileCount *= t.count;
-    auto arg = [&](const Access& a, const char* role) {
+    auto arg = [&](const Access& a, AccessRole role) {
         const Buffer& buf = program.buffers[a.buffer];
         KernelTensorArg t;
         t.tensor = buf.name;
@@ -114,7 +104,7 @@ Kernel kernelOf(const Program& program, const Op& op, int index)
             bool tiledAlong = false;
             for (const TileLoop& tl : op.tiles)
                 tiledAlong = tiledAlong || a.index.coeffOf(tl.var) != 0;
-            if (!tiledAlong && tileCount > 1 && std::string(role) == "load") {
+            if (!tiledAlong && tileCount > 1 && role == AccessRole::Load) {
                 t.dmaSticks *= tileCount;
                 t.dmaSticksPerCore *= tileCount;
             }
@@ -126,9 +116,9 @@ Kernel kernelOf(const Program& program, const Op& op, int index)
         if (std::find(seen.begin(), seen.end(), a.buffer) != seen.end())
             continue;
         seen.push_back(a.buffer);
-        arg(a, "load");
+        arg(a, AccessRole::Load);
     }
-    arg(op.store, "store");
+    arg(op.store, AccessRole::Store);
     k.loop.ranges = op.ranges;
     k.loop.reductionRanges = op.reductionRanges;
     for (const Access& a : op.loads)

@@ -1,4 +1,5 @@
 #include "core/spyre/pass_lower.h"
+#include "core/spyre/body_fn.h"
 
 #include "core/common/diagnostics.h"
 #include "core/common/job_control.h"
@@ -11,23 +12,23 @@ namespace spyglass::spyre {
 
 namespace {
 
-const std::map<std::string, std::string>& unaryOps()
+const std::map<std::string, BodyFn>& unaryOps()
 {
-    static const std::map<std::string, std::string> m = {
-        {"Sqrt", "sqrt"}, {"Reciprocal", "reciprocal"}, {"Neg", "neg"},   {"Abs", "abs"},     {"Exp", "exp"},
-        {"Log", "log"},   {"Erf", "erf"},               {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"},
-        {"Floor", "floor"}, {"Ceil", "ceil"},           {"Round", "round"},           {"Sin", "sin"},   {"Cos", "cos"},     {"Tan", "tan"}, {"Asin", "asin"}, {"Acos", "acos"},
-        {"Atan", "atan"}, {"Sinh", "sinh"}, {"Cosh", "cosh"}, {"Asinh", "asinh"}, {"Acosh", "acosh"}, {"Atanh", "atanh"},     {"Cast", "to_dtype"}, {"CastLike", "to_dtype"},
-        {"LeakyRelu", "leaky_relu"}, {"Not", "logical_not"}, {"Sign", "sign"}};
+    static const std::map<std::string, BodyFn> m = {
+        {"Sqrt", BodyFn::Sqrt}, {"Reciprocal", BodyFn::Reciprocal}, {"Neg", BodyFn::Neg},   {"Abs", BodyFn::Abs},     {"Exp", BodyFn::Exp},
+        {"Log", BodyFn::Log},   {"Erf", BodyFn::Erf},               {"Relu", BodyFn::Relu}, {"Sigmoid", BodyFn::Sigmoid}, {"Tanh", BodyFn::Tanh},
+        {"Floor", BodyFn::Floor}, {"Ceil", BodyFn::Ceil},           {"Round", BodyFn::Round},           {"Sin", BodyFn::Sin},   {"Cos", BodyFn::Cos},     {"Tan", BodyFn::Tan}, {"Asin", BodyFn::Asin}, {"Acos", BodyFn::Acos},
+        {"Atan", BodyFn::Atan}, {"Sinh", BodyFn::Sinh}, {"Cosh", BodyFn::Cosh}, {"Asinh", BodyFn::Asinh}, {"Acosh", BodyFn::Acosh}, {"Atanh", BodyFn::Atanh},     {"Cast", BodyFn::ToDtype}, {"CastLike", BodyFn::ToDtype},
+        {"LeakyRelu", BodyFn::LeakyRelu}, {"Not", BodyFn::LogicalNot}, {"Sign", BodyFn::Sign}};
     return m;
 }
 
-const std::map<std::string, std::string>& binaryOps()
+const std::map<std::string, BodyFn>& binaryOps()
 {
-    static const std::map<std::string, std::string> m = {
-        {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "truediv"}, {"Pow", "pow"}, {"Max", "maximum"},
-        {"Min", "minimum"}, {"Equal", "eq"}, {"Less", "lt"}, {"Greater", "gt"}, {"LessOrEqual", "le"},
-        {"GreaterOrEqual", "ge"}, {"And", "logical_and"}, {"Or", "logical_or"}};
+    static const std::map<std::string, BodyFn> m = {
+        {"Add", BodyFn::Add}, {"Sub", BodyFn::Sub}, {"Mul", BodyFn::Mul}, {"Div", BodyFn::TrueDiv}, {"Pow", BodyFn::Pow}, {"Max", BodyFn::Maximum},
+        {"Min", BodyFn::Minimum}, {"Equal", BodyFn::Eq}, {"Less", BodyFn::Lt}, {"Greater", BodyFn::Gt}, {"LessOrEqual", BodyFn::Le},
+        {"GreaterOrEqual", BodyFn::Ge}, {"And", BodyFn::LogicalAnd}, {"Or", BodyFn::LogicalOr}};
     return m;
 }
 
@@ -191,7 +192,7 @@ private:
         return stmt(op, s);
     }
 
-    static int compute(Op& op, const std::string& fn, std::vector<int> args, double value = 0, double value2 = 0)
+    static int compute(Op& op, BodyFn fn, std::vector<int> args, double value = 0, double value2 = 0)
     {
         Stmt s;
         s.kind = StmtKind::Compute;
@@ -269,9 +270,9 @@ private:
         if (auto b = binaryOps().find(t); b != binaryOps().end())
             return pointwise(g, b->second, 2);
         if (t == "Where")
-            return pointwise(g, "where", 3);
+            return pointwise(g, BodyFn::Where, 3);
         if (t == "Mod")
-            return pointwise(g, g.intAttr("fmod", 0) ? "fmod" : "mod", 2);
+            return pointwise(g, g.intAttr("fmod", 0) ? BodyFn::FMod : BodyFn::Mod, 2);
         if (t == "Trilu")
             return trilu(g);
         if (t == "GatherElements")
@@ -283,7 +284,7 @@ private:
         if (t == "MatMul")
             return matmul(g);
         if (t == "ReduceSum" || t == "ReduceMax" || t == "ReduceMin" || t == "ReduceProd")
-            return reduction(g, t == "ReduceSum" ? "sum" : t == "ReduceMax" ? "max" : t == "ReduceMin" ? "min" : "prod");
+            return reduction(g, t == "ReduceSum" ? ReduceFn::Sum : t == "ReduceMax" ? ReduceFn::Max : t == "ReduceMin" ? ReduceFn::Min : ReduceFn::Prod);
         if (t == "Transpose")
             return transpose(g);
         if (t == "Reshape")
@@ -305,7 +306,7 @@ private:
         throw error(g, "op type '" + t + "' is not supported by the Spyre compiler");
     }
 
-    void pointwise(const GraphOp& g, const std::string& fn, size_t arity)
+    void pointwise(const GraphOp& g, BodyFn fn, size_t arity)
     {
         if (g.inputs.size() < arity)
             throw error(g, "expects " + std::to_string(arity) + " inputs");
@@ -324,9 +325,8 @@ private:
         if (g.opType == "Cast" && g.ints.count("saturate") == 0 && g.strings.count("round_mode"))
             throw error(g, "attribute 'round_mode' is not supported");
         // ONNX Div on integers truncates; on floats it is a true division.
-        const std::string f = (fn == "truediv" && out.dtype != "float32" && out.dtype != "float16" && out.dtype != "float64")
-                                  ? std::string("truncdiv")
-                                  : fn;
+        const BodyFn f =
+            (fn == BodyFn::TrueDiv && out.dtype != "float32" && out.dtype != "float16" && out.dtype != "float64") ? BodyFn::TruncDiv : fn;
         const int r = compute(op, f, args, value);
         finish(op, r, g, g.outputs.at(0));
     }
@@ -339,14 +339,14 @@ private:
         op.ranges = out.shape;
         int v = loadBroadcast(op, viewOf(g, 0), out.shape);
         // Bounds are attributes (opset < 11) or optional inputs, constant or known only at run time.
-        auto bound = [&](size_t input, const char* attr, const char* fn) {
+        auto bound = [&](size_t input, const char* attr, BodyFn fn) {
             if (input < g.inputs.size() && g.inputs[input] >= 0)
                 v = compute(op, fn, {v, loadBroadcast(op, viewOf(g, input), out.shape)});
             else if (g.floats.count(attr))
                 v = compute(op, fn, {v, constant(op, g.floats.at(attr))});
         };
-        bound(1, "min", "maximum");
-        bound(2, "max", "minimum");
+        bound(1, "min", BodyFn::Maximum);
+        bound(2, "max", BodyFn::Minimum);
         finish(op, v, g, g.outputs.at(0));
     }
 
@@ -401,16 +401,17 @@ private:
         };
         const int la = load(op, a.buffer, operandIndex(a, ra, mVar, static_cast<int>(ra - 2), kVar, static_cast<int>(ra - 1)));
         const int lb = load(op, b.buffer, operandIndex(b, rb, kVar, static_cast<int>(rb - 2), nVar, static_cast<int>(rb - 1)));
-        const int mul = compute(op, "mul", {la, lb});
+        op.matmul = MatmulRoles{op.body[la].load, op.body[lb].load, mVar, nVar, kVar};
+        const int mul = compute(op, BodyFn::Mul, {la, lb});
         Stmt red;
         red.kind = StmtKind::Reduction;
-        red.fn = "sum";
+        red.reduce = ReduceFn::Sum;
         red.args = {mul};
         const int r = stmt(op, red);
         finish(op, r, g, g.outputs.at(0));
     }
 
-    void reduction(const GraphOp& g, const std::string& fn)
+    void reduction(const GraphOp& g, ReduceFn fn)
     {
         const View x = viewOf(g, 0);
         if (x.scalar)
@@ -449,7 +450,7 @@ private:
         }
         Stmt red;
         red.kind = StmtKind::Reduction;
-        red.fn = fn;
+        red.reduce = fn;
         red.args = {l};
         const int r = stmt(op, red);
         finish(op, r, g, g.outputs.at(0));
@@ -816,7 +817,7 @@ private:
         value = masked(value, runtimeFill ? 0.0 : g.floatAttr("value", 0.0));
         if (runtimeFill) {
             const int inside = masked(constant(op, 1.0), 0.0);
-            value = compute(op, "where", {inside, value, loadBroadcast(op, viewOf(g, 1), out)});
+            value = compute(op, BodyFn::Where, {inside, value, loadBroadcast(op, viewOf(g, 1), out)});
         }
         finish(op, value, g, g.outputs.at(0));
     }
@@ -859,7 +860,7 @@ private:
         const int masked = stmt(op, m);
         Stmt red;
         red.kind = StmtKind::Reduction;
-        red.fn = "sum";
+        red.reduce = ReduceFn::Sum;
         red.args = {masked};
         finish(op, stmt(op, red), g, g.outputs.at(0));
     }
@@ -927,7 +928,8 @@ private:
         if (!im2col) {
             Stmt red;
             red.kind = StmtKind::Reduction;
-            red.fn = g.strings.at("mode");
+            if (!reduceFnOf(g.strings.at("mode"), red.reduce))
+                throw error(g, "window reduction mode '" + g.strings.at("mode") + "' is not sum, max, min or prod");
             red.args = {value};
             value = stmt(op, red);
         }

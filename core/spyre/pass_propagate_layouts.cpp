@@ -35,7 +35,7 @@ bool candidateFor(const Program& p, const Op& op, int var, int kVar, LayoutCandi
     c.loadStickDims.clear();
     for (size_t i = 0; i < op.loads.size(); ++i) {
         // Matmul operand A is sticked along K, whatever the output's stick.
-        const int v = (op.kind == OpKind::MatMul && i == 0) ? kVar : var;
+        const int v = (op.kind == OpKind::MatMul && static_cast<int>(i) == op.matmul.a) ? kVar : var;
         const int r = loadRequirement(p, op, op.loads[i], v);
         if (r == -2)
             return false;
@@ -62,16 +62,17 @@ std::vector<LayoutCandidate> layoutCandidates(const Program& p, const Op& op)
     const int nIter = static_cast<int>(op.ranges.size());
     if (op.kind == OpKind::MatMul) {
         LayoutCandidate c;
-        if (candidateFor(p, op, nIter - 1, nIter, c))
+        const MatmulRoles& mm = op.matmul;
+        if (candidateFor(p, op, mm.n, mm.k, c))
             out.push_back(c);
         else {
             // Keep the fixed-in-out requirement even when an operand view cannot satisfy it: the optimiser will
             // then pay a restickify into a plain layout.
-            c.stickVar = nIter - 1;
+            c.stickVar = mm.n;
             c.outputStickDim = static_cast<int>(p.buffers[op.store.buffer].shape.size()) - 1;
             c.loadStickDims.clear();
             for (size_t i = 0; i < op.loads.size(); ++i) {
-                const int r = loadRequirement(p, op, op.loads[i], i == 0 ? nIter : nIter - 1);
+                const int r = loadRequirement(p, op, op.loads[i], static_cast<int>(i) == mm.a ? mm.k : mm.n);
                 c.loadStickDims.push_back(r == -2 ? static_cast<int>(p.buffers[op.loads[i].buffer].shape.size()) - 1 : r);
             }
             out.push_back(c);

@@ -99,7 +99,7 @@ Simulated simulateOnce(const model::ModelGraph& g, const spyre::SpyreTarget& t, 
         for (const spyre::KernelVar& v : k.vars)
             if (v.ways > 1)
                 ways += (ways.empty() ? "" : " ") + v.name + ":" + std::to_string(v.ways);
-        s.plan += (s.plan.empty() ? "" : "; ") + k.op + (ways.empty() ? "" : " " + ways);
+        s.plan += (s.plan.empty() ? "" : "; ") + std::string(opKindName(k.op)) + (ways.empty() ? "" : " " + ways);
     }
     return s;
 }

@@ -23,12 +23,10 @@ using spyre::StmtKind;
 
 namespace {
 
-constexpr int kLanes = 64;   // one stick of the device format: the SFU's vector width
-using LaneArray = std::array<float, kLanes>;
 using Range = std::pair<int64_t, int64_t>;   // [lo, hi)
 using Box = std::vector<Range>;              // one range per var of a group (iteration or reduction vars)
 
-enum class ReduceOp { Sum, Max, Min, Prod };
+using spyre::ReduceFn;
 
 // A group of cores that share one slice of the iteration vars: together they cover the reduction (a reduction
 // split over cores is summed in fp32 here, in core order; the timing model charges the partial-sum exchange).
@@ -47,7 +45,7 @@ struct LxUse {
 
 [[noreturn]] void fail(const Kernel& k, const std::string& what)
 {
-    throw InputError(SourceLocation{}, "kernel " + k.name + " (" + k.op + "): " + what);
+    throw InputError(SourceLocation{}, "kernel " + k.name + " (" + opKindName(k.op) + "): " + what);
 }
 
 // Device word offsets of host elements h0, h0 + step, ... (n of them); -1 for an element outside the tensor.
@@ -77,8 +75,8 @@ void deviceOffsets(const DeviceTensor& t, int64_t h0, int64_t step, int n, int64
 
 class KernelRun {
 public:
-    KernelRun(const Kernel& k, std::map<std::string, DeviceTensor>& tensors, DeviceFormat format, LxState* lx)
-        : k_(k), format_(format), table_(decodeTable(format))
+    KernelRun(const Kernel& k, std::map<std::string, DeviceTensor>& tensors, DeviceFormat format, int stickElements, LxState* lx)
+        : k_(k), format_(format), table_(decodeTable(format)), lanes_(stickElements)
     {
         const spyre::KernelLoopBody& body = k.loop;
         nIter_ = static_cast<int>(body.ranges.size());
@@ -95,7 +93,7 @@ public:
         for (const spyre::KernelAccess& a : body.loads)
             loads_.push_back(tensor(a.tensor));
         store_ = tensor(body.store.tensor);
-        auto lxUse = [&](const std::string& name, const char* role) {
+        auto lxUse = [&](const std::string& name, spyre::AccessRole role) {
             LxUse u;
             if (!lx)
                 return u;
@@ -105,35 +103,28 @@ public:
                     if (it == lx->end())
                         return u;
                     u.residency = &it->second;
-                    u.check = std::string(role) == "load" && a.dmaSticks == 0;
+                    u.check = role == spyre::AccessRole::Load && a.dmaSticks == 0;
                 }
             return u;
         };
         for (const spyre::KernelAccess& a : body.loads)
-            loadLx_.push_back(lxUse(a.tensor, "load"));
-        storeLx_ = lxUse(body.store.tensor, "store");
+            loadLx_.push_back(lxUse(a.tensor, spyre::AccessRole::Load));
+        storeLx_ = lxUse(body.store.tensor, spyre::AccessRole::Store);
         for (size_t s = 0; s < body.stmts.size(); ++s) {
             const Stmt& st = body.stmts[s];
-            BodyFn f = BodyFn::Unknown;
-            if (st.kind == StmtKind::Compute) {
-                f = spyre::bodyFnOf(st.fn);
-                if (f == BodyFn::Unknown)
-                    fail(k, "statement " + std::to_string(s) + " computes ops." + st.fn + ", which the simulator does not know");
-            }
+            if (st.kind == StmtKind::Compute && st.fn == BodyFn::Unknown)
+                fail(k, "statement " + std::to_string(s) + " computes a function the simulator does not know");
             if (st.kind == StmtKind::Reduction) {
                 if (redStmt_ >= 0)
                     fail(k, "has two reductions");
                 redStmt_ = static_cast<int>(s);
-                reduceOp_ = st.fn == "max" ? ReduceOp::Max : st.fn == "min" ? ReduceOp::Min : st.fn == "prod" ? ReduceOp::Prod : ReduceOp::Sum;
-                if (st.fn != "sum" && st.fn != "max" && st.fn != "min" && st.fn != "prod")
-                    fail(k, "reduces with '" + st.fn + "' (sum, max, min or prod)");
+                reduceOp_ = st.reduce;
             }
             if (st.kind == StmtKind::IndirectIndex)
                 indirectCount_ = std::max(indirectCount_, st.load + 1);
             for (int v : varsOf(st))
                 if (v >= 0 && v < spyre::kIndirectVar && v >= nVars_)
                     fail(k, "statement " + std::to_string(s) + " uses a variable the kernel does not have");
-            fns_.push_back(f);
         }
         for (const spyre::KernelAccess& a : body.loads)
             checkVars(a.index);
@@ -169,15 +160,15 @@ private:
     const Kernel& k_;
     DeviceFormat format_;
     const float* table_;
+    const int lanes_;   // elements per stick: the SFU's vector width
     int nIter_ = 0, nVars_ = 0, laneVar_ = -1;
     spyre::Shape ranges_;
     std::vector<DeviceTensor*> loads_;
     DeviceTensor* store_ = nullptr;
     std::vector<LxUse> loadLx_;
     LxUse storeLx_;
-    std::vector<BodyFn> fns_;
     int redStmt_ = -1;
-    ReduceOp reduceOp_ = ReduceOp::Sum;
+    ReduceFn reduceOp_ = ReduceFn::Sum;
     int indirectCount_ = 0;
     std::vector<WorkItem> work_;
     std::atomic<int64_t> points_{0};
@@ -202,65 +193,38 @@ private:
                 fail(k_, "an index uses a variable the kernel does not have");
     }
 
-    // MatMul bodies are load A, load B, mul, sum-reduction over one K var, then an optional epilogue.
+    // The GEMM path takes a MatMul whose body is load A, load B, mul, a sum over one K var, then an optional
+    // epilogue; the operand roles come from the bundle (the loader checked them against the body).
     void detectMatmul()
     {
         const auto& st = k_.loop.stmts;
-        if (k_.op != "MatMul" || nVars_ != nIter_ + 1 || redStmt_ < 0 || reduceOp_ != ReduceOp::Sum)
+        if (k_.op != spyre::OpKind::MatMul || nVars_ != nIter_ + 1 || redStmt_ < 0 || reduceOp_ != ReduceFn::Sum)
             return;
+        const spyre::MatmulRoles& mm = k_.matmul;
         const Stmt& red = st[redStmt_];
         const Stmt& mul = st[red.args[0]];
-        if (mul.kind != StmtKind::Compute || fns_[red.args[0]] != BodyFn::Mul || mul.args.size() != 2)
+        if (mul.kind != StmtKind::Compute || mul.fn != BodyFn::Mul || mul.args.size() != 2)
             return;
         const Stmt& la = st[mul.args[0]];
         const Stmt& lb = st[mul.args[1]];
-        if (la.kind != StmtKind::Load || lb.kind != StmtKind::Load)
+        if (la.kind != StmtKind::Load || lb.kind != StmtKind::Load ||
+            !((la.load == mm.a && lb.load == mm.b) || (la.load == mm.b && lb.load == mm.a)))
             return;
         for (int s = 0; s < redStmt_; ++s)   // nothing else may feed the reduction
             if (s != red.args[0] && s != mul.args[0] && s != mul.args[1] && st[s].kind != StmtKind::Load)
                 return;
-        int a = la.load, b = lb.load;
-        const AffineExpr* ea = &k_.loop.loads[a].index;
-        const AffineExpr* eb = &k_.loop.loads[b].index;
-        for (const AffineExpr* e : {ea, eb})
-            for (const auto& [v, c] : e->terms)
+        for (int l : {mm.a, mm.b})
+            for (const auto& [v, c] : k_.loop.loads[l].index.terms)
                 if (v >= spyre::kIndirectVar)
                     return;
-        if (loads_[a]->isInteger() || loads_[b]->isInteger() || store_->isInteger())
+        if (loads_[mm.a]->isInteger() || loads_[mm.b]->isInteger() || store_->isInteger())
             return;
-        const int kv = nIter_;
-        if (ea->coeffOf(kv) == 0 || eb->coeffOf(kv) == 0)
-            return;
-        const AffineExpr& ec = k_.loop.store.index;
-        // N: the innermost iteration var that only one operand walks (that operand is B). A product with N = 1
-        // ([96,288] x [288,1], a conv with a 1x1 output) has a lane var nothing walks: that var is N, of one element.
-        int n = -1;
-        auto walked = [&](int v) { return ea->coeffOf(v) != 0 || eb->coeffOf(v) != 0 || ec.coeffOf(v) != 0; };
-        if (laneVar_ >= 0 && ranges_[laneVar_] == 1 && !walked(laneVar_))
-            n = laneVar_;
-        for (int v = nIter_ - 1; v >= 0 && n < 0; --v) {
-            if (ec.coeffOf(v) == 0)
-                continue;
-            if (eb->coeffOf(v) != 0 && ea->coeffOf(v) == 0)
-                n = v;
-            else if (ea->coeffOf(v) != 0 && eb->coeffOf(v) == 0) {
-                n = v;
-                std::swap(a, b);
-                std::swap(ea, eb);
-            }
-        }
-        if (n < 0)
-            return;
-        int m = -1;
-        for (int v = nIter_ - 1; v >= 0 && m < 0; --v)
-            if (v != n && ec.coeffOf(v) != 0 && ea->coeffOf(v) != 0 && eb->coeffOf(v) == 0)
-                m = v;
         matmul_ = true;
-        loadA_ = a;
-        loadB_ = b;
-        varM_ = m;
-        varN_ = n;
-        varK_ = kv;
+        loadA_ = mm.a;
+        loadB_ = mm.b;
+        varM_ = mm.m;
+        varN_ = mm.n;
+        varK_ = mm.k;
     }
 
     // Slices and tiles -> work items. A tile loop on a var cuts its range into `count` tiles of `extent`; a core's
@@ -326,7 +290,7 @@ private:
         }
     }
 
-    // A core touches stick `offset / 64` of an LX-resident tensor: reading it without DMA needs the stick in the
+    // A core touches stick `offset / lanes_` of an LX-resident tensor: reading it without DMA needs the stick in the
     // core's LX; a store or a DMA load puts it there.
     void touchLx(const LxUse& u, const DeviceTensor& t, const int64_t* offsets, int n, int core) const
     {
@@ -336,7 +300,7 @@ private:
         for (int j = 0; j < n; ++j) {
             if (offsets[j] < 0)
                 continue;
-            const int64_t stick = offsets[j] / kLanes;
+            const int64_t stick = offsets[j] / lanes_;
             if (!u.check) {
                 held[stick] = 1;
             } else if (!held[stick]) {
@@ -347,15 +311,29 @@ private:
     }
 
     // ---- generic path: statements over lanes of the innermost iteration var
+    // The SFU computes one stick at a time: every statement holds `width` lanes (a stick's elements), of which
+    // the first n are live.
     struct Lanes {
-        std::vector<LaneArray> vals;
+        int width = 0;
+        std::vector<float> vals;         // statement s: lanes [s * width, (s + 1) * width)
+        std::vector<float> acc;          // the reduction's running value
         std::vector<int64_t> vars;
-        std::vector<std::array<int64_t, kLanes>> indirect;
+        std::vector<int64_t> indirect;   // gather slot k: lanes [k * width, ...)
+        std::vector<int64_t> offs, hostA, hostB;   // per-lane scratch
         int n = 1;
-        std::array<int64_t, kLanes> offs{};
         // The cores of the work item: a reduction split over cores ends with the combined result in every
         // member's LX (the partial sums go round the group), so a store lands in all of them.
         const std::vector<int>* group = nullptr;
+
+        Lanes(int lanes, size_t stmts, int nVars, int indirectSlots)
+            : width(lanes), vals(stmts * lanes), acc(lanes), vars(nVars, 0), indirect(static_cast<size_t>(indirectSlots) * lanes),
+              offs(lanes), hostA(lanes), hostB(lanes)
+        {
+        }
+        float* val(int s) { return vals.data() + static_cast<size_t>(s) * width; }
+        const float* val(int s) const { return vals.data() + static_cast<size_t>(s) * width; }
+        int64_t* slot(int k) { return indirect.data() + static_cast<size_t>(k) * width; }
+        const int64_t* slot(int k) const { return indirect.data() + static_cast<size_t>(k) * width; }
     };
 
     int64_t hostBase(const AffineExpr& e, const Lanes& L) const
@@ -378,17 +356,17 @@ private:
             int64_t h = base + step * j;
             for (const auto& [v, c] : e.terms)
                 if (v >= spyre::kIndirectVar)
-                    h += c * L.indirect[v - spyre::kIndirectVar][j];
+                    h += c * L.slot(v - spyre::kIndirectVar)[j];
             out[j] = h;
         }
     }
 
-    void load(const Stmt& st, Lanes& L, LaneArray& out, int core) const
+    void load(const Stmt& st, Lanes& L, float* out, int core) const
     {
         const spyre::KernelAccess& a = k_.loop.loads[st.load];
         const DeviceTensor& t = *loads_[st.load];
-        std::array<int64_t, kLanes> h{};
-        hostOffsets(a.index, L, h.data());
+        int64_t* h = L.hostA.data();
+        hostOffsets(a.index, L, h);
         if (t.isInteger()) {
             for (int j = 0; j < L.n; ++j)
                 out[j] = h[j] >= 0 && h[j] < t.hostElements() ? static_cast<float>(t.ints()[h[j]]) : std::numeric_limits<float>::quiet_NaN();
@@ -407,11 +385,11 @@ private:
             out[j] = L.offs[j] >= 0 ? table_[w[L.offs[j]]] : std::numeric_limits<float>::quiet_NaN();
     }
 
-    void store(const LaneArray& v, Lanes& L, int core) const
+    void store(const float* v, Lanes& L, int core) const
     {
         DeviceTensor& t = *store_;
-        std::array<int64_t, kLanes> h{};
-        hostOffsets(k_.loop.store.index, L, h.data());
+        int64_t* h = L.hostA.data();
+        hostOffsets(k_.loop.store.index, L, h);
         for (int j = 0; j < L.n; ++j)
             if (h[j] < 0 || h[j] >= t.hostElements())
                 fail(k_, "core " + std::to_string(core) + " stores outside tensor '" + t.meta().name + "' (host element " +
@@ -438,15 +416,16 @@ private:
         const auto& stmts = k_.loop.stmts;
         for (size_t s = from; s < to; ++s) {
             const Stmt& st = stmts[s];
-            LaneArray& out = L.vals[s];
+            float* out = L.val(static_cast<int>(s));
             switch (st.kind) {
             case StmtKind::Load:
                 load(st, L, out, core);
                 break;
             case StmtKind::IndirectIndex: {
-                auto& ind = L.indirect.at(st.load);
+                int64_t* ind = L.slot(st.load);
+                const float* x = L.val(st.args[0]);
                 for (int j = 0; j < L.n; ++j) {
-                    int64_t i = static_cast<int64_t>(L.vals[st.args[0]][j]);
+                    int64_t i = static_cast<int64_t>(x[j]);
                     if (i < 0)
                         i += st.bound;
                     ind[j] = i;
@@ -455,20 +434,20 @@ private:
                 break;
             }
             case StmtKind::Constant:
-                out.fill(static_cast<float>(st.value));
+                std::fill_n(out, L.n, static_cast<float>(st.value));
                 break;
             case StmtKind::Compute: {
-                const BodyFn f = fns_[s];
-                const LaneArray& x = L.vals[st.args[0]];
-                const LaneArray* y = st.args.size() > 1 ? &L.vals[st.args[1]] : &x;
-                const LaneArray* z = st.args.size() > 2 ? &L.vals[st.args[2]] : &x;
+                const BodyFn f = st.fn;
+                const float* x = L.val(st.args[0]);
+                const float* y = st.args.size() > 1 ? L.val(st.args[1]) : x;
+                const float* z = st.args.size() > 2 ? L.val(st.args[2]) : x;
                 for (int j = 0; j < L.n; ++j)
-                    out[j] = spyre::applyBodyFn<float>(f, x[j], (*y)[j], (*z)[j], st);
+                    out[j] = spyre::applyBodyFn<float>(f, x[j], y[j], z[j], st);
                 break;
             }
             case StmtKind::Select: {
-                const LaneArray& a = L.vals[st.args[0]];
-                const LaneArray& b = L.vals[st.args[1]];
+                const float* a = L.val(st.args[0]);
+                const float* b = L.val(st.args[1]);
                 for (int j = 0; j < L.n; ++j) {
                     const int64_t v = L.vars[st.var] + (st.var == laneVar_ ? j : 0);
                     out[j] = v < st.bound ? a[j] : b[j];
@@ -476,9 +455,9 @@ private:
                 break;
             }
             case StmtKind::Mask: {
-                std::array<int64_t, kLanes> c{};
-                hostOffsets(st.cond, L, c.data());
-                const LaneArray& a = L.vals[st.args[0]];
+                int64_t* c = L.hostB.data();
+                hostOffsets(st.cond, L, c);
+                const float* a = L.val(st.args[0]);
                 for (int j = 0; j < L.n; ++j)
                     out[j] = c[j] >= st.lower && c[j] < st.bound ? a[j] : static_cast<float>(st.value);
                 break;
@@ -486,29 +465,29 @@ private:
             case StmtKind::Reduction:
                 break;   // accumulated by the caller
             case StmtKind::Store:
-                store(L.vals[st.args[0]], L, core);
-                out = L.vals[st.args[0]];
+                store(L.val(st.args[0]), L, core);
+                std::copy_n(L.val(st.args[0]), L.n, out);
                 break;
             }
         }
     }
 
-    void reduceInto(LaneArray& acc, const LaneArray& x, int n) const
+    void reduceInto(float* acc, const float* x, int n) const
     {
         switch (reduceOp_) {
-        case ReduceOp::Sum:
+        case ReduceFn::Sum:
             for (int j = 0; j < n; ++j)
                 acc[j] += x[j];
             break;
-        case ReduceOp::Max:
+        case ReduceFn::Max:
             for (int j = 0; j < n; ++j)
                 acc[j] = std::isnan(x[j]) || std::isnan(acc[j]) ? std::numeric_limits<float>::quiet_NaN() : std::max(acc[j], x[j]);
             break;
-        case ReduceOp::Min:
+        case ReduceFn::Min:
             for (int j = 0; j < n; ++j)
                 acc[j] = std::isnan(x[j]) || std::isnan(acc[j]) ? std::numeric_limits<float>::quiet_NaN() : std::min(acc[j], x[j]);
             break;
-        case ReduceOp::Prod:
+        case ReduceFn::Prod:
             for (int j = 0; j < n; ++j)
                 acc[j] *= x[j];
             break;
@@ -517,9 +496,9 @@ private:
 
     float identity() const
     {
-        return reduceOp_ == ReduceOp::Max ? -std::numeric_limits<float>::infinity()
-               : reduceOp_ == ReduceOp::Min ? std::numeric_limits<float>::infinity()
-               : reduceOp_ == ReduceOp::Prod ? 1.0f
+        return reduceOp_ == ReduceFn::Max ? -std::numeric_limits<float>::infinity()
+               : reduceOp_ == ReduceFn::Min ? std::numeric_limits<float>::infinity()
+               : reduceOp_ == ReduceFn::Prod ? 1.0f
                                             : 0.0f;
     }
 
@@ -550,10 +529,7 @@ private:
                 runMatmulBox(w, ib);
             return;
         }
-        Lanes L;
-        L.vals.resize(k_.loop.stmts.size());
-        L.vars.assign(nVars_, 0);
-        L.indirect.resize(indirectCount_);
+        Lanes L(lanes_, k_.loop.stmts.size(), nVars_, indirectCount_);
         L.group = &w.cores;
         const int core = w.cores.front();
         int64_t points = 0;
@@ -566,9 +542,9 @@ private:
             }
             forEachPoint(ib, 0, nIter_, laneVar_, L.vars, [&] {
                 const auto [lo, hi] = ib[laneVar_];
-                for (int64_t b = lo; b < hi; b += kLanes) {
+                for (int64_t b = lo; b < hi; b += lanes_) {
                     L.vars[laneVar_] = b;
-                    L.n = static_cast<int>(std::min<int64_t>(kLanes, hi - b));
+                    L.n = static_cast<int>(std::min<int64_t>(lanes_, hi - b));
                     runChunk(w, L, core);
                     points += L.n;
                 }
@@ -585,15 +561,15 @@ private:
             eval(0, all, L, core);
             return;
         }
-        LaneArray acc;
-        acc.fill(identity());
+        float* acc = L.acc.data();
+        std::fill_n(acc, L.n, identity());
         const int redArg = k_.loop.stmts[redStmt_].args[0];
         for (size_t b = 0; b < w.redBoxes.size(); ++b)
             forEachPoint(w.redBoxes[b], nIter_, nVars_, -1, L.vars, [&] {
                 eval(0, static_cast<size_t>(redStmt_), L, w.redBoxCore[b]);
-                reduceInto(acc, L.vals[redArg], L.n);
+                reduceInto(acc, L.val(redArg), L.n);
             });
-        L.vals[redStmt_] = acc;
+        std::copy_n(acc, L.n, L.val(redStmt_));
         eval(static_cast<size_t>(redStmt_) + 1, all, L, core);
     }
 
@@ -602,8 +578,8 @@ private:
                    std::vector<int64_t>& offs) const
     {
         offs.resize(static_cast<size_t>(n));
-        for (int64_t j = 0; j < n; j += kLanes) {
-            const int len = static_cast<int>(std::min<int64_t>(kLanes, n - j));
+        for (int64_t j = 0; j < n; j += lanes_) {
+            const int len = static_cast<int>(std::min<int64_t>(lanes_, n - j));
             deviceOffsets(t, h0 + step * j, step, len, offs.data() + j);
             touchLx(lx, t, offs.data() + j, len, core);
         }
@@ -629,7 +605,7 @@ private:
         int64_t K = 0;
         for (const Range& r : ks)
             K += r.second - r.first;
-        const Range mr = varM_ >= 0 ? ib[varM_] : Range{0, 1};
+        const Range mr = ib[varM_];
         const Range nr = ib[varN_];
         const int64_t M = mr.second - mr.first, N = nr.second - nr.first;
         thread_local std::vector<float> pa, pb, pc;
@@ -637,22 +613,18 @@ private:
         pa.resize(static_cast<size_t>(M * K));
         pb.resize(static_cast<size_t>(K * N));
         pc.resize(static_cast<size_t>(M * N));
-        Lanes L;
-        L.vals.resize(k_.loop.stmts.size());
-        L.vars.assign(nVars_, 0);
+        Lanes L(lanes_, k_.loop.stmts.size(), nVars_, indirectCount_);
         L.group = &w.cores;
         const int core = w.cores.front();
         // Batch vars: every iteration var that is neither M nor N.
         Box batch = ib;
-        if (varM_ >= 0)
-            batch[varM_] = {mr.first, mr.first + 1};
+        batch[varM_] = {mr.first, mr.first + 1};
         batch[varN_] = {nr.first, nr.first + 1};
         forEachPoint(batch, 0, nIter_, -1, L.vars, [&] {
             std::vector<int64_t> vars = L.vars;
             // A: M rows of K.
             for (int64_t m = 0; m < M; ++m) {
-                if (varM_ >= 0)
-                    vars[varM_] = mr.first + m;
+                vars[varM_] = mr.first + m;
                 int64_t col = 0;
                 for (size_t s = 0; s < ks.size(); ++s) {
                     const Range& r = ks[s];
@@ -678,19 +650,17 @@ private:
             gemmF32(M, N, K, pa.data(), K, pb.data(), N, pc.data(), N, false);
             // Epilogue and store, one stick of N at a time, with the reduction's value taken from C.
             for (int64_t m = 0; m < M; ++m) {
-                if (varM_ >= 0)
-                    L.vars[varM_] = mr.first + m;
-                for (int64_t b = 0; b < N; b += kLanes) {
+                L.vars[varM_] = mr.first + m;
+                for (int64_t b = 0; b < N; b += lanes_) {
                     L.vars[varN_] = nr.first + b;
-                    L.n = static_cast<int>(std::min<int64_t>(kLanes, N - b));
-                    std::copy(pc.data() + m * N + b, pc.data() + m * N + b + L.n, L.vals[redStmt_].begin());
+                    L.n = static_cast<int>(std::min<int64_t>(lanes_, N - b));
+                    std::copy_n(pc.data() + m * N + b, L.n, L.val(redStmt_));
                     if (varN_ != laneVar_)
                         fail(k_, "matmul output is not walked along N");
                     eval(static_cast<size_t>(redStmt_) + 1, k_.loop.stmts.size(), L, core);
                 }
             }
-            if (varM_ >= 0)
-                L.vars[varM_] = mr.first;
+            L.vars[varM_] = mr.first;
             L.vars[varN_] = nr.first;
             points_ += M * N;
         });
@@ -718,10 +688,10 @@ void parallelFor(int count, int threads, const std::function<void(int)>& fn)
         t.join();
 }
 
-ExecutionStats executeKernel(const Kernel& kernel, std::map<std::string, DeviceTensor>& tensors, DeviceFormat format, int hostThreads,
-                             LxState* lx)
+ExecutionStats executeKernel(const Kernel& kernel, std::map<std::string, DeviceTensor>& tensors, DeviceFormat format, int stickElements,
+                             int hostThreads, LxState* lx)
 {
-    KernelRun run(kernel, tensors, format, lx);
+    KernelRun run(kernel, tensors, format, stickElements, lx);
     return run.run(hostThreads);
 }
 

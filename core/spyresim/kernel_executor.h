@@ -36,7 +36,7 @@ struct ExecutionStats {
 // else InputError naming the kernel, core, tensor and stick; stores (and DMA loads) into LX record what each core
 // holds.
 ExecutionStats executeKernel(const spyre::Kernel& kernel, std::map<std::string, DeviceTensor>& tensors, DeviceFormat format,
-                             int hostThreads, LxState* lx = nullptr);
+                             int stickElements, int hostThreads, LxState* lx = nullptr);
 
 // Runs fn(0..count-1) on up to `threads` host threads (work is handed out one index at a time).
 void parallelFor(int count, int threads, const std::function<void(int)>& fn);

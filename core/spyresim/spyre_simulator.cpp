@@ -2,6 +2,7 @@
 
 #include "core/common/diagnostics.h"
 #include "core/common/job_control.h"
+#include "core/common/units.h"
 #include "core/spyre/spyre_target.h"
 #include "core/spyresim/device_memory.h"
 #include "core/spyresim/kernel_executor.h"
@@ -107,6 +108,28 @@ void checkScratchpadPlan(const KernelBundle& bundle)
     }
 }
 
+double numericsWork(const KernelBundle& bundle, const spyre::SpyreTarget& target)
+{
+    double work = 0;
+    double clock = 0;
+    for (const Kernel& k : bundle.kernels) {
+        const KernelTime kt = timeKernel(k, bundle, target, clock, nullptr);
+        work += static_cast<double>(kt.macs) + kVectorOpCostInMacs * static_cast<double>(kt.vectorOps);
+    }
+    return work;
+}
+
+void checkNumericsWork(const KernelBundle& bundle, const spyre::SpyreTarget& target, const SimOptions& options, const std::string& source)
+{
+    if (!options.numerics || !std::isfinite(options.maxNumericsWork))
+        return;
+    const double work = numericsWork(bundle, target);
+    if (work > options.maxNumericsWork)
+        throw InputError(SourceLocation{source, 0, 0}, "simulating the numbers of this bundle is " + groupDigits(static_cast<int64_t>(work)) +
+                                               " multiply-adds (vector ops counted at their host cost), beyond the " +
+                                               groupDigits(static_cast<int64_t>(options.maxNumericsWork)) + " started unasked; use --no-numerics for the timing alone, or --force");
+}
+
 SimResult simulate(const KernelBundle& bundle, const spyre::SpyreTarget& target, const std::map<std::string, model::HostTensor>& inputs,
                    const SimOptions& options, JobControl* job)
 {
@@ -121,6 +144,7 @@ SimResult simulate(const KernelBundle& bundle, const spyre::SpyreTarget& target,
                                                std::to_string(target.cores) + ", " + std::to_string(target.stickBytes) + ", " +
                                                std::to_string(target.usableLxBytes()) + " and " + target.deviceDtype);
     checkScratchpadPlan(bundle);
+    checkNumericsWork(bundle, target, options);
     SimResult r;
     if (options.trace)
         r.trace = std::make_shared<Trace>();
@@ -165,7 +189,7 @@ SimResult simulate(const KernelBundle& bundle, const spyre::SpyreTarget& target,
                 it->second.writeHostInts(c.i->data());
         }
         for (const spyre::BundleTensor& t : bundle.tensors)
-            if (t.kind == "constant" && !bundle.constants.count(t.name))
+            if (t.kind == spyre::BufferKind::Constant && !bundle.constants.count(t.name))
                 throw InputError(SourceLocation{}, "constant '" + t.origin + "' has no data in the bundle (a shape-only model cannot be "
                                                                              "simulated for numbers; use timing only)");
     }
@@ -178,7 +202,7 @@ SimResult simulate(const KernelBundle& bundle, const spyre::SpyreTarget& target,
                 if (a.inLx && !lx.count(a.tensor)) {
                     const DeviceTensor& d = memory.at(a.tensor);
                     LxResidency res;
-                    res.sticks = (d.deviceElements() + 63) / 64;
+                    res.sticks = (d.deviceElements() + bundle.stickElements() - 1) / bundle.stickElements();
                     res.held.assign(static_cast<size_t>(bundle.cores), std::vector<uint8_t>(static_cast<size_t>(res.sticks), 0));
                     lx.emplace(a.tensor, std::move(res));
                 }
@@ -191,7 +215,7 @@ SimResult simulate(const KernelBundle& bundle, const spyre::SpyreTarget& target,
         }
         if (options.numerics) {
             const auto k0 = std::chrono::steady_clock::now();
-            executeKernel(k, memory, options.format, threads, &lx);
+            executeKernel(k, memory, options.format, bundle.stickElements(), threads, &lx);
             r.kernelWallMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - k0).count();
         }
         KernelTime kt = timeKernel(k, bundle, target, clock, r.trace.get());

@@ -10,6 +10,7 @@
 #include "core/spyresim/device_format.h"
 #include "core/spyresim/timing_model.h"
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -21,11 +22,22 @@ class JobControl;
 
 namespace spyglass::spyresim {
 
+// The host cost of one vector op of the functional simulation (lanes, device words, LX tracking) in multiply-adds
+// of its GEMM path. Measured with `run --backend spyre --json` (wall_ms) on the 2-core development machine,
+// 2026-12-01, load average 10: a 2048^3 MatMul (8.6e9 MACs) 2.84 s, 0.33 ns a MAC; an Exp, Tanh, Sigmoid chain on
+// [2048, 4096] (2.5e7 vector ops) 2.22 s, 88 ns an op: 270 MACs.
+constexpr double kVectorOpCostInMacs = 256;
+// The most numbers work (numericsWork) `run --backend spyre` and `run-bundle` start unasked (without --force):
+// about a minute at those rates.
+constexpr double kMaxUnaskedNumericsWork = 2e11;
+
 struct SimOptions {
     bool numerics = true;                        // false: timing only (large models)
     DeviceFormat format = DeviceFormat::Fp16;    // number format of device memory
     int hostThreads = 0;                         // 0: every hardware thread
     bool trace = true;
+    // Refuse a numbers simulation whose numericsWork exceeds this (InputError, before any tensor is allocated).
+    double maxNumericsWork = std::numeric_limits<double>::infinity();
 };
 
 struct SimResult {
@@ -56,5 +68,14 @@ void checkScratchpadPlan(const spyre::KernelBundle& bundle);
 // broken LX plan, or a kernel that accesses outside a tensor; Cancelled when `job` is cancelled.
 SimResult simulate(const spyre::KernelBundle& bundle, const spyre::SpyreTarget& target,
                    const std::map<std::string, model::HostTensor>& inputs, const SimOptions& options, JobControl* job = nullptr);
+
+// The host work of simulating a bundle's numbers, in multiply-adds: the MACs plus kVectorOpCostInMacs per vector op,
+// over every kernel as the timing model counts them (no tensor is touched, so it is cheap to know before starting).
+double numericsWork(const spyre::KernelBundle& bundle, const spyre::SpyreTarget& target);
+// Throws InputError when options ask for numbers beyond options.maxNumericsWork. simulate() checks it first; a
+// caller that must prepare inputs (which can be as large as the work) checks before preparing them.
+// `source` is the file the error names (the model, or the bundle's manifest).
+void checkNumericsWork(const spyre::KernelBundle& bundle, const spyre::SpyreTarget& target, const SimOptions& options,
+                       const std::string& source = {});
 
 }  // namespace spyglass::spyresim

@@ -113,11 +113,9 @@ void compileCircuit(CompiledDocument& doc, const std::string& path, JobControl& 
         doc.quantumRun = simulateForExplorer(*doc.circuits.back(), control);
 }
 
-// Numbers as well as time when the model is small: below this much work (MACs + vector ops of the whole bundle)
-// the numeric simulation and the reference interpreter together take a fraction of a second.
-constexpr int64_t kNumericsWorkLimit = 32'000'000;
-
-// The same inputs `spyglass-cli run` generates without --test-data: floats uniform in [-1, 1), seed 0.
+// Numbers as well as time when the model is small: below this much work (spyresim::numericsWork) the numeric
+// simulation and the reference interpreter together take a fraction of a second.
+constexpr int64_t kNumericsWorkLimit = 2'000'000'000;
 
 // Simulates the final bundle: timing always (cheap), numbers too for small models, compared with the reference
 // interpreter on the inputs `spyglass-cli run` would generate. The simulator refusing a bundle is a warning, not
@@ -139,7 +137,7 @@ void simulateModel(CompiledDocument& doc, const model::ModelGraph& graph, JobCon
     timing.numerics = false;
     auto sim = std::make_shared<spyresim::SimResult>();
     try {
-        *sim = spyresim::simulate(*program.bundle, *doc.target, {}, timing, &sub);
+        *sim = *runOnSpyre(doc, graph, {}, timing, &sub).sim;
     } catch (const InputError& e) {
         Diagnostic d = e.diagnostic();
         d.severity = Severity::Warning;
@@ -160,11 +158,9 @@ void simulateModel(CompiledDocument& doc, const model::ModelGraph& graph, JobCon
     sim->trace = traceWithKernelLane(*sim);
     doc.simulation = sim;
 
-    int64_t work = 0;
-    for (const spyresim::KernelTime& k : sim->kernels)
-        work += k.macs + k.vectorOps;
+    const auto work = static_cast<int64_t>(spyresim::numericsWork(*program.bundle, *doc.target));
     if (work > kNumericsWorkLimit) {
-        doc.simulationNote = QStringLiteral("Spyre simulator: timing only (%1 MACs + vector ops is above the %2 the explorer checks for numbers; "
+        doc.simulationNote = QStringLiteral("Spyre simulator: timing only (%1 multiply-adds of host work is above the %2 the explorer checks for numbers; "
                                             "use spyglass-cli run --backend spyre).")
                                  .arg(work)
                                  .arg(kNumericsWorkLimit);
@@ -173,28 +169,19 @@ void simulateModel(CompiledDocument& doc, const model::ModelGraph& graph, JobCon
     try {
         control.report(0.95, "checking numbers against the reference interpreter");
         const std::vector<model::HostTensor> inputs = model::generatedInputs(graph);
-        std::map<std::string, model::HostTensor> byName;
-        for (size_t k = 0; k < graph.inputs.size(); ++k)
-            byName[graph.values[graph.inputs[k]].name] = inputs[k];
         spyresim::SimOptions numeric;
         numeric.trace = false;
-        const spyresim::SimResult numbers = spyresim::simulate(*program.bundle, *doc.target, byName, numeric, &sub);
+        const std::vector<model::HostTensor> outputs = runOnSpyre(doc, graph, inputs, numeric, &sub).outputs;
         const std::vector<model::HostTensor> reference = model::runReference(graph, inputs).outputs;
         // The spyre backend's default tolerance in `spyglass-cli run`.
         const double rtol = spyresim::kDeviceRtol, atol = spyresim::deviceAtol(reference);
         double maxAbs = 0;
         QStringList bad;
-        for (size_t k = 0; k < graph.outputs.size(); ++k) {
-            const std::string& name = graph.values[graph.outputs[k]].name;
-            const auto it = numbers.outputs.find(name);
-            if (it == numbers.outputs.end()) {
-                bad << QStringLiteral("'%1' not produced").arg(QString::fromStdString(name));
-                continue;
-            }
-            const model::TensorComparison c = model::compareTensors(it->second, reference[k], rtol, atol);
-            maxAbs = std::max(maxAbs, c.maxAbsErr);
-            if (!c.ok)
-                bad << QString::fromStdString(c.summary(name));
+        const std::vector<model::TensorComparison> checks = compareOutputs(outputs, reference, rtol, atol);
+        for (size_t k = 0; k < checks.size(); ++k) {
+            maxAbs = std::max(maxAbs, checks[k].maxAbsErr);
+            if (!checks[k].ok)
+                bad << QString::fromStdString(checks[k].summary(graph.values[graph.outputs[k]].name));
         }
         doc.simulationNote = QStringLiteral("Spyre simulator numerics (fp16 device memory, inputs uniform in [-1, 1), seed 0): max abs error %1 "
                                             "vs the reference interpreter, %2 (rtol %3, atol %4).")
@@ -214,11 +201,8 @@ void simulateModel(CompiledDocument& doc, const model::ModelGraph& graph, JobCon
     }
 }
 
-void compileModel(CompiledDocument& doc, const std::string& path, JobControl& control, const CompileRequest& request)
+void compileGraph(CompiledDocument& doc, const model::ModelGraph& graph, JobControl& control, const CompileRequest& request)
 {
-    control.report(0.05, "loading model");
-    const model::ModelGraph graph = model::loadModel(path, request.load);
-    control.checkpoint();
     doc.target = std::make_shared<const spyre::SpyreTarget>(spyre::SpyreTarget::loadOrDefault(request.targetPath));
     control.report(0.2, "compiling for Spyre");
     spyre::CompileOptions options = request.spyre;
@@ -234,6 +218,14 @@ void compileModel(CompiledDocument& doc, const std::string& path, JobControl& co
         doc.passes.push_back(s.record);
         doc.programs.push_back(s.ir);
     }
+}
+
+void compileModel(CompiledDocument& doc, const std::string& path, JobControl& control, const CompileRequest& request)
+{
+    control.report(0.05, "loading model");
+    const model::ModelGraph graph = model::loadModel(path, request.load);
+    control.checkpoint();
+    compileGraph(doc, graph, control, request);
     if (request.simulate && !doc.programs.empty()) {
         control.report(0.8, "simulating on Spyre");
         simulateModel(doc, graph, control);
@@ -256,6 +248,46 @@ void recordSource(CompiledDocument& doc, const QFileInfo& info, bool binary, dou
 }
 
 }  // namespace
+
+CompiledDocument compileModelGraph(const model::ModelGraph& graph, JobControl& control, const CompileRequest& request)
+{
+    CompiledDocument doc;
+    doc.path = QString::fromStdString(graph.sourcePath);
+    doc.kind = DocumentKind::Model;
+    compileGraph(doc, graph, control, request);
+    return doc;
+}
+
+SpyreRunResult runOnSpyre(const CompiledDocument& doc, const model::ModelGraph& graph, const std::vector<model::HostTensor>& inputs,
+                          const spyresim::SimOptions& options, JobControl* control)
+{
+    const spyre::Program* program = doc.programs.empty() ? nullptr : doc.programs.back().get();
+    if (!program || !program->bundle)
+        throw InputError(SourceLocation{graph.sourcePath, 0, 0}, "the compiler produced no kernel bundle");
+    std::map<std::string, model::HostTensor> byName;
+    for (size_t k = 0; k < graph.inputs.size() && k < inputs.size(); ++k)
+        byName[graph.values[graph.inputs[k]].name] = inputs[k];
+    SpyreRunResult r;
+    auto sim = std::make_shared<spyresim::SimResult>(spyresim::simulate(*program->bundle, *doc.target, byName, options, control));
+    if (options.numerics)
+        for (int v : graph.outputs) {
+            const auto it = sim->outputs.find(graph.values[v].name);
+            if (it == sim->outputs.end())
+                throw InputError(SourceLocation{graph.sourcePath, 0, 0}, "the bundle does not produce output '" + graph.values[v].name + "'");
+            r.outputs.push_back(it->second);
+        }
+    r.sim = std::move(sim);
+    return r;
+}
+
+std::vector<model::TensorComparison> compareOutputs(const std::vector<model::HostTensor>& outputs, const std::vector<model::HostTensor>& expected,
+                                                    double rtol, double atol)
+{
+    std::vector<model::TensorComparison> out;
+    for (size_t k = 0; k < outputs.size() && k < expected.size(); ++k)
+        out.push_back(model::compareTensors(outputs[k], expected[k], rtol, atol));
+    return out;
+}
 
 std::shared_ptr<Trace> traceWithKernelLane(const spyresim::SimResult& sim)
 {

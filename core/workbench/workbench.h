@@ -34,6 +34,10 @@ struct SpyreTarget;
 }
 namespace spyglass::spyresim {
 struct SimResult;
+struct SimOptions;
+}
+namespace spyglass::model {
+struct TensorComparison;
 }
 namespace spyglass::session {
 class SessionRecorder;
@@ -108,6 +112,25 @@ struct CompileRequest {
 
 // Throws InputError for unreadable or unsupported files (and for pins or plugins the compiler rejects), Cancelled.
 CompiledDocument compileDocument(const QString& path, JobControl& control, const CompileRequest& request = {});
+
+// A model already loaded (`spyglass-cli run` reads it with its --dim options and test data), compiled as
+// compileDocument compiles a model file: the request's target, options, plugins and --print-after. Never simulates.
+CompiledDocument compileModelGraph(const model::ModelGraph& graph, JobControl& control, const CompileRequest& request);
+
+// The final kernel bundle of a compiled model simulated on `inputs` (in graph input order). `outputs` follow the
+// graph's output order (empty when options.numerics is off). Throws InputError when the compile produced no bundle,
+// or the bundle does not produce an output. `spyglass-cli run --backend spyre` and the explorer's numbers check
+// both run this.
+struct SpyreRunResult {
+    std::shared_ptr<const spyresim::SimResult> sim;
+    std::vector<model::HostTensor> outputs;
+};
+SpyreRunResult runOnSpyre(const CompiledDocument& doc, const model::ModelGraph& graph, const std::vector<model::HostTensor>& inputs,
+                          const spyresim::SimOptions& options, JobControl* control);
+
+// Each output against its expected tensor, |y - ref| <= atol + rtol * |ref| elementwise (one comparison per output).
+std::vector<model::TensorComparison> compareOutputs(const std::vector<model::HostTensor>& outputs, const std::vector<model::HostTensor>& expected,
+                                                    double rtol, double atol);
 
 // The Spyre simulator's trace as the Timeline and every Chrome-trace export show it: a first lane "kernels" with one
 // span per kernel (its whole time, fixed overhead included), then the simulator's core and DMA lanes. The core

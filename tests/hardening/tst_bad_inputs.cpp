@@ -303,6 +303,30 @@ private slots:
         QVERIFY2(ok.exitCode == 0, ok.err.constData());
     }
 
+    // A numbers simulation beyond the limit is refused before any input exists (an 8192^2 MatMul ran for minutes,
+    // and a 65536^2 one ran out of memory making its inputs); the timing alone and --force still run.
+    void spyreNumericsBeyondTheWorkLimitAreRefused()
+    {
+        QTemporaryDir dir;
+        const QString model = dir.filePath(QStringLiteral("big.onnxtxt"));
+        writeFile(model, "<\n  ir_version: 8,\n  opset_import: [\"\" : 17]\n>\nbig (float[65536, 65536] A, float[65536, 65536] B) => "
+                         "(float[65536, 65536] C)\n{\n  C = MatMul(A, B)\n}\n");
+        CliResult r = runCli({QStringLiteral("run"), model, QStringLiteral("--backend"), QStringLiteral("spyre")}, 60000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("big.onnxtxt: error: simulating the numbers of this bundle is 281 474 976 710 656 multiply-adds"), r.err.constData());
+        QVERIFY2(r.err.contains("use --no-numerics for the timing alone, or --force"), r.err.constData());
+        const QString small = dir.filePath(QStringLiteral("small.onnxtxt"));
+        writeFile(small, "<\n  ir_version: 8,\n  opset_import: [\"\" : 17]\n>\nsmall (float[8192, 8192] A, float[8192, 8192] B) => "
+                         "(float[8192, 8192] C)\n{\n  C = MatMul(A, B)\n}\n");
+        r = runCli({QStringLiteral("run"), small, QStringLiteral("--backend"), QStringLiteral("spyre"), QStringLiteral("--no-numerics")}, 60000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QString bundle = dir.filePath(QStringLiteral("bundle"));
+        QCOMPARE(runCli({QStringLiteral("compile"), small, QStringLiteral("--export"), bundle}, 60000).exitCode, 0);
+        r = runCli({QStringLiteral("run-bundle"), bundle}, 60000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("manifest.json: error: simulating the numbers of this bundle is 549 755 813 888 multiply-adds"), r.err.constData());
+    }
+
     // NaN and inf computed inside a gate body from the call's arguments are refused at the call (exit 2), never
     // simulated (a NaN amplitude would be written as '-nan', which is not JSON).
     void gateBodyNonFiniteIsRefusedAtTheCall()

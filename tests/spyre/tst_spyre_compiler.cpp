@@ -734,8 +734,8 @@ private slots:
         Program broken = *snaps.back().ir;
         for (Op& op : broken.ops)
             for (Stmt& st : op.body)
-                if (st.kind == StmtKind::Compute && st.fn == "exp")
-                    st.fn = "neg";
+                if (st.kind == StmtKind::Compute && st.fn == BodyFn::Exp)
+                    st.fn = BodyFn::Neg;
         const auto bad = evaluateProgram(broken, {{"x", in}});
         QVERIFY(std::abs(bad.at("softmax_out").f[0] - expected[0]) > 1e-3);
     }

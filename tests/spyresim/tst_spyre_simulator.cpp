@@ -200,7 +200,7 @@ private slots:
         for (spyre::Kernel& k : swapped.kernels) {
             bool readsLx = false;
             for (const spyre::KernelTensorArg& a : k.tensors)
-                readsLx = readsLx || (a.role == "load" && a.inLx && a.dmaSticks == 0);
+                readsLx = readsLx || (a.role == spyre::AccessRole::Load && a.inLx && a.dmaSticks == 0);
             if (!readsLx || k.slices.size() < 2 || swappedOne)
                 continue;
             for (size_t c = 0; c < k.slices.size(); ++c)

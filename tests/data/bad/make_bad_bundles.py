@@ -67,7 +67,9 @@ edits = {
     "constant_load_beyond_size": constant_too_small,
     "unknown_compute_fn": lambda m, k: set_path(next(st for st in k["loop_body"]["stmts"] if st["kind"] == "compute"), ["fn"], "frobnicate"),
     "unexpected_field": lambda m, k: set_path(m["target"], ["clock_ghz"], 2.0),
-    "reduce_with_product": lambda m, k: set_path(next(st for st in k["loop_body"]["stmts"] if st["kind"] == "reduction"), ["fn"], "prod"),
+    "reduce_with_mean": lambda m, k: set_path(next(st for st in k["loop_body"]["stmts"] if st["kind"] == "reduction"), ["fn"], "mean"),
+    "matmul_roles_missing": lambda m, k: k.pop("matmul"),
+    "matmul_roles_not_the_body": lambda m, k: k["matmul"].update(m=k["matmul"]["n"], n=k["matmul"]["m"]),
 }
 for name, edit in edits.items():
     write(name, edit)
