@@ -226,6 +226,9 @@ public:
         (*lib_)["CX"] = cx;
     }
 
+    // The top file's bytes count against the limit its includes share.
+    void countTopFile(uint64_t bytes) { bytesRead_ += bytes; }
+
     void parseFile(Lexer& lx, const fs::path& includeDir, int depth, bool topLevel)
     {
         lx_ = &lx;
@@ -558,10 +561,15 @@ private:
         if (!resolvesInside(includeDir, rel))
             lx().fail(f, "include '" + f.text + "' leaves the folder of the including file");
         const fs::path target = fs::weakly_canonical(includeDir / rel, ec);
-        // An include counts against the same file-size limit as the file that includes it.
+        // The file and everything it includes share one size limit: each include spends what is left of it.
         std::string text;
         try {
-            text = readInputFile(target.string(), "an OpenQASM include file", kMaxFileBytes);
+            const uint64_t left = kMaxFileBytes - std::min(kMaxFileBytes, bytesRead_);
+            text = readInputFile(target.string(), "an OpenQASM include file", left, [&](uint64_t size) {
+                return "is " + byteSizeText(size) + ", and with the " + byteSizeText(bytesRead_) +
+                       " read before it the circuit's files exceed their " + byteSizeText(kMaxFileBytes) + " limit";
+            });
+            bytesRead_ += text.size();
         } catch (const InputError& e) {
             const std::string& m = e.diagnostic().message;
             lx().fail(f, m == "no such file or directory" || m.rfind("is a folder", 0) == 0 || m.rfind("cannot", 0) == 0
@@ -859,6 +867,7 @@ private:
     std::shared_ptr<GateLibrary> lib_;
     Circuit circ_;
     bool qelibLoaded_ = false;
+    uint64_t bytesRead_ = 0;   // the top file's and every include's bytes so far
     int exprDepth_ = 0;
     std::map<std::string, int> nesting_;
     std::map<std::string, uint64_t> expandedOps_;
@@ -876,6 +885,7 @@ ParseResult parseQasmString(const std::string& text, const std::string& fileName
 {
     DiagnosticSink sink;
     Parser p(sink);
+    p.countTopFile(text.size());
     Lexer lx(text, fileName);
     p.parseFile(lx, includeDir.empty() ? fs::path() : fs::path(includeDir), 0, true);
     ParseResult r;

@@ -47,6 +47,8 @@ constexpr uint64_t kExplorerSeed = 1;
 constexpr int kMaxSimulatedQubits = 24;
 constexpr int kMaxStateQubits = 20;
 constexpr size_t kTopAmplitudes = 64;
+// 2^32 amplitude updates: about 5 s at the 1.2 ns an update that quantum::kMaxSimulationWork was measured with.
+constexpr double kMaxExplorerWork = double(uint64_t(1) << 32);
 
 std::shared_ptr<const QuantumRunResult> simulateForExplorer(const quantum::Circuit& c, JobControl& control)
 {
@@ -59,6 +61,15 @@ std::shared_ptr<const QuantumRunResult> simulateForExplorer(const quantum::Circu
         return run;
     }
     const quantum::Circuit prepared = quantum::prepareForSimulation(c, 0);
+    // A few qubits can still be hours of work: mid-circuit resets make every shot a run of its own.
+    if (const double work = quantum::estimatedWork(prepared, kExplorerShots); work > kMaxExplorerWork) {
+        run->note = QStringLiteral("Not simulated on open: %1 shots would take about %2 amplitude updates (the explorer's limit is %3); "
+                                   "use spyglass-cli qsim --force.")
+                        .arg(kExplorerShots)
+                        .arg(work, 0, 'g', 2)
+                        .arg(kMaxExplorerWork, 0, 'g', 2);
+        return run;
+    }
     quantum::SimOptions opt;
     opt.shots = kExplorerShots;
     opt.seed = kExplorerSeed;

@@ -5,6 +5,7 @@
 #include "hardening/hardening_util.h"
 
 #include "core/common/diagnostics.h"
+#include "core/workbench/workbench.h"
 #include "core/model/model_loader.h"
 #include "core/quantum/pauli.h"
 #include "core/quantum/qasm_parser.h"
@@ -303,6 +304,27 @@ private slots:
         QVERIFY2(ok.exitCode == 0, ok.err.constData());
     }
 
+    // Opening a circuit simulates it for the views, but never unbounded work: 20 qubits with a mid-circuit reset
+    // are 1024 separate runs (about 4.5e10 amplitude updates), which the explorer leaves to `qsim --force`.
+    void explorerDoesNotSimulateBeyondItsWorkLimit()
+    {
+        QTemporaryDir dir;
+        std::string text = "OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[20];\ncreg c[20];\nh q[0];\nreset q[0];\n";
+        for (int q = 0; q < 20; ++q)
+            text += "h q[" + std::to_string(q) + "];\n";
+        text += "measure q -> c;\n";
+        writeFile(dir.filePath(QStringLiteral("r.qasm")), QByteArray::fromStdString(text));
+        JobControl control;
+        const CompiledDocument doc = compileDocument(dir.filePath(QStringLiteral("r.qasm")), control);
+        QVERIFY(doc.quantumRun);
+        QVERIFY(doc.quantumRun->counts.empty());
+        QVERIFY2(doc.quantumRun->note.startsWith(QStringLiteral("Not simulated on open: 1024 shots would take about 4.5e+10 amplitude updates")),
+                 qPrintable(doc.quantumRun->note));
+        QVERIFY2(doc.quantumRun->note.contains(QStringLiteral("qsim --force")), qPrintable(doc.quantumRun->note));
+        const CompiledDocument small = compileDocument(sourcePath(QStringLiteral("resources/examples/ghz5.qasm")), control);
+        QVERIFY(small.quantumRun && !small.quantumRun->counts.empty());
+    }
+
     // A numbers simulation beyond the limit is refused before any input exists (an 8192^2 MatMul ran for minutes,
     // and a 65536^2 one ran out of memory making its inputs); the timing alone and --force still run.
     void spyreNumericsBeyondTheWorkLimitAreRefused()
@@ -471,19 +493,27 @@ private slots:
         QVERIFY2(r.err.contains("input_0.pb: error: is not a regular file"), r.err.constData());
     }
 
-    // An include counts against the same 256 MiB limit as the file that includes it (a 1 GiB include was read
-    // whole); checked from its size, before reading (the 257 MiB file here is sparse).
+    // A file and its includes share one 256 MiB limit (a 1 GiB include was read whole, and many includes under the
+    // limit each added up); checked from each include's size, before reading it.
     void includeSizeIsLimited()
     {
         QTemporaryDir dir;
-        QFile big(dir.filePath(QStringLiteral("big.inc")));
+        QFile big(dir.filePath(QStringLiteral("big.inc")));   // sparse: refused from its size, never read
         QVERIFY(big.open(QIODevice::WriteOnly));
         QVERIFY(big.resize(qint64(257) << 20));
         big.close();
         writeFile(dir.filePath(QStringLiteral("inc.qasm")), "OPENQASM 2.0;\ninclude \"big.inc\";\n");
-        const CliResult r = runCli({QStringLiteral("qsim"), dir.filePath(QStringLiteral("inc.qasm"))}, 30000);
+        CliResult r = runCli({QStringLiteral("qsim"), dir.filePath(QStringLiteral("inc.qasm"))}, 30000);
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains("inc.qasm:2:9: error: include 'big.inc': the file is 257 MiB, more than the limit of 256 MiB"), r.err.constData());
+        QVERIFY2(r.err.contains("inc.qasm:2:9: error: include 'big.inc': is 257 MiB, and with the 33 bytes read before it the circuit's "
+                                "files exceed their 256 MiB limit"),
+                 r.err.constData());
+        // Two includes under the limit each, over it together: the second is refused before it is read.
+        writeFile(dir.filePath(QStringLiteral("half.inc")), QByteArray(qsizetype(129) << 20, ' '));
+        writeFile(dir.filePath(QStringLiteral("two.qasm")), "OPENQASM 2.0;\ninclude \"half.inc\";\ninclude \"half.inc\";\n");
+        r = runCli({QStringLiteral("qsim"), dir.filePath(QStringLiteral("two.qasm"))}, 60000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("two.qasm:3:9: error: include 'half.inc': is 129 MiB, and with the 129 MiB read before it"), r.err.constData());
     }
 
     void includeInsideTheFolderWorksSymlinkOutIsRefused()
