@@ -154,7 +154,6 @@ SpyreTarget SpyreTarget::load(const std::string& path)
     t.deviceMemoryBytes = r.integer("device_memory_bytes", 1);
     t.sfuOpsPerNsPerCore = r.number("sfu_ops_per_ns_per_core", 1e-9);
     t.kernelOverheadNs = r.number("kernel_overhead_ns", 0);
-    t.dmaStreamChunks = static_cast<int>(r.integer("dma_stream_chunks", 1));
     t.vectorStreamChunks = static_cast<int>(r.integer("vector_stream_chunks", 1));
     t.dmaRequestNs = r.number("dma_request_ns", 0);
     t.dmaPerCoreGBs = r.number("dma_per_core_gbs", 1e-9);

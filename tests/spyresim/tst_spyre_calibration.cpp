@@ -51,8 +51,9 @@ private slots:
         }
     }
 
-    // Issue 15 asks for a geometric-mean error <= 1.25x and >= 3/4 of the cases within +-15 %. Measured
-    // (2026-12-01): 1.245x over all 25, 15 within; fit set 1.170x (8 of 10), held out 1.297x (7 of 15).
+    // Issue 15 asks for a geometric-mean error <= 1.25x (on the fit set and on the held-out set) and >= 3/4 of the
+    // cases within +-15 %. Measured (2026-12-01, bench_spyre_sim --calibration): 1.173x over all 25, 17 within;
+    // fit set 1.106x (8 of 10), held out 1.220x (9 of 15).
     void suiteError()
     {
         Stats all, fit, held;
@@ -67,10 +68,10 @@ private slots:
         qInfo("fit: %d cases, %.3fx, %d within; held out: %d cases, %.3fx, %d within", fit.n, fit.geoMean(), fit.within15, held.n,
               held.geoMean(), held.within15);
         QCOMPARE(fit.n, 10);
-        QVERIFY(all.geoMean() <= 1.25);
-        QVERIFY(fit.geoMean() <= 1.18);
-        QVERIFY(held.geoMean() <= 1.30);
-        QVERIFY(all.within15 >= 15);   // target 19 of 25: not reached
+        QVERIFY(all.geoMean() <= 1.20);
+        QVERIFY(fit.geoMean() <= 1.25);
+        QVERIFY(held.geoMean() <= 1.25);
+        QVERIFY(all.within15 >= 17);   // target 19 of 25: not reached
     }
 
     // Layout: batch outermost is faster than batch just inside the stick in every PR #4302 pair. The published
