@@ -395,7 +395,17 @@ private slots:
         QCOMPARE(mm.kind, OpKind::MatMul);
         QCOMPARE(mm.split.ways[0], 32);
         QCOMPARE(mm.split.cores, 32);
-        QCOMPARE(p.ops.front().split.ways[2], 1);   // K is never split by default
+        QCOMPARE(p.ops.front().split.ways[2], 1);   // M takes every core, none is left for K
+
+        // [8,4096] @ [4096,64]: M takes 8 cores, N (one stick) none; torch-spyre gives the 4 left to K.
+        ModelGraphBuilder d("decode");
+        const int x = d.input("x", {8, 4096});
+        const int w2 = d.constant("W", {4096, 64});
+        d.output(d.node("MatMul", "mm", {x, w2}, {8, 64}));
+        const auto qOwner = finalProgram(compile(d.take(), defaultTarget(), o));
+        const Op& mm2 = qOwner->ops.front();
+        QCOMPARE(mm2.split.ways, (std::vector<int>{8, 1, 4}));
+        QCOMPARE(mm2.split.cores, 32);
     }
 
     void matmulCostModelNeverWorseThanDefault()
