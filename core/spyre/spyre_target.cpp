@@ -87,9 +87,11 @@ private:
 
 int64_t SpyreTarget::usableLxBytes() const
 {
+    // torch-spyre's frontend share of LX (scratchpad/allocator.py): the fraction of what Deeptools' tracker can
+    // allocate (2 MiB minus the program/debug reservation), truncated to bytes, rounded up to the allocation unit.
     const double usable = static_cast<double>(lxBytes - lxProgramReservationBytes) * lxBackendReserveFraction;
     const int64_t bytes = static_cast<int64_t>(usable);
-    return lxAlignmentBytes > 0 ? bytes / lxAlignmentBytes * lxAlignmentBytes : bytes;
+    return lxAlignmentBytes > 0 ? (bytes + lxAlignmentBytes - 1) / lxAlignmentBytes * lxAlignmentBytes : bytes;
 }
 
 double SpyreTarget::reductionBwShare(int c) const
