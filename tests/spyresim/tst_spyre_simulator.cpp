@@ -148,6 +148,39 @@ private slots:
         }
     }
 
+    // A transpose only matmuls read is a view: no copy kernel, at most one restickify, and the same numbers as the
+    // reference (x^T @ y and x^T @ z with x [128, 192] an input, so the host cannot lay it out for free).
+    void transposeIntoMatmulIsAView()
+    {
+        spyre::ModelGraphBuilder b("transpose_matmul");
+        const int x = b.input("x", {128, 192});
+        const int y = b.input("y", {128, 64});
+        const int z = b.input("z", {128, 128});
+        const int t = b.node("Transpose", "t", {x}, {192, 128}, {{"perm", std::vector<int64_t>{1, 0}}});
+        b.output(b.node("MatMul", "mm", {t, y}, {192, 64}));
+        b.output(b.node("MatMul", "mm2", {t, z}, {192, 128}));
+        const model::ModelGraph g = b.take();
+        for (bool baseline : {false, true}) {
+            spyre::CompileOptions o;
+            o.baseline = baseline;
+            const auto snaps = compile(g, o);
+            const spyre::KernelBundle& bundle = *snaps.back().ir->bundle;
+            int restickify = 0;
+            for (const spyre::Kernel& k : bundle.kernels) {
+                restickify += k.op == "Restickify";
+                QVERIFY2(k.op == "MatMul" || k.op == "Restickify", k.op.c_str());
+            }
+            QVERIFY2(restickify <= 1, qPrintable(QString::number(restickify)));
+            const auto inputs = randomInputs(g);
+            const spyresim::SimResult r = spyresim::simulate(bundle, target(), inputs, quiet());
+            const auto ref = model::runReference(g, ordered(g, inputs)).outputs;
+            for (size_t k = 0; k < g.outputs.size(); ++k) {
+                const auto c = model::compareTensors(r.outputs.at(g.values[g.outputs[k]].name), ref[k], spyresim::kDeviceRtol, spyresim::deviceAtol(ref[k]));
+                QVERIFY2(c.ok, qPrintable(QString::fromStdString(c.summary(g.values[g.outputs[k]].name))));
+            }
+        }
+    }
+
     void exportedBundleGivesTheSameResult()
     {
         // The encoder layer carries its weights as initializers: the bundle must carry them too.
