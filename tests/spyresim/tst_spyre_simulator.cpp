@@ -13,6 +13,7 @@
 #include "core/spyre/plan_summary.h"
 #include "core/spyre/spyre_pipeline.h"
 #include "core/spyresim/device_memory.h"
+#include "core/spyresim/plan_tuner.h"
 #include "core/spyresim/spyre_simulator.h"
 
 #include <QDir>
@@ -332,6 +333,48 @@ private slots:
         // The pinned plan moves more elements; when it is also faster the banner says the element optimum is not.
         QCOMPARE(text.contains(QStringLiteral("the unpinned plan has the fewest restickified elements, this one simulates")), tb < ta);
         QVERIFY(QString::fromStdString(spyre::comparePlans(pa, pb, ta, std::nullopt)).contains(QStringLiteral("not available")));
+    }
+
+    // The tuner: the simulated time of the tuned plan is never above the cost-model plan's, every candidate it
+    // kept is the one the tuned plan pins, and its recorded times are what compiling that pin gives.
+    void tunerNeverLosesToTheCostModel_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("mlp") << test::sourcePath(QStringLiteral("resources/examples/mlp.onnxtxt"));
+        QTest::newRow("attention") << test::dataPath(QStringLiteral("spyre/models/attention.onnxtxt"));
+    }
+
+    void tunerNeverLosesToTheCostModel()
+    {
+        QFETCH(QString, file);
+        const model::ModelGraph g = model::loadModel(file.toStdString());
+        JobControl job;
+        const spyresim::TunedPlan t = spyresim::tunePlan(g, target(), {}, job, 20000, 4);
+        qInfo("cost model %.1f ns, tuned %.1f ns (%.3fx), %d candidates", t.costModelNs, t.tunedNs, t.gain(), static_cast<int>(t.candidates.size()));
+        for (const spyresim::TuneCandidate& c : t.candidates) {
+            std::string ways;
+            for (const auto& [v, n] : c.ways)
+                ways += v + ":" + std::to_string(n) + " ";
+            qInfo("  %s %s estimate %.3f us, simulated %.1f ns%s", c.op.c_str(), ways.c_str(), c.estimateUs, c.simulatedNs, c.kept ? " (kept)" : "");
+        }
+        QVERIFY(!t.candidates.empty());
+        QVERIFY(t.tunedNs <= t.costModelNs);
+        const auto bundleNs = [&](const std::vector<spyre::SpyreSnapshot>& s) {
+            return spyresim::simulate(*s.back().ir->bundle, target(), {}, quiet(false)).kernelTimeNs;
+        };
+        QCOMPARE(bundleNs(t.snapshots), t.tunedNs);
+        for (const spyresim::TuneCandidate& c : t.candidates) {
+            QVERIFY(c.simulatedNs > 0);
+            if (c.kept)
+                QCOMPARE(t.splitPins.at(c.op), c.ways);
+        }
+        spyre::CompileOptions replay;
+        replay.splitPins = t.splitPins;
+        QCOMPARE(bundleNs(compile(g, replay)), t.tunedNs);
+        // No budget: the cost-model plan comes back untouched.
+        const spyresim::TunedPlan none = spyresim::tunePlan(g, target(), {}, job, 0);
+        QVERIFY(none.budgetExhausted && none.candidates.empty());
+        QCOMPARE(none.tunedNs, none.costModelNs);
     }
 
     void batchedMatmulBaselineIsSlower()
