@@ -11,6 +11,7 @@
 #include "core/common/diagnostics.h"
 #include "core/common/job_control.h"
 #include "core/common/trace.h"
+#include "core/common/units.h"
 #include "core/model/model_loader.h"
 #include "core/model/reference_interpreter.h"
 #include "core/model/tensor_file.h"
@@ -18,6 +19,7 @@
 #include "core/spyre/kernel_bundle.h"
 #include "core/spyre/spyre_pipeline.h"
 #include "core/spyresim/device_memory.h"
+#include "core/spyresim/plan_tuner.h"
 #include "core/spyresim/spyre_simulator.h"
 #include "core/workbench/workbench.h"
 
@@ -28,6 +30,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -42,7 +45,7 @@ namespace {
 using namespace spyglass::model;
 
 struct BackendOptions {
-    std::optional<std::string> plan;         // spyre: optimized | baseline
+    std::optional<std::string> plan;         // spyre: optimized | baseline | tuned
     std::optional<std::string> trace;        // spyre: Chrome trace output file
     std::optional<std::string> scratchpad;   // spyre: greedy | first-fit | best-fit | none
     std::optional<std::string> format;       // spyre: fp16 | dl16
@@ -139,6 +142,9 @@ void fillFromSimulation(BackendResult& r, const spyresim::SimResult& sim, const 
     }
 }
 
+// `--plan tuned` searches for at most this long (wall time) after the cost-model compile.
+constexpr double kTuneBudgetMs = 10000;
+
 BackendResult runSpyreBackend(const ModelGraph& graph, const std::vector<HostTensor>& inputs, const BackendOptions& options)
 {
     const spyre::SpyreTarget target = spyre::SpyreTarget::loadOrDefault(options.target);
@@ -149,7 +155,11 @@ BackendResult runSpyreBackend(const ModelGraph& graph, const std::vector<HostTen
     if (options.scratchpad)
         co.scratchpad = parseScratchpadPolicyOption(*options.scratchpad);
     JobControl& job = commandJob();
-    const std::vector<spyre::SpyreSnapshot> snaps = spyre::SpyrePipeline::run(graph, target, co, job);
+    const bool tuned = options.plan && *options.plan == "tuned";
+    std::optional<spyresim::TunedPlan> tuning;
+    if (tuned)
+        tuning = spyresim::tunePlan(graph, target, co, job, kTuneBudgetMs);
+    const std::vector<spyre::SpyreSnapshot> snaps = tuned ? tuning->snapshots : spyre::SpyrePipeline::run(graph, target, co, job);
     const spyre::Program& program = *snaps.back().ir;
     if (!program.bundle)
         throw InputError(SourceLocation{graph.sourcePath, 0, 0}, "the compiler produced no kernel bundle");
@@ -166,8 +176,18 @@ BackendResult runSpyreBackend(const ModelGraph& graph, const std::vector<HostTen
             r.outputs.push_back(it->second);
         }
     fillFromSimulation(r, sim, options, program.scratchpad.peakBytes, graph.sourcePath);
-    r.notes.insert(r.notes.begin(), std::string("plan ") + (co.baseline ? "baseline" : "optimized") + ", scratchpad " +
+    r.notes.insert(r.notes.begin(), std::string("plan ") + (co.baseline ? "baseline" : tuned ? "tuned" : "optimized") + ", scratchpad " +
                                         spyre::scratchpadPolicyName(co.scratchpad) + ", target " + target.name);
+    if (tuning) {
+        int kept = 0;
+        for (const spyresim::TuneCandidate& c : tuning->candidates)
+            kept += c.kept;
+        char gain[160];
+        std::snprintf(gain, sizeof gain, "tuned: %d candidate splits simulated, %d kept; %s -> %s (%.3fx over the cost-model plan)%s",
+                      static_cast<int>(tuning->candidates.size()), kept, formatDuration(tuning->costModelNs).c_str(),
+                      formatDuration(tuning->tunedNs).c_str(), tuning->gain(), tuning->budgetExhausted ? ", time budget reached" : "");
+        r.notes.insert(r.notes.begin() + 1, gain);
+    }
     return r;
 }
 
@@ -267,8 +287,8 @@ BackendOptions backendOptions(Args& args)
     options.target = args.value("--target");
     options.noNumerics = args.flag("--no-numerics");
     options.plugins = readPassPlugins(args);
-    if (options.plan && *options.plan != "optimized" && *options.plan != "baseline")
-        throw UsageError("--plan must be optimized or baseline, got '" + *options.plan + "'");
+    if (options.plan && *options.plan != "optimized" && *options.plan != "baseline" && *options.plan != "tuned")
+        throw UsageError("--plan must be optimized, baseline or tuned, got '" + *options.plan + "'");
     return options;
 }
 
@@ -593,7 +613,8 @@ int runBundle(Args& args)
 
 const char* const kSpyreOptionsHelp =
     "--plan P          spyre: optimized (default) or baseline (torch-spyre's default device order and work division,\n"
-    "                  largest output dimension first, no cost model).\n"
+    "                  largest output dimension first, no cost model), or tuned (the optimized plan, then each matmul's\n"
+    "                  split searched with the simulated time of the whole bundle, at most 10 s; notes the gain).\n"
     "--scratchpad S    spyre: greedy (default), first-fit, best-fit, or none (every buffer in device memory).\n"
     "--format F        spyre: device number format fp16 (default) or dl16 (IBM DLFloat16, 1-6-9).\n"
     "--trace FILE      spyre: writes the simulated timeline as Chrome Trace Event JSON (open in Perfetto).\n"
@@ -627,7 +648,7 @@ const std::string kRunBundleDetails =
     kSpyreOptionsHelp + "Exit codes and --json as for `run`.";
 
 const RegisterCommand reg{{"run", "run an ONNX model on a backend and check its outputs against ONNX test data",
-                           "run MODEL [--test-data DIR] [--backend reference|spyre] [--plan optimized|baseline] [--scratchpad S]\n"
+                           "run MODEL [--test-data DIR] [--backend reference|spyre] [--plan optimized|baseline|tuned] [--scratchpad S]\n"
                            "    [--format fp16|dl16] [--trace FILE] [--no-numerics] [--target FILE] [--dim NAME=SIZE]... [--rtol R] [--atol A]\n"
                            "    [--pass-plugin FILE]... [--write-test-data DIR] [--session NAME [--db FILE]] [--json]",
                            runRun, kRunDetails.c_str()}};

@@ -88,6 +88,23 @@ private slots:
         QCOMPARE(bad.exitCode, 2);
     }
 
+    // `run --plan tuned`: the tuner's note names its candidates and its gain over the cost-model plan, and the
+    // simulated time it reports is the one the run prints; an unknown plan is a usage error.
+    void runWithTheTunedPlan()
+    {
+        const auto r = test::runCli({QStringLiteral("run"), model("attention.onnxtxt"), QStringLiteral("--backend"), QStringLiteral("spyre"),
+                                     QStringLiteral("--plan"), QStringLiteral("tuned"), QStringLiteral("--no-numerics")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QString out = QString::fromUtf8(r.out);
+        QVERIFY2(out.contains(QStringLiteral("plan tuned")) && out.contains(QStringLiteral("candidate splits simulated")) &&
+                     out.contains(QStringLiteral("over the cost-model plan")),
+                 qPrintable(out));
+        const auto bad = test::runCli({QStringLiteral("run"), model("attention.onnxtxt"), QStringLiteral("--backend"), QStringLiteral("spyre"),
+                                       QStringLiteral("--plan"), QStringLiteral("fastest")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(QString::fromUtf8(bad.err).contains(QStringLiteral("optimized, baseline or tuned")), bad.err.constData());
+    }
+
     void dumpDirHasOneFilePerPass()
     {
         QTemporaryDir dir;
