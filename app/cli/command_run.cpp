@@ -74,6 +74,7 @@ struct BackendResult {
     std::optional<std::vector<KernelTiming>> kernels;
     bool computedOutputs = true;   // false for a timing-only simulation
     std::vector<std::string> notes;
+    std::optional<QJsonObject> tuning;   // --plan tuned: the search (recorded in the session with the --json object)
 };
 
 struct Backend {
@@ -187,6 +188,25 @@ BackendResult runSpyreBackend(const ModelGraph& graph, const std::vector<HostTen
                       static_cast<int>(tuning->candidates.size()), kept, formatDuration(tuning->costModelNs).c_str(),
                       formatDuration(tuning->tunedNs).c_str(), tuning->gain(), tuning->budgetExhausted ? ", time budget reached" : "");
         r.notes.insert(r.notes.begin() + 1, gain);
+        QJsonObject t;
+        t[QStringLiteral("cost_model_ns")] = tuning->costModelNs;
+        t[QStringLiteral("tuned_ns")] = tuning->tunedNs;
+        t[QStringLiteral("gain")] = tuning->gain();
+        t[QStringLiteral("budget_exhausted")] = tuning->budgetExhausted;
+        QJsonArray cands;
+        for (const spyresim::TuneCandidate& c : tuning->candidates) {
+            QJsonObject entry, ways;
+            for (const auto& [var, n] : c.ways)
+                ways[QString::fromStdString(var)] = n;
+            entry[QStringLiteral("op")] = QString::fromStdString(c.op);
+            entry[QStringLiteral("ways")] = ways;
+            entry[QStringLiteral("estimate_us")] = c.estimateUs;
+            entry[QStringLiteral("simulated_ns")] = c.simulatedNs;
+            entry[QStringLiteral("kept")] = c.kept;
+            cands.append(entry);
+        }
+        t[QStringLiteral("candidates")] = cands;
+        r.tuning = t;
     }
     return r;
 }
@@ -421,6 +441,8 @@ int reportRun(Args& args, const RunContext& ctx, const BackendResult& result, st
     }
     j[QStringLiteral("wall_ms")] = ctx.wallMs;
     j[QStringLiteral("outputs")] = outputsJson;
+    if (result.tuning)
+        j[QStringLiteral("tuning")] = *result.tuning;
 
     if (ctx.session) {
         auto& rec = ctx.session->recorder();

@@ -99,6 +99,16 @@ private slots:
         QVERIFY2(out.contains(QStringLiteral("plan tuned")) && out.contains(QStringLiteral("candidate splits simulated")) &&
                      out.contains(QStringLiteral("over the cost-model plan")),
                  qPrintable(out));
+        // --json carries the search (and --session stores that object): every candidate with its split and times.
+        const auto js = test::runCli({QStringLiteral("run"), model("attention.onnxtxt"), QStringLiteral("--backend"), QStringLiteral("spyre"),
+                                      QStringLiteral("--plan"), QStringLiteral("tuned"), QStringLiteral("--no-numerics"), QStringLiteral("--json")});
+        QVERIFY2(js.exitCode == 0, js.err.constData());
+        const QJsonObject tuning = QJsonDocument::fromJson(js.out).object().value(QStringLiteral("tuning")).toObject();
+        const QJsonArray cands = tuning.value(QStringLiteral("candidates")).toArray();
+        QVERIFY(!cands.isEmpty());
+        QVERIFY(tuning.value(QStringLiteral("tuned_ns")).toDouble() <= tuning.value(QStringLiteral("cost_model_ns")).toDouble());
+        for (const QJsonValue& c : cands)
+            QVERIFY(c.toObject().value(QStringLiteral("simulated_ns")).toDouble() > 0 && !c.toObject().value(QStringLiteral("ways")).toObject().isEmpty());
         const auto bad = test::runCli({QStringLiteral("run"), model("attention.onnxtxt"), QStringLiteral("--backend"), QStringLiteral("spyre"),
                                        QStringLiteral("--plan"), QStringLiteral("fastest")});
         QCOMPARE(bad.exitCode, 2);
