@@ -489,26 +489,15 @@ void MainWindow::showWhatIf()
         pins << QStringLiteral("%1 = d%2").arg(QString::fromStdString(t)).arg(d);
     for (const auto& [op, ways] : document_->compiled().splitPins)
         pins << tr("%1 split %2").arg(QString::fromStdString(op), formatWays(ways));
-    auto delta = [](int64_t x, int64_t y) {
-        const int64_t d = y - x;
-        return d == 0 ? QStringLiteral("%1 (same)").arg(y) : QStringLiteral("%1 → %2 (%3%4)").arg(x).arg(y).arg(d > 0 ? QStringLiteral("+") : QString()).arg(d);
-    };
-    // The simulated kernel time of both compiles (the timing model on each final bundle), when both were simulated.
-    const auto& simAfter = document_->compiled().simulation;
-    QString simText = tr("simulated kernel time not available (the simulator did not run on both plans)");
-    if (whatIfBaseline_.simulatedNs && simAfter) {
-        const double x = *whatIfBaseline_.simulatedNs, y = simAfter->kernelTimeNs;
-        const double pct = x > 0 ? 100.0 * (y - x) / x : 0.0;
-        simText = std::llround(x) == std::llround(y)
-                      ? tr("simulated kernel time %1 (same)").arg(formatNs(y))
-                      : tr("simulated kernel time %1 → %2 (%3%4 %)").arg(formatNs(x), formatNs(y), pct > 0 ? QStringLiteral("+") : QString(),
-                                                                           QString::number(pct, 'f', 1));
-    }
-    whatIf_->setText(tr("<b>Layout what-if</b> — pins: %1.<br>restickify ops %2; elements moved %3; layout cost %4%5; LX peak bytes %6; %7. "
+    std::optional<double> simBefore, simAfter;
+    if (document_->compiled().simulation)
+        simAfter = document_->compiled().simulation->kernelTimeNs;
+    if (whatIfBaseline_.simulatedNs)
+        simBefore = *whatIfBaseline_.simulatedNs;
+    whatIf_->setText(tr("<b>Layout what-if</b> — pins: %1.<br>%2. "
                         "<i>Right-click a buffer in the Graph to pin another stick dimension, an op to pin its core split, or clear the pins.</i>")
-                         .arg(pins.isEmpty() ? tr("none") : pins.join(QStringLiteral(", ")), delta(a.restickifyCount, b.restickifyCount),
-                              delta(a.restickifyElements, b.restickifyElements), delta(a.layoutCost, b.layoutCost),
-                              b.layoutOptimal ? tr(" (proven optimal under the pins)") : QString(), delta(a.lxPeakBytes, b.lxPeakBytes), simText));
+                         .arg(pins.isEmpty() ? tr("none") : pins.join(QStringLiteral(", ")),
+                              QString::fromStdString(spyre::comparePlans(a, b, simBefore, simAfter)).toHtmlEscaped()));
     whatIf_->show();
     problems_->log(whatIf_->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
     // Stay on the pass the user was looking at.

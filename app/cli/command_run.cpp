@@ -11,6 +11,7 @@
 #include "core/common/diagnostics.h"
 #include "core/common/job_control.h"
 #include "core/common/trace.h"
+#include "core/common/units.h"
 #include "core/model/model_loader.h"
 #include "core/model/reference_interpreter.h"
 #include "core/model/tensor_file.h"
@@ -18,6 +19,7 @@
 #include "core/spyre/kernel_bundle.h"
 #include "core/spyre/spyre_pipeline.h"
 #include "core/spyresim/device_memory.h"
+#include "core/spyresim/plan_tuner.h"
 #include "core/spyresim/spyre_simulator.h"
 #include "core/workbench/workbench.h"
 
@@ -28,6 +30,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -43,7 +46,7 @@ namespace {
 using namespace spyglass::model;
 
 struct BackendOptions {
-    std::optional<std::string> plan;         // spyre: optimized | baseline
+    std::optional<std::string> plan;         // spyre: optimized | baseline | tuned
     std::optional<std::string> trace;        // spyre: Chrome trace output file
     std::optional<std::string> scratchpad;   // spyre: greedy | first-fit | best-fit | none
     std::optional<std::string> format;       // spyre: fp16 | dl16
@@ -75,6 +78,7 @@ struct BackendResult {
     std::optional<std::vector<KernelTiming>> kernels;
     bool computedOutputs = true;   // false for a timing-only simulation
     std::vector<std::string> notes;
+    std::optional<QJsonObject> tuning;   // --plan tuned: the search (recorded in the session with the --json object)
 };
 
 struct Backend {
@@ -147,7 +151,11 @@ void fillFromSimulation(BackendResult& r, const spyresim::SimResult& sim, const 
     }
 }
 
-// The workbench's compile of the loaded model (the GUI's), then its simulation on these inputs.
+// `--plan tuned` searches for at most this long (wall time) after the cost-model compile.
+constexpr double kTuneBudgetMs = 10000;
+
+// The workbench's compile of the loaded model (the GUI's), then its simulation on these inputs. A tuned plan is
+// the tuner's split pins compiled the same way.
 BackendResult runSpyreBackend(const ModelGraph& graph, const InputSource& inputs, const BackendOptions& options)
 {
     CompileRequest request;
@@ -158,6 +166,14 @@ BackendResult runSpyreBackend(const ModelGraph& graph, const InputSource& inputs
         request.spyre.scratchpad = parseScratchpadPolicyOption(*options.scratchpad);
     request.plugins = options.plugins;
     JobControl& job = commandJob();
+    const bool tuned = options.plan && *options.plan == "tuned";
+    std::optional<spyresim::TunedPlan> tuning;
+    if (tuned) {
+        spyre::CompileOptions co = request.spyre;
+        co.extraPasses = plugins::spyreInsertions(options.plugins);
+        tuning = spyresim::tunePlan(graph, spyre::SpyreTarget::loadOrDefault(options.target), co, job, kTuneBudgetMs);
+        request.spyre.splitPins = tuning->splitPins;
+    }
     const CompiledDocument doc = compileModelGraph(graph, job, request);
     const spyresim::SimOptions so = simOptions(options);
     if (doc.programs.back()->bundle)
@@ -166,8 +182,37 @@ BackendResult runSpyreBackend(const ModelGraph& graph, const InputSource& inputs
     BackendResult r;
     r.outputs = run.outputs;
     fillFromSimulation(r, *run.sim, options, doc.programs.back()->scratchpad.peakBytes, graph.sourcePath);
-    r.notes.insert(r.notes.begin(), std::string("plan ") + (request.spyre.baseline ? "baseline" : "optimized") + ", scratchpad " +
+    r.notes.insert(r.notes.begin(), std::string("plan ") + (request.spyre.baseline ? "baseline" : tuned ? "tuned" : "optimized") + ", scratchpad " +
                                         spyre::scratchpadPolicyName(request.spyre.scratchpad) + ", target " + doc.target->name);
+    if (tuning) {
+        int kept = 0;
+        for (const spyresim::TuneCandidate& c : tuning->candidates)
+            kept += c.kept;
+        char gain[160];
+        std::snprintf(gain, sizeof gain, "tuned: %d candidate splits simulated, %d kept; %s -> %s (%.3fx over the cost-model plan)%s",
+                      static_cast<int>(tuning->candidates.size()), kept, formatDuration(tuning->costModelNs).c_str(),
+                      formatDuration(tuning->tunedNs).c_str(), tuning->gain(), tuning->budgetExhausted ? ", time budget reached" : "");
+        r.notes.insert(r.notes.begin() + 1, gain);
+        QJsonObject t;
+        t[QStringLiteral("cost_model_ns")] = tuning->costModelNs;
+        t[QStringLiteral("tuned_ns")] = tuning->tunedNs;
+        t[QStringLiteral("gain")] = tuning->gain();
+        t[QStringLiteral("budget_exhausted")] = tuning->budgetExhausted;
+        QJsonArray cands;
+        for (const spyresim::TuneCandidate& c : tuning->candidates) {
+            QJsonObject entry, ways;
+            for (const auto& [var, n] : c.ways)
+                ways[QString::fromStdString(var)] = n;
+            entry[QStringLiteral("op")] = QString::fromStdString(c.op);
+            entry[QStringLiteral("ways")] = ways;
+            entry[QStringLiteral("estimate_us")] = c.estimateUs;
+            entry[QStringLiteral("simulated_ns")] = c.simulatedNs;
+            entry[QStringLiteral("kept")] = c.kept;
+            cands.append(entry);
+        }
+        t[QStringLiteral("candidates")] = cands;
+        r.tuning = t;
+    }
     return r;
 }
 
@@ -268,8 +313,8 @@ BackendOptions backendOptions(Args& args)
     options.noNumerics = args.flag("--no-numerics");
     options.force = args.flag("--force");
     options.plugins = readPassPlugins(args);
-    if (options.plan && *options.plan != "optimized" && *options.plan != "baseline")
-        throw UsageError("--plan must be optimized or baseline, got '" + *options.plan + "'");
+    if (options.plan && *options.plan != "optimized" && *options.plan != "baseline" && *options.plan != "tuned")
+        throw UsageError("--plan must be optimized, baseline or tuned, got '" + *options.plan + "'");
     return options;
 }
 
@@ -404,6 +449,8 @@ int reportRun(Args& args, const RunContext& ctx, const BackendResult& result, st
     }
     j[QStringLiteral("wall_ms")] = ctx.wallMs;
     j[QStringLiteral("outputs")] = outputsJson;
+    if (result.tuning)
+        j[QStringLiteral("tuning")] = *result.tuning;
 
     if (ctx.session) {
         auto& rec = ctx.session->recorder();
@@ -604,7 +651,8 @@ int runBundle(Args& args)
 
 const char* const kSpyreOptionsHelp =
     "--plan P          spyre: optimized (default) or baseline (torch-spyre's default device order and work division,\n"
-    "                  largest output dimension first, no cost model).\n"
+    "                  largest output dimension first, no cost model), or tuned (the optimized plan, then each matmul's\n"
+    "                  split searched with the simulated time of the whole bundle, at most 10 s; notes the gain).\n"
     "--scratchpad S    spyre: greedy (default), first-fit, best-fit, or none (every buffer in device memory).\n"
     "--format F        spyre: device number format fp16 (default) or dl16 (IBM DLFloat16, 1-6-9).\n"
     "--trace FILE      spyre: writes the simulated timeline as Chrome Trace Event JSON (open in Perfetto).\n"
@@ -639,7 +687,7 @@ const std::string kRunBundleDetails =
     kSpyreOptionsHelp + "Exit codes and --json as for `run`.";
 
 const RegisterCommand reg{{"run", "run an ONNX model on a backend and check its outputs against ONNX test data",
-                           "run MODEL [--test-data DIR] [--backend reference|spyre] [--plan optimized|baseline] [--scratchpad S]\n"
+                           "run MODEL [--test-data DIR] [--backend reference|spyre] [--plan optimized|baseline|tuned] [--scratchpad S]\n"
                            "    [--format fp16|dl16] [--trace FILE] [--no-numerics] [--force] [--target FILE] [--dim NAME=SIZE]... [--rtol R] [--atol A]\n"
                            "    [--pass-plugin FILE]... [--write-test-data DIR] [--session NAME [--db FILE]] [--json]",
                            runRun, kRunDetails.c_str()}};

@@ -111,11 +111,13 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
         double delivered = 0;   // bytes one core ends up with
         double fetched = 0;     // bytes one core reads from device memory
         bool store = false;
+        bool streamed = false;  // a matmul's weight: streamed under the PT array's compute
         const spyre::KernelAccess* access = nullptr;
         const spyre::BundleTensor* tensor = nullptr;
     };
     std::vector<ArgDma> args;
     double R = 0, W = 0;
+    double burstR = 0, burstW = 0, streamR = 0;   // a matmul's device-memory bytes: load burst, store burst, weight stream
     for (const spyre::KernelTensorArg& a : k.tensors) {
         if (a.dmaSticks <= 0)
             continue;
@@ -135,9 +137,19 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
                     divisor *= k.vars[v].ways;
         const double replicas = std::max(1.0, static_cast<double>(kt.cores) / std::max(1, divisor));
         d.delivered = static_cast<double>(a.dmaSticksPerCore * stick);
-        d.fetched = d.delivered / replicas;
-        (d.store ? W : R) += static_cast<double>(a.dmaSticks * stick);
+        // The matmul operand that walks N (the weight) streams K-slice by K-slice while the PT array computes,
+        // and its replicas share one fetch. The activation piece has to be whole in LX before the first MAC; every
+        // core loads its own copy in that burst, so replicas of it do not share.
+        d.streamed = matmul && !d.store && d.access && d.access->index.coeffOf(k.matmul.n) != 0;
+        const bool ownCopy = matmul && !d.store && !d.streamed;
+        d.fetched = ownCopy ? d.delivered : d.delivered / replicas;
+        const double total = static_cast<double>(a.dmaSticks * stick);
+        (d.store ? W : R) += total;
         (d.store ? kt.bytesWritten : kt.bytesRead) += a.dmaSticks * stick;
+        if (d.streamed)
+            streamR += total;
+        else if (matmul)
+            (d.store ? burstW : burstR) += ownCopy ? d.fetched * kt.cores : total;
         args.push_back(d);
     }
     // Contiguous run of one core's piece: sticks along the innermost device dims while the core covers them whole.
@@ -186,34 +198,47 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
 
     // ---- per core
     // The SFU works on sticks as they stream in (vector_stream_chunks pieces, per tile when tiled: its work hides
-    // under the DMA, as torch-spyre measured); the PT array needs an operand tile whole before it starts, so a
-    // matmul overlaps its DMA only in dma_stream_chunks pieces over the whole kernel (1: load, compute, store).
-    const int chunks = static_cast<int>(std::clamp<int64_t>(
-        matmul ? target.dmaStreamChunks : tileCount > 1 ? tileCount : target.vectorStreamChunks, 1, kMaxChunks));
+    // under the DMA, as torch-spyre measured). A matmul runs in three phases: all cores load their activation
+    // pieces at once (a burst on the shared bandwidth), the weight streams under the PT array's compute, and the
+    // results leave in a second burst.
+    const int chunks = static_cast<int>(std::clamp<int64_t>(tileCount > 1 ? tileCount : target.vectorStreamChunks, 1, kMaxChunks));
     std::map<std::string, int> lanes;
     if (trace)
         for (size_t l = 0; l < trace->lanes.size(); ++l)
             lanes[trace->lanes[l].name] = static_cast<int>(l);
     // One core's own DMA engine: a fixed cost per request, its own bandwidth ceiling, and receiving the shares
     // its replicas fetched. The shared device-memory bandwidth then stretches the busiest core to the
-    // kernel's aggregate memory time.
-    std::vector<double> ownIn(slices.size(), 0.0), ownOut(slices.size(), 0.0);
-    double maxOwn = 0;
-    int64_t perCoreIn = 0, perCoreOut = 0;
-    for (const ArgDma& d : args)
+    // kernel's aggregate memory time (per phase for a matmul).
+    std::vector<double> ownIn(slices.size(), 0.0), ownOut(slices.size(), 0.0), ownStream(slices.size(), 0.0);
+    double maxOwn = 0, maxStream = 0;
+    int64_t perCoreIn = 0, perCoreOut = 0, streamedPerCore = 0;
+    for (const ArgDma& d : args) {
         (d.store ? perCoreOut : perCoreIn) += static_cast<int64_t>(d.delivered);
+        if (d.streamed)
+            streamedPerCore += static_cast<int64_t>(d.delivered);
+    }
     for (size_t i = 0; i < slices.size(); ++i) {
         for (const ArgDma& d : args) {
             const int64_t run = std::clamp(runBytes(d, slices[i]), target.dmaMinRunBytes, target.dmaMaxRunBytes);
             const double requests = std::ceil(d.fetched / static_cast<double>(run));
             const double t = requests * target.dmaRequestNs + d.fetched / target.dmaPerCoreGBs +
                              (d.delivered - d.fetched) / target.replicaDeliveryGBsPerCore;
-            (d.store ? ownOut[i] : ownIn[i]) += t;
+            (d.streamed ? ownStream[i] : d.store ? ownOut[i] : ownIn[i]) += t;
         }
         maxOwn = std::max(maxOwn, ownIn[i] + ownOut[i]);
+        maxStream = std::max(maxStream, ownStream[i]);
     }
-    const double stretch = maxOwn > 0 && kt.memoryNs > maxOwn ? kt.memoryNs / maxOwn : 1.0;
-    kt.memoryNs = std::max(kt.memoryNs, maxOwn);
+    double stretch = 1.0, streamStretch = 1.0;
+    if (matmul && !restickify) {
+        const double burstNs = (burstR + burstW) / aggregateGBs + target.rwTurnaroundNsPerByte * std::min(burstR, burstW);
+        const double streamNs = streamR / aggregateGBs;
+        stretch = maxOwn > 0 && burstNs > maxOwn ? burstNs / maxOwn : 1.0;
+        streamStretch = maxStream > 0 && streamNs > maxStream ? streamNs / maxStream : 1.0;
+        kt.memoryNs = maxOwn * stretch + maxStream * streamStretch;
+    } else {
+        stretch = maxOwn > 0 && kt.memoryNs > maxOwn ? kt.memoryNs / maxOwn : 1.0;
+        kt.memoryNs = std::max(kt.memoryNs, maxOwn);
+    }
     double psumNs = 0;
     if (kWays > 1) {
         int64_t outputs = 1;
@@ -268,6 +293,15 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
             // A restickify is a DMA-engine move through LX: read in one layout, written in the other.
             ct.endNs = ct.dmaNs;
             emit(true, "restickify", 0, ct.endNs, -1, static_cast<double>(perCoreIn + perCoreOut));
+        } else if (matmul) {
+            const double streamNs = ownStream[si] * streamStretch;
+            const double c0 = dmaIn, c1 = c0 + std::max(ct.computeNs, streamNs);
+            emit(true, "dma_in", 0, dmaIn, -1, static_cast<double>(perCoreIn - streamedPerCore));
+            emit(true, "dma_stream", c0, c0 + streamNs, -1, static_cast<double>(streamedPerCore));
+            emit(false, "compute", c0, c0 + ct.computeNs, -1, 0);
+            emit(true, "dma_out", c1, c1 + dmaOut, -1, static_cast<double>(perCoreOut));
+            ct.dmaNs += streamNs;
+            ct.endNs = c1 + dmaOut;
         } else {
             // Double buffering: chunk i+1 loads while chunk i computes (two buffers: a load waits for the compute
             // two chunks back); a chunk's results leave after its compute, on the same DMA engine.
@@ -293,10 +327,10 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
                 compPrev = c1;
             }
             ct.endNs = std::max(dmaFree, compPrev);
-            if (psumNs > 0) {
-                emit(false, "partial_sum", ct.endNs, ct.endNs + psumNs, -1, 0);
-                ct.endNs += psumNs;
-            }
+        }
+        if (!restickify && psumNs > 0) {
+            emit(false, "partial_sum", ct.endNs, ct.endNs + psumNs, -1, 0);
+            ct.endNs += psumNs;
         }
         kt.computeNs = std::max(kt.computeNs, ct.computeNs);
         kt.timeNs = std::max(kt.timeNs, ct.endNs);

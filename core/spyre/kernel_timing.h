@@ -6,14 +6,14 @@
 //     half rate (one corelet) when K is split, plus the partial-sum exchange; vector work on the SFU;
 //   - per core and operand, the DMA transfers of its piece: requests of one contiguous run each (the run the
 //     device order gives the core's slice: batch just inside the stick and one batch per core gives 128 B runs,
-//     batch outermost gives rows x 128 B), a fixed cost per request, the core's own bandwidth ceiling; an
-//     operand several cores read the same piece of (a shared weight across a batch or M split) is fetched once,
-//     a share by each, and the rest delivered to each core at the replica rate;
+//     batch outermost gives rows x 128 B), a fixed cost per request, the core's own bandwidth ceiling;
+//   - a matmul runs in three phases: every core loads its own copy of its activation piece (a burst on the shared
+//     bandwidth), the weight streams under the PT array's compute (cores that read the same weight piece fetch a
+//     share each and receive the rest from the others at the replica rate), the results leave in a second burst;
 //   - the shared device-memory bandwidth over all cores: (R + W) / effective bandwidth plus the read/write
-//     turnaround, R and W counted once per tensor; a standalone reduction realises only its core count's share;
-//     tensors resident in LX move nothing; restickify at its own rate; the busiest core is stretched to it;
-//   - a matmul loads, computes and stores in turn (dma_stream_chunks pieces); vector kernels stream against the
-//     SFU (vector_stream_chunks pieces, or per tile);
+//     turnaround (per phase for a matmul); a matmul or a standalone reduction realises only its core count's
+//     share; tensors resident in LX move nothing; restickify at its own rate; the busiest core is stretched to it;
+//   - vector kernels stream against the SFU (vector_stream_chunks pieces, or per tile);
 //   - a fixed per-kernel overhead.
 // The roofline bound of a kernel is max(MACs (or vector ops) at peak on every core, bytes at peak bandwidth).
 #include "core/common/trace.h"

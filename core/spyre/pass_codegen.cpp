@@ -76,9 +76,6 @@ Kernel kernelOf(const Program& program, const Op& op, int index)
     if (!op.split.ways.empty())
         k.slices = coreSlices(program, op);
     k.tiles = op.tiles;
-    int64_t tileCount = 1;
-    for (const TileLoop& t : op.tiles)
-        tileCount *= t.count;
     auto arg = [&](const Access& a, AccessRole role) {
         const Buffer& buf = program.buffers[a.buffer];
         KernelTensorArg t;
@@ -100,13 +97,20 @@ Kernel kernelOf(const Program& program, const Op& op, int index)
                     divisor *= op.split.ways[v];
             t.dmaSticks = sticks;
             t.dmaSticksPerCore = ceilDiv(sticks, divisor);
-            // A tensor read whole by every tile is fetched again per tile.
-            bool tiledAlong = false;
-            for (const TileLoop& tl : op.tiles)
-                tiledAlong = tiledAlong || a.index.coeffOf(tl.var) != 0;
-            if (!tiledAlong && tileCount > 1 && role == AccessRole::Load) {
-                t.dmaSticks *= tileCount;
-                t.dmaSticksPerCore *= tileCount;
+            // Tile loops nest in var order. A load keeps its piece across the loops inside the innermost one it
+            // walks (coarse tiling sized each tile's working set with that piece whole in LX) and is fetched
+            // again for every iteration of a loop outside it that it does not walk.
+            int innermostWalked = -1;
+            for (int l = 0; l < static_cast<int>(op.tiles.size()); ++l)
+                if (a.index.coeffOf(op.tiles[l].var) != 0)
+                    innermostWalked = l;
+            int64_t refetch = 1;
+            for (int l = 0; l < innermostWalked; ++l)
+                if (a.index.coeffOf(op.tiles[l].var) == 0)
+                    refetch *= op.tiles[l].count;
+            if (role == AccessRole::Load) {
+                t.dmaSticks *= refetch;
+                t.dmaSticksPerCore *= refetch;
             }
         }
         k.tensors.push_back(t);

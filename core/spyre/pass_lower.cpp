@@ -456,6 +456,21 @@ private:
         finish(op, r, g, g.outputs.at(0));
     }
 
+    bool onlyMatmulsRead(int tensor) const
+    {
+        if (p_.tensors[tensor].isOutput)
+            return false;
+        bool read = false;
+        for (const GraphOp& c : p_.graphOps)
+            for (int in : c.inputs)
+                if (in == tensor) {
+                    if (c.opType != "MatMul")
+                        return false;
+                    read = true;
+                }
+        return read;
+    }
+
     void transpose(const GraphOp& g)
     {
         const View x = viewOf(g, 0);
@@ -470,9 +485,11 @@ private:
             views_[g.outputs.at(0)] = x;
             return;
         }
-        if (p_.buffers[x.buffer].kind == BufferKind::Constant) {
+        if (p_.buffers[x.buffer].kind == BufferKind::Constant || onlyMatmulsRead(g.outputs.at(0))) {
             // A transposed weight is a view (Inductor's permute): the host writes the constant in whatever
-            // layout its consumer needs, so no kernel moves it.
+            // layout its consumer needs, so no kernel moves it. A transpose only matmuls read is a view too: a
+            // matmul reads its operands through any strides, so the transpose costs at most the one restickify
+            // layout propagation adds when the operand's stick is on the wrong dim, not a copy kernel as well.
             View v;
             v.buffer = x.buffer;
             v.offset = x.offset;

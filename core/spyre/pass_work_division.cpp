@@ -28,12 +28,20 @@ std::vector<int> defaultDivision(const Program& p, const Op& op, int cores)
         ways[v] = static_cast<int>(w);
         budget /= w;
     }
-    if (op.kind == OpKind::Reduction)
-        for (int v = nIter; v < op.numVars(); ++v) {
-            const int64_t w = largestDivisorAtMost(varUnits(p, op, v), budget);
-            ways[v] = static_cast<int>(w);
-            budget /= w;
-        }
+    // Cores the output dims leave go to the one reduction var that takes most of them, for a matmul too: torch-spyre
+    // work_division.py, multi_dim_iteration_space_split's third pass ("pick the single most-splittable reduction
+    // dim for any remaining cores"; the backend splits at most one reduction dim).
+    if (op.kind == OpKind::Reduction || op.kind == OpKind::MatMul) {
+        int bestVar = -1;
+        int64_t bestWays = 1;
+        for (int v = nIter; v < op.numVars(); ++v)
+            if (const int64_t w = largestDivisorAtMost(varUnits(p, op, v), budget); w > bestWays) {
+                bestVar = v;
+                bestWays = w;
+            }
+        if (bestVar >= 0)
+            ways[bestVar] = static_cast<int>(bestWays);
+    }
     return ways;
 }
 

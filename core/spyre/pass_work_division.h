@@ -26,7 +26,7 @@ bool splitExceedsSpan(const Program& p, const Op& op, const std::vector<int>& wa
 // The --pin-split entry for `op` (by op name, else by the ONNX node it computes), or null. Coarse tiling asks too, so
 // that it leaves every pinned var a whole number of slices per tile.
 const std::pair<const std::string, std::map<std::string, int>>* splitPinOf(const Op& op, const CompileOptions& o);
-// torch-spyre's default division.
+// torch-spyre's default division: output vars largest first, the cores they leave to one reduction var.
 std::vector<int> defaultDivision(const Program& p, const Op& op, int cores);
 
 }  // namespace spyglass::spyre

@@ -5,6 +5,8 @@
 #include "core/spyre/loop_ir.h"
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace spyglass::spyre {
 
@@ -19,5 +21,12 @@ struct PlanSummary {
 };
 
 PlanSummary summarizePlan(const Program& program);
+
+// The layout what-if's comparison of the plan before pins with the plan after, in plain text (the GUI's banner
+// shows it): restickify ops, elements moved, layout cost with what its optimality proof covers (the fewest
+// restickified elements under the pins, a count, not time), LX peak, and the simulated kernel time of both plans
+// beside it when both were simulated, saying so when the element optimum is not the faster plan.
+std::string comparePlans(const PlanSummary& before, const PlanSummary& after, std::optional<double> simulatedBeforeNs,
+                         std::optional<double> simulatedAfterNs);
 
 }  // namespace spyglass::spyre

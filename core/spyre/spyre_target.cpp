@@ -87,9 +87,11 @@ private:
 
 int64_t SpyreTarget::usableLxBytes() const
 {
+    // torch-spyre's frontend share of LX (scratchpad/allocator.py): the fraction of what Deeptools' tracker can
+    // allocate (2 MiB minus the program/debug reservation), truncated to bytes, rounded up to the allocation unit.
     const double usable = static_cast<double>(lxBytes - lxProgramReservationBytes) * lxBackendReserveFraction;
     const int64_t bytes = static_cast<int64_t>(usable);
-    return lxAlignmentBytes > 0 ? bytes / lxAlignmentBytes * lxAlignmentBytes : bytes;
+    return lxAlignmentBytes > 0 ? (bytes + lxAlignmentBytes - 1) / lxAlignmentBytes * lxAlignmentBytes : bytes;
 }
 
 double SpyreTarget::reductionBwShare(int c) const
@@ -154,7 +156,6 @@ SpyreTarget SpyreTarget::load(const std::string& path)
     t.deviceMemoryBytes = r.integer("device_memory_bytes", 1);
     t.sfuOpsPerNsPerCore = r.number("sfu_ops_per_ns_per_core", 1e-9);
     t.kernelOverheadNs = r.number("kernel_overhead_ns", 0);
-    t.dmaStreamChunks = static_cast<int>(r.integer("dma_stream_chunks", 1));
     t.vectorStreamChunks = static_cast<int>(r.integer("vector_stream_chunks", 1));
     t.dmaRequestNs = r.number("dma_request_ns", 0);
     t.dmaPerCoreGBs = r.number("dma_per_core_gbs", 1e-9);

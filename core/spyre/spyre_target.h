@@ -43,14 +43,13 @@ struct SpyreTarget {
     double ringBytesPerCycle = 0;
     int64_t spanBytes = 0;
     int64_t deviceMemoryBytes = 0;
-    // Simulator timing model (core/spyresim): vector (SFU) throughput, fixed cost per kernel, and how many pieces
-    // an untiled kernel's DMA is streamed in (overlapping compute).
+    // Timing model (core/spyre/kernel_timing): vector (SFU) throughput, fixed cost per kernel, and how many pieces
+    // an untiled vector kernel's DMA is streamed in against the SFU.
     double sfuOpsPerNsPerCore = 0;
     double kernelOverheadNs = 0;
-    int dmaStreamChunks = 0;
-    int vectorStreamChunks = 0;   // pieces a vector kernel's DMA streams in against the SFU
-    // DMA from mechanism (core/spyresim/timing_model.cpp): a fixed cost per request (a request moves one contiguous
-    // run, clamped to [dma_min_run_bytes, dma_max_run_bytes]) and the bandwidth one core's DMA engine reaches alone.
+    int vectorStreamChunks = 0;
+    // DMA from mechanism: a fixed cost per request (a request moves one contiguous run, clamped to
+    // [dma_min_run_bytes, dma_max_run_bytes]) and the bandwidth one core's DMA engine reaches alone.
     double dmaRequestNs = 0;
     double dmaPerCoreGBs = 0;
     // Rate at which one core receives the pieces of an operand its replicas (cores reading the same piece) fetched.

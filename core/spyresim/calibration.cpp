@@ -77,9 +77,11 @@ struct Simulated {
 };
 
 Simulated simulateOnce(const model::ModelGraph& g, const spyre::SpyreTarget& t, bool defaultLayout, spyre::ScratchpadPolicy policy,
-                       const std::map<std::string, int>& pin)
+                       const std::map<std::string, int>& pin, bool fuse = true, const std::map<std::string, int>& stickPins = {})
 {
     spyre::CompileOptions o;
+    o.fuse = fuse;
+    o.pins = stickPins;
     o.keepIrText = false;
     o.baseline = defaultLayout;
     o.scratchpad = policy;
@@ -156,7 +158,7 @@ std::vector<CalibrationCase> runCalibration(const std::string& path, const spyre
             c.published = field(o, "published_us").toDouble();
             const model::Shape s = shapeOf(field(o, "shape"));
             const model::ModelGraph g = c.kind == "softmax" ? softmaxGraph(s, static_cast<int64_t>(field(o, "axis").toInt(-1))) : rmsNormGraph(s);
-            const Simulated r = simulateOnce(g, t, defaultLayout, *policy, {});
+            const Simulated r = simulateOnce(g, t, defaultLayout, *policy, {}, field(o, "fuse").toBool(true), pinOf(field(o, "stick")));
             c.simulated = r.us;
             c.plan = r.plan;
         } else {

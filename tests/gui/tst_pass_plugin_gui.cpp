@@ -51,7 +51,7 @@ private slots:
         QVERIFY(QTest::qWaitFor([&] { return !opened.isEmpty(); }, 60000));
         const PassRecord* pinned = passNamed(w, "pin_weight_sticks");
         QVERIFY(pinned);
-        QCOMPARE(pinned->summary, std::string("pinned 1 weight to stick dim 0 (w2)"));
+        QCOMPARE(pinned->summary, std::string("pinned 2 weights to stick dim 0 (w1, w2)"));
         QVERIFY(pinned->irText.find("[pinned]") != std::string::npos);
         // A circuit opened afterwards gets the quantum plugin's pass once that is loaded too, and not the Spyre one.
         QVERIFY(w.loadPassPlugin(plugin("hcxh_to_cz")));

@@ -80,7 +80,7 @@ private slots:
         QCOMPARE(names.value(at - 1), QStringLiteral("propagate_layouts"));
         const QJsonObject pass = passesOf(r).at(at).toObject();
         QVERIFY(pass.value(QStringLiteral("changed")).toBool());
-        QVERIFY2(pass.value(QStringLiteral("summary")).toString().startsWith(QStringLiteral("pinned 1 weight to stick dim 0 (w2)")),
+        QVERIFY2(pass.value(QStringLiteral("summary")).toString().startsWith(QStringLiteral("pinned 2 weights to stick dim 0 (w1, w2)")),
                  qPrintable(pass.value(QStringLiteral("summary")).toString()));
         QVERIFY(pass.value(QStringLiteral("wall_ms")).toDouble() >= 0);
         // The pins cost restickifies the plain compile did not need: the plugin's IR change reached the later passes.

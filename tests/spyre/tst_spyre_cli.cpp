@@ -88,6 +88,33 @@ private slots:
         QCOMPARE(bad.exitCode, 2);
     }
 
+    // `run --plan tuned`: the tuner's note names its candidates and its gain over the cost-model plan, and the
+    // simulated time it reports is the one the run prints; an unknown plan is a usage error.
+    void runWithTheTunedPlan()
+    {
+        const auto r = test::runCli({QStringLiteral("run"), model("attention.onnxtxt"), QStringLiteral("--backend"), QStringLiteral("spyre"),
+                                     QStringLiteral("--plan"), QStringLiteral("tuned"), QStringLiteral("--no-numerics")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QString out = QString::fromUtf8(r.out);
+        QVERIFY2(out.contains(QStringLiteral("plan tuned")) && out.contains(QStringLiteral("candidate splits simulated")) &&
+                     out.contains(QStringLiteral("over the cost-model plan")),
+                 qPrintable(out));
+        // --json carries the search (and --session stores that object): every candidate with its split and times.
+        const auto js = test::runCli({QStringLiteral("run"), model("attention.onnxtxt"), QStringLiteral("--backend"), QStringLiteral("spyre"),
+                                      QStringLiteral("--plan"), QStringLiteral("tuned"), QStringLiteral("--no-numerics"), QStringLiteral("--json")});
+        QVERIFY2(js.exitCode == 0, js.err.constData());
+        const QJsonObject tuning = QJsonDocument::fromJson(js.out).object().value(QStringLiteral("tuning")).toObject();
+        const QJsonArray cands = tuning.value(QStringLiteral("candidates")).toArray();
+        QVERIFY(!cands.isEmpty());
+        QVERIFY(tuning.value(QStringLiteral("tuned_ns")).toDouble() <= tuning.value(QStringLiteral("cost_model_ns")).toDouble());
+        for (const QJsonValue& c : cands)
+            QVERIFY(c.toObject().value(QStringLiteral("simulated_ns")).toDouble() > 0 && !c.toObject().value(QStringLiteral("ways")).toObject().isEmpty());
+        const auto bad = test::runCli({QStringLiteral("run"), model("attention.onnxtxt"), QStringLiteral("--backend"), QStringLiteral("spyre"),
+                                       QStringLiteral("--plan"), QStringLiteral("fastest")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(QString::fromUtf8(bad.err).contains(QStringLiteral("optimized, baseline or tuned")), bad.err.constData());
+    }
+
     void dumpDirHasOneFilePerPass()
     {
         QTemporaryDir dir;

@@ -51,8 +51,9 @@ private slots:
         }
     }
 
-    // Issue 15 asks for a geometric-mean error <= 1.25x and >= 3/4 of the cases within +-15 %. Measured
-    // (2026-12-01): 1.245x over all 25, 15 within; fit set 1.170x (8 of 10), held out 1.297x (7 of 15).
+    // Issue 15 asks for a geometric-mean error <= 1.25x (on the fit set and on the held-out set) and >= 3/4 of the
+    // cases within +-15 %. Measured (2026-12-01, bench_spyre_sim --calibration): 1.173x over all 25, 17 within;
+    // fit set 1.106x (8 of 10), held out 1.220x (9 of 15).
     void suiteError()
     {
         Stats all, fit, held;
@@ -67,23 +68,28 @@ private slots:
         qInfo("fit: %d cases, %.3fx, %d within; held out: %d cases, %.3fx, %d within", fit.n, fit.geoMean(), fit.within15, held.n,
               held.geoMean(), held.within15);
         QCOMPARE(fit.n, 10);
-        QVERIFY(all.geoMean() <= 1.25);
-        QVERIFY(fit.geoMean() <= 1.18);
-        QVERIFY(held.geoMean() <= 1.30);
-        QVERIFY(all.within15 >= 15);   // target 19 of 25: not reached
+        QVERIFY(all.geoMean() <= 1.20);
+        QVERIFY(fit.geoMean() <= 1.25);
+        QVERIFY(held.geoMean() <= 1.25);
+        QVERIFY(all.within15 >= 17);   // target 19 of 25: not reached
     }
 
     // Layout: batch outermost is faster than batch just inside the stick in every PR #4302 pair. The published
-    // cuts are 29-69 %; ours are within 5 points on none of the six yet (measured 24-46 %), so only the sign and
-    // a floor are checked.
+    // cuts are 29-69 %; ours (measured 48-54 %) are within 5 points on two of the six (B=2/N=12800 and
+    // B=8/N=25600). Issue 15 asks for all six, which no model whose layout penalty grows with N can give: at B=2
+    // (and at B=8) the published default-minus-outer time falls when N doubles (2.41 -> 1.98 ms; 18.6 -> 16.5 ms).
     void layoutEffect()
     {
+        int within5 = 0;
         for (const char* pair : {"b2-n12800", "b4-n12800", "b8-n12800", "b2-n25600", "b4-n25600", "b8-n25600"}) {
-            const double base = sim(std::string("pr4302-") + pair + "-default"), outer = sim(std::string("pr4302-") + pair + "-outer");
-            const double cut = 1 - outer / base;
-            qInfo("PR #4302 %s: simulated cut %.1f %%", pair, 100 * cut);
+            const auto& base = *byId_.at(std::string("pr4302-") + pair + "-default");
+            const auto& outer = *byId_.at(std::string("pr4302-") + pair + "-outer");
+            const double cut = 1 - outer.simulated / base.simulated, published = 1 - outer.published / base.published;
+            qInfo("PR #4302 %s: simulated cut %.1f %%, published %.1f %%", pair, 100 * cut, 100 * published);
             QVERIFY2(cut > 0.2, pair);
+            within5 += std::fabs(cut - published) <= 0.05;
         }
+        QVERIFY(within5 >= 2);   // target 6 of 6: not reached
     }
 
     // Split: PR #2407's (8,4,1) beats (32,1,1) on every prefill projection (published 1.76-2.59x).
@@ -97,7 +103,9 @@ private slots:
     void scratchpadEffect() { QVERIFY(sim("softmax-1core-planned") < 0.8 * sim("softmax-1core-none")); }
 
     // Decode batch trend of issue #4032: one batch on 25 cores is the slowest; the published times then fall
-    // slightly with B (1.463 -> 1.365 ms) where ours rise slightly (measured 1.418 -> 1.481 ms): only the B = 1
+    // slightly with B (1.463 -> 1.365 ms, -6.7 %) where ours rise slightly (measured 1.403 -> 1.421 ms, +1.3 %):
+    // every one of those kernels is bound by reading the 210 MB weight once over the shared bandwidth, and nothing
+    // in the bundles (the K split falls from 4 to 1 as B grows) makes the larger batches faster. Only the B = 1
     // step is asserted.
     void decodeTrend()
     {

@@ -10,8 +10,10 @@
 #include "core/model/test_data.h"
 #include "core/spyre/kernel_bundle.h"
 #include "core/spyre/model_builder.h"
+#include "core/spyre/plan_summary.h"
 #include "core/spyre/spyre_pipeline.h"
 #include "core/spyresim/device_memory.h"
+#include "core/spyresim/plan_tuner.h"
 #include "core/spyresim/spyre_simulator.h"
 
 #include <QDir>
@@ -147,6 +149,39 @@ private slots:
         }
     }
 
+    // A transpose only matmuls read is a view: no copy kernel, at most one restickify, and the same numbers as the
+    // reference (x^T @ y and x^T @ z with x [128, 192] an input, so the host cannot lay it out for free).
+    void transposeIntoMatmulIsAView()
+    {
+        spyre::ModelGraphBuilder b("transpose_matmul");
+        const int x = b.input("x", {128, 192});
+        const int y = b.input("y", {128, 64});
+        const int z = b.input("z", {128, 128});
+        const int t = b.node("Transpose", "t", {x}, {192, 128}, {{"perm", std::vector<int64_t>{1, 0}}});
+        b.output(b.node("MatMul", "mm", {t, y}, {192, 64}));
+        b.output(b.node("MatMul", "mm2", {t, z}, {192, 128}));
+        const model::ModelGraph g = b.take();
+        for (bool baseline : {false, true}) {
+            spyre::CompileOptions o;
+            o.baseline = baseline;
+            const auto snaps = compile(g, o);
+            const spyre::KernelBundle& bundle = *snaps.back().ir->bundle;
+            int restickify = 0;
+            for (const spyre::Kernel& k : bundle.kernels) {
+                restickify += k.op == spyre::OpKind::Restickify;
+                QVERIFY2(k.op == spyre::OpKind::MatMul || k.op == spyre::OpKind::Restickify, spyre::opKindName(k.op));
+            }
+            QVERIFY2(restickify <= 1, qPrintable(QString::number(restickify)));
+            const auto inputs = randomInputs(g);
+            const spyresim::SimResult r = spyresim::simulate(bundle, target(), inputs, quiet());
+            const auto ref = model::runReference(g, ordered(g, inputs)).outputs;
+            for (size_t k = 0; k < g.outputs.size(); ++k) {
+                const auto c = model::compareTensors(r.outputs.at(g.values[g.outputs[k]].name), ref[k], spyresim::kDeviceRtol, spyresim::deviceAtol(ref[k]));
+                QVERIFY2(c.ok, qPrintable(QString::fromStdString(c.summary(g.values[g.outputs[k]].name))));
+            }
+        }
+    }
+
     void exportedBundleGivesTheSameResult()
     {
         // The encoder layer carries its weights as initializers: the bundle must carry them too.
@@ -275,6 +310,71 @@ private slots:
         const auto unplanned = spyresim::simulate(*compile(sm, none).back().ir->bundle, t, {}, quiet(false));
         QVERIFY(unplanned.bytesMoved > planned.bytesMoved);
         QVERIFY(unplanned.kernelTimeNs > planned.kernelTimeNs);
+    }
+
+    // The layout what-if says what the layout optimiser's proof covers (the fewest restickified elements) and puts
+    // the simulated time of both plans beside it: matmul.onnxtxt unpinned against A [256, 512] sticked on d0.
+    void whatIfComparesTheObjectiveWithTime()
+    {
+        const model::ModelGraph g = model::loadModel(test::sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt")).toStdString());
+        spyre::CompileOptions pinned;
+        pinned.pins["A"] = 0;
+        const auto a = compile(g), b = compile(g, pinned);
+        const spyre::PlanSummary pa = spyre::summarizePlan(*a.back().ir), pb = spyre::summarizePlan(*b.back().ir);
+        QVERIFY(pa.layoutOptimal && pb.layoutOptimal);
+        QVERIFY(pb.restickifyCount > pa.restickifyCount);
+        const double ta = spyresim::simulate(*a.back().ir->bundle, target(), {}, quiet(false)).kernelTimeNs;
+        const double tb = spyresim::simulate(*b.back().ir->bundle, target(), {}, quiet(false)).kernelTimeNs;
+        const QString text = QString::fromStdString(spyre::comparePlans(pa, pb, ta, tb));
+        qInfo("%s", qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("proven optimal for the fewest restickified elements under the pins (not for time)")), qPrintable(text));
+        const double pct = 100.0 * (tb - ta) / ta;
+        QVERIFY2(text.contains(QStringLiteral("(%1%2 %)").arg(pct > 0 ? QStringLiteral("+") : QString(), QString::number(pct, 'f', 1))), qPrintable(text));
+        // The pinned plan moves more elements; when it is also faster the banner says the element optimum is not.
+        QCOMPARE(text.contains(QStringLiteral("the unpinned plan has the fewest restickified elements, this one simulates")), tb < ta);
+        QVERIFY(QString::fromStdString(spyre::comparePlans(pa, pb, ta, std::nullopt)).contains(QStringLiteral("not available")));
+    }
+
+    // The tuner: the simulated time of the tuned plan is never above the cost-model plan's, every candidate it
+    // kept is the one the tuned plan pins, and its recorded times are what compiling that pin gives.
+    void tunerNeverLosesToTheCostModel_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("mlp") << test::sourcePath(QStringLiteral("resources/examples/mlp.onnxtxt"));
+        QTest::newRow("attention") << test::dataPath(QStringLiteral("spyre/models/attention.onnxtxt"));
+    }
+
+    void tunerNeverLosesToTheCostModel()
+    {
+        QFETCH(QString, file);
+        const model::ModelGraph g = model::loadModel(file.toStdString());
+        JobControl job;
+        const spyresim::TunedPlan t = spyresim::tunePlan(g, target(), {}, job, 20000, 4);
+        qInfo("cost model %.1f ns, tuned %.1f ns (%.3fx), %d candidates", t.costModelNs, t.tunedNs, t.gain(), static_cast<int>(t.candidates.size()));
+        for (const spyresim::TuneCandidate& c : t.candidates) {
+            std::string ways;
+            for (const auto& [v, n] : c.ways)
+                ways += v + ":" + std::to_string(n) + " ";
+            qInfo("  %s %s estimate %.3f us, simulated %.1f ns%s", c.op.c_str(), ways.c_str(), c.estimateUs, c.simulatedNs, c.kept ? " (kept)" : "");
+        }
+        QVERIFY(!t.candidates.empty());
+        QVERIFY(t.tunedNs <= t.costModelNs);
+        const auto bundleNs = [&](const std::vector<spyre::SpyreSnapshot>& s) {
+            return spyresim::simulate(*s.back().ir->bundle, target(), {}, quiet(false)).kernelTimeNs;
+        };
+        QCOMPARE(bundleNs(t.snapshots), t.tunedNs);
+        for (const spyresim::TuneCandidate& c : t.candidates) {
+            QVERIFY(c.simulatedNs > 0);
+            if (c.kept)
+                QCOMPARE(t.splitPins.at(c.op), c.ways);
+        }
+        spyre::CompileOptions replay;
+        replay.splitPins = t.splitPins;
+        QCOMPARE(bundleNs(compile(g, replay)), t.tunedNs);
+        // No budget: the cost-model plan comes back untouched.
+        const spyresim::TunedPlan none = spyresim::tunePlan(g, target(), {}, job, 0);
+        QVERIFY(none.budgetExhausted && none.candidates.empty());
+        QCOMPARE(none.tunedNs, none.costModelNs);
     }
 
     void batchedMatmulBaselineIsSlower()
