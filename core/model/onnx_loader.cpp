@@ -496,6 +496,13 @@ ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::s
     import::resolveExternalData(m, baseDir, file, options.maxModelBytes);
     auto* g = m.mutable_graph();
     nameNodes(*g);
+    if (opset < 7) {
+        try {
+            import::upgradeOpset6(m);
+        } catch (const InputError& e) {
+            rethrowWithFile(e, file);
+        }
+    }
     if (rewrite18) {
         try {
             checkSupport(*g, opset);   // an unsupported op is named as such, before any rewriting
