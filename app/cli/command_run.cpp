@@ -18,6 +18,7 @@
 #include "core/spyre/kernel_bundle.h"
 #include "core/spyre/spyre_pipeline.h"
 #include "core/spyresim/device_memory.h"
+#include "core/spyresim/numerics_bisect.h"
 #include "core/spyresim/spyre_simulator.h"
 #include "core/workbench/workbench.h"
 
@@ -48,6 +49,7 @@ struct BackendOptions {
     std::optional<std::string> format;       // spyre: fp16 | dl16
     std::optional<std::string> target;       // spyre: target description file
     bool noNumerics = false;                 // spyre: timing only
+    bool bisect = false;                     // spyre: numerics bisect (core/spyresim/numerics_bisect.h)
     std::vector<const plugins::LoadedPlugin*> plugins;   // spyre: --pass-plugin
 };
 
@@ -71,6 +73,7 @@ struct BackendResult {
     std::optional<std::vector<KernelTiming>> kernels;
     bool computedOutputs = true;   // false for a timing-only simulation
     std::vector<std::string> notes;
+    std::optional<spyresim::BisectReport> bisect;
 };
 
 struct Backend {
@@ -88,8 +91,8 @@ BackendResult runReferenceBackend(const ModelGraph& graph, const std::vector<Hos
 {
     if (options.plan)
         throw UsageError("--plan applies to the spyre backend only");
-    if (options.trace || options.scratchpad || options.format || options.target || options.noNumerics || !options.plugins.empty())
-        throw UsageError("--trace, --scratchpad, --format, --target, --pass-plugin and --no-numerics apply to the spyre backend only");
+    if (options.trace || options.scratchpad || options.format || options.target || options.noNumerics || options.bisect || !options.plugins.empty())
+        throw UsageError("--trace, --scratchpad, --format, --target, --pass-plugin, --no-numerics and --bisect apply to the spyre backend only");
     BackendResult r;
     r.outputs = runReference(graph, inputs).outputs;
     return r;
@@ -166,6 +169,8 @@ BackendResult runSpyreBackend(const ModelGraph& graph, const std::vector<HostTen
             r.outputs.push_back(it->second);
         }
     fillFromSimulation(r, sim, options, program.scratchpad.peakBytes, graph.sourcePath);
+    if (options.bisect)
+        r.bisect = spyresim::bisectNumerics(graph, *program.bundle, target, byName, simOptions(options), &job);
     r.notes.insert(r.notes.begin(), std::string("plan ") + (co.baseline ? "baseline" : "optimized") + ", scratchpad " +
                                         spyre::scratchpadPolicyName(co.scratchpad) + ", target " + target.name);
     return r;
@@ -266,6 +271,7 @@ BackendOptions backendOptions(Args& args)
     options.format = args.value("--format");
     options.target = args.value("--target");
     options.noNumerics = args.flag("--no-numerics");
+    options.bisect = args.flag("--bisect");
     options.plugins = readPassPlugins(args);
     if (options.plan && *options.plan != "optimized" && *options.plan != "baseline")
         throw UsageError("--plan must be optimized or baseline, got '" + *options.plan + "'");
@@ -370,6 +376,30 @@ int reportRun(Args& args, const RunContext& ctx, const BackendResult& result, st
     }
     if (checked)
         text << (ok ? "result: all outputs match" : "result: MISMATCH") << " (rtol " << rtol << ", atol " << atol << ")\n";
+    if (result.bisect) {
+        text << result.bisect->text();
+        QJsonArray steps;
+        for (const spyresim::BisectStep& s : result.bisect->steps) {
+            QJsonObject so;
+            so[QStringLiteral("node")] = QString::fromStdString(s.node);
+            so[QStringLiteral("value")] = QString::fromStdString(s.value);
+            so[QStringLiteral("region_ops")] = s.regionNodes;
+            so[QStringLiteral("max_abs_err")] = s.maxAbsErr;
+            so[QStringLiteral("input_rounding")] = s.inputRounding;
+            so[QStringLiteral("output_rounding")] = s.outputRounding;
+            so[QStringLiteral("max_abs_ref")] = s.maxAbsRef;
+            so[QStringLiteral("beyond_rounding")] = s.exceeds;
+            steps.append(so);
+        }
+        QJsonObject b;
+        b[QStringLiteral("steps")] = steps;
+        auto nodeAt = [&](int k) { return k < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(QString::fromStdString(result.bisect->steps[static_cast<size_t>(k)].node)); };
+        b[QStringLiteral("first_beyond_rounding")] = nodeAt(result.bisect->firstExceeding);
+        b[QStringLiteral("largest_amplification")] = nodeAt(result.bisect->largestAmplification);
+        j[QStringLiteral("bisect")] = b;
+    } else if (checked && !ok && std::string(ctx.backend->name) == "spyre") {
+        text << "to find the op it comes from: the same command with --bisect\n";
+    }
 
     j[QStringLiteral("ok")] = ok;
     j[QStringLiteral("checked")] = checked;
@@ -436,6 +466,8 @@ int runRun(Args& args)
     const Backend& backend = findBackend(backendName);
     ctx.backend = &backend;
     validateTolerances(ctx.rtolOpt, ctx.atolOpt);
+    if (options.noNumerics && options.bisect)
+        throw UsageError("--bisect compares computed values: it cannot be combined with --no-numerics");
     if (options.noNumerics && (testData || writeTestData))
         throw UsageError("--no-numerics computes no outputs: it cannot be combined with --test-data or --write-test-data");
 
@@ -518,6 +550,8 @@ int runBundle(Args& args)
         throw UsageError("--scratchpad is fixed when a bundle is compiled; run-bundle simulates the plan the bundle holds");
     if (!options.plugins.empty())
         throw UsageError("--pass-plugin applies when a model is compiled; run-bundle simulates the bundle as it was compiled");
+    if (options.bisect)
+        throw UsageError("--bisect needs the model's ops: use run MODEL --backend spyre --bisect");
     validateTolerances(ctx.rtolOpt, ctx.atolOpt);
     if (options.noNumerics && testData)
         throw UsageError("--no-numerics computes no outputs: it cannot be combined with --test-data");
@@ -598,6 +632,9 @@ const char* const kSpyreOptionsHelp =
     "--format F        spyre: device number format fp16 (default) or dl16 (IBM DLFloat16, 1-6-9).\n"
     "--trace FILE      spyre: writes the simulated timeline as Chrome Trace Event JSON (open in Perfetto).\n"
     "--no-numerics     spyre: timing only (no functional simulation; for large models).\n"
+    "--bisect          spyre: compares every op's device output against the reference fed with the device's own\n"
+    "                  inputs of that op, and names the first op whose error exceeds what rounding of its inputs\n"
+    "                  to the device format explains (with the figures), or the op that amplifies rounding most.\n"
     "--target FILE     spyre: another target description (default resources/targets/spyre.json).\n";
 
 // Built before the registrations below (same translation unit, in order), which keep pointers into them.
@@ -628,7 +665,7 @@ const std::string kRunBundleDetails =
 
 const RegisterCommand reg{{"run", "run an ONNX model on a backend and check its outputs against ONNX test data",
                            "run MODEL [--test-data DIR] [--backend reference|spyre] [--plan optimized|baseline] [--scratchpad S]\n"
-                           "    [--format fp16|dl16] [--trace FILE] [--no-numerics] [--target FILE] [--dim NAME=SIZE]... [--rtol R] [--atol A]\n"
+                           "    [--format fp16|dl16] [--trace FILE] [--no-numerics] [--bisect] [--target FILE] [--dim NAME=SIZE]... [--rtol R] [--atol A]\n"
                            "    [--pass-plugin FILE]... [--write-test-data DIR] [--session NAME [--db FILE]] [--json]",
                            runRun, kRunDetails.c_str()}};
 

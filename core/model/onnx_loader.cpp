@@ -71,7 +71,27 @@ void nameNodes(onnx::GraphProto& g)
     }
 }
 
-void bindInputs(onnx::ModelProto& m, const LoadOptions& options, ConstantMap& constants, const std::string& file)
+// Whether every use of `name` reads it as data the device can take at run time (indices, a value to convert or
+// reshape), not as a shape, axes or count the compiler must know.
+bool readOnlyAsData(const onnx::GraphProto& g, const std::string& name)
+{
+    for (const auto& o : g.output())
+        if (o.name() == name)
+            return false;
+    bool used = false;
+    for (const auto& n : g.node())
+        for (int k = 0; k < n.input_size(); ++k) {
+            if (n.input(k) != name)
+                continue;
+            used = true;
+            const bool data = (n.op_type() == "Gather" && k == 1) || (n.op_type() == "Cast" && k == 0) || (n.op_type() == "Unsqueeze" && k == 0);
+            if (!data)
+                return false;
+        }
+    return used;
+}
+
+void bindInputs(onnx::ModelProto& m, const LoadOptions& options, ConstantMap& constants, const std::string& file, bool integerDataAtRunTime)
 {
     if (options.bindInputs.empty())
         return;
@@ -93,6 +113,16 @@ void bindInputs(onnx::ModelProto& m, const LoadOptions& options, ConstantMap& co
         }
         const HostTensor& t = it->second;
         const auto& tt = in.type().tensor_type();
+        if (integerDataAtRunTime && !t.isFloating() && readOnlyAsData(*g, in.name())) {
+            onnx::ValueInfoProto runtime = in;
+            auto* shape = runtime.mutable_type()->mutable_tensor_type()->mutable_shape();
+            if (shape->dim_size() == static_cast<int>(t.shape.size()))
+                for (int d = 0; d < shape->dim_size(); ++d)
+                    if (!shape->dim(d).has_dim_value())
+                        shape->mutable_dim(d)->set_dim_value(t.shape[d]);
+            *kept.Add() = std::move(runtime);
+            continue;
+        }
         const auto declared = dtypeFromOnnx(tt.elem_type());
         if (!declared || *declared != t.dtype)
             fail(file, "input '" + in.name() + "': wrong dtype " + dtypeName(t.dtype) + " for the value bound to it, the model declares " +
@@ -476,7 +506,7 @@ void checkAxes(const ModelGraph& g, const std::string& file)
     }
 }
 
-ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::string& baseDir, const LoadOptions& options)
+ModelGraph importModelOnce(onnx::ModelProto m, const std::string& file, const std::string& baseDir, const LoadOptions& options, bool integerDataAtRunTime)
 {
     if (!m.has_graph())
         fail(file, "the model has no graph");
@@ -530,7 +560,7 @@ ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::s
         } catch (const std::exception& e) {
             fail(file, "ONNX checker: " + oneLine(e.what()));
         }
-        bindInputs(m, options, constants, file);
+        bindInputs(m, options, constants, file, integerDataAtRunTime);
         setDimValues(*g, options, file);
         if (m.ir_version() < 4)
             m.set_ir_version(4);   // so that shape inference sees initializers that are not inputs
@@ -566,6 +596,20 @@ void checkSize(const std::string& file, uint64_t size, uint64_t limit)
 std::string readFile(const std::string& path, uint64_t limit)
 {
     return readInputFile(path, "a model file", limit, [limit](uint64_t size) { return tooLargeText(size, limit); });
+}
+
+// Integer inputs read only as data first stay inputs (bindInputs); when the model then cannot be made static (the
+// data was a size after all, e.g. a window length Cast and fed to Range), everything given is bound instead.
+ModelGraph importModel(const onnx::ModelProto& m, const std::string& file, const std::string& baseDir, const LoadOptions& options)
+{
+    if (!options.bindInputs.empty()) {
+        try {
+            return importModelOnce(m, file, baseDir, options, true);
+        } catch (const InputError&) {
+            // the second load reports the error if it is not the binding's
+        }
+    }
+    return importModelOnce(m, file, baseDir, options, false);
 }
 
 }  // namespace

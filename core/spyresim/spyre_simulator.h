@@ -8,8 +8,10 @@
 #include "core/spyre/kernel_bundle.h"
 #include "core/spyre/spyre_target.h"
 #include "core/spyresim/device_format.h"
+#include "core/spyresim/device_memory.h"
 #include "core/spyresim/timing_model.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +28,9 @@ struct SimOptions {
     DeviceFormat format = DeviceFormat::Fp16;    // number format of device memory
     int hostThreads = 0;                         // 0: every hardware thread
     bool trace = true;
+    // Called after each kernel has run (with numerics), with every tensor of the bundle: the numerics bisect reads
+    // the values the device computed here.
+    std::function<void(const spyre::Kernel&, const std::map<std::string, DeviceTensor>&)> afterKernel;
 };
 
 struct SimResult {
