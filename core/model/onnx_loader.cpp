@@ -598,18 +598,35 @@ std::string readFile(const std::string& path, uint64_t limit)
     return readInputFile(path, "a model file", limit, [limit](uint64_t size) { return tooLargeText(size, limit); });
 }
 
+// Whether bindInputs would leave an integer input to run time (readOnlyAsData).
+bool keepsIntegerDataInputs(const onnx::ModelProto& m, const LoadOptions& options)
+{
+    std::set<std::string> initNames;
+    for (const auto& t : m.graph().initializer())
+        initNames.insert(t.name());
+    size_t position = 0;
+    for (const auto& in : m.graph().input()) {
+        if (initNames.count(in.name()))
+            continue;
+        const auto it = options.bindInputs.find(position++);
+        if (it != options.bindInputs.end() && !it->second.isFloating() && readOnlyAsData(m.graph(), in.name()))
+            return true;
+    }
+    return false;
+}
+
 // Integer inputs read only as data first stay inputs (bindInputs); when the model then cannot be made static (the
 // data was a size after all, e.g. a window length Cast and fed to Range), everything given is bound instead.
-ModelGraph importModel(const onnx::ModelProto& m, const std::string& file, const std::string& baseDir, const LoadOptions& options)
+ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::string& baseDir, const LoadOptions& options)
 {
-    if (!options.bindInputs.empty()) {
+    if (!options.bindInputs.empty() && keepsIntegerDataInputs(m, options)) {
         try {
             return importModelOnce(m, file, baseDir, options, true);
         } catch (const InputError&) {
             // the second load reports the error if it is not the binding's
         }
     }
-    return importModelOnce(m, file, baseDir, options, false);
+    return importModelOnce(std::move(m), file, baseDir, options, false);
 }
 
 }  // namespace
