@@ -479,6 +479,28 @@ ModelGraph buildGraph(const onnx::ModelProto& m, int64_t opset, const ConstantMa
     return graph;
 }
 
+// PRelu's slope must broadcast to X one way (ONNX's shape inference copies X's shape without looking at it): a
+// [3] slope on a [2, 3, 4] input is refused here, as the reference interpreter refuses it, rather than compiled
+// into a kernel that reads past the slope (found by libonnx-testdata's opset-6 PReLU tests, NaN on the device).
+void checkSlopes(const ModelGraph& g, const std::string& file)
+{
+    for (const Node& n : g.nodes) {
+        if (n.opType != "PRelu" || n.inputs.size() != 2 || n.inputs[0] < 0 || n.inputs[1] < 0)
+            continue;
+        const Shape& x = g.values[static_cast<size_t>(n.inputs[0])].shape;
+        const Shape& slope = g.values[static_cast<size_t>(n.inputs[1])].shape;
+        bool ok = slope.size() <= x.size();
+        for (size_t d = 0; ok && d < slope.size(); ++d) {
+            const int64_t sd = slope[slope.size() - 1 - d], xd = x[x.size() - 1 - d];
+            ok = sd == xd || sd == 1;
+        }
+        if (!ok)
+            fail(file, "slope '" + g.values[static_cast<size_t>(n.inputs[1])].name + "' of shape " + shapeString(slope) +
+                           " does not broadcast to input '" + g.values[static_cast<size_t>(n.inputs[0])].name + "' of shape " + shapeString(x),
+                 n.label());
+    }
+}
+
 // An 'axis' attribute must name a dimension of the input it applies to (ONNX allows -rank..rank-1; Flatten
 // also rank). ONNX's shape inference does not check every op's (LayerNormalization's axis 5 on a rank-2 input
 // passed it), and a backend that folded it into a loop bound would compute nonsense.
@@ -575,6 +597,7 @@ ModelGraph importModelOnce(onnx::ModelProto m, const std::string& file, const st
         }
         ModelGraph graph = buildGraph(m, opset, constants, declared, file);
         checkAxes(graph, file);
+        checkSlopes(graph, file);
         return graph;
     } catch (const InputError& e) {
         rethrowWithFile(e, file);
