@@ -12,6 +12,7 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   libgl1-mesa-dri libegl-dev libgl-dev xvfb xauth fonts-dejavu-core
   python3-onnx python3-numpy
+  python3-torch python3-torchvision libonnx-testdata
   libopenblas-dev
   libopenmpi-dev openmpi-bin
   llvm

@@ -20,6 +20,7 @@
 #include "core/spyre/spyre_pipeline.h"
 #include "core/spyresim/device_memory.h"
 #include "core/spyresim/plan_tuner.h"
+#include "core/spyresim/numerics_bisect.h"
 #include "core/spyresim/spyre_simulator.h"
 #include "core/workbench/workbench.h"
 
@@ -53,6 +54,7 @@ struct BackendOptions {
     std::optional<std::string> target;       // spyre: target description file
     bool noNumerics = false;                 // spyre: timing only
     bool force = false;                      // spyre: numbers however much work they are
+    bool bisect = false;                     // spyre: numerics bisect (core/spyresim/numerics_bisect.h)
     std::vector<const plugins::LoadedPlugin*> plugins;   // spyre: --pass-plugin
 };
 
@@ -79,6 +81,7 @@ struct BackendResult {
     bool computedOutputs = true;   // false for a timing-only simulation
     std::vector<std::string> notes;
     std::optional<QJsonObject> tuning;   // --plan tuned: the search (recorded in the session with the --json object)
+    std::optional<spyresim::BisectReport> bisect;
 };
 
 struct Backend {
@@ -98,8 +101,8 @@ BackendResult runReferenceBackend(const ModelGraph& graph, const InputSource& in
 {
     if (options.plan)
         throw UsageError("--plan applies to the spyre backend only");
-    if (options.trace || options.scratchpad || options.format || options.target || options.noNumerics || !options.plugins.empty())
-        throw UsageError("--trace, --scratchpad, --format, --target, --pass-plugin and --no-numerics apply to the spyre backend only");
+    if (options.trace || options.scratchpad || options.format || options.target || options.noNumerics || options.bisect || !options.plugins.empty())
+        throw UsageError("--trace, --scratchpad, --format, --target, --pass-plugin, --no-numerics and --bisect apply to the spyre backend only");
     BackendResult r;
     r.outputs = runReference(graph, inputs()).outputs;
     return r;
@@ -213,6 +216,12 @@ BackendResult runSpyreBackend(const ModelGraph& graph, const InputSource& inputs
         t[QStringLiteral("candidates")] = cands;
         r.tuning = t;
     }
+    if (options.bisect) {
+        std::map<std::string, HostTensor> byName;
+        for (size_t k = 0; k < graph.inputs.size(); ++k)
+            byName[graph.values[graph.inputs[k]].name] = inputs().at(k);
+        r.bisect = spyresim::bisectNumerics(graph, *doc.programs.back()->bundle, *doc.target, byName, so, &job);
+    }
     return r;
 }
 
@@ -312,6 +321,7 @@ BackendOptions backendOptions(Args& args)
     options.target = args.value("--target");
     options.noNumerics = args.flag("--no-numerics");
     options.force = args.flag("--force");
+    options.bisect = args.flag("--bisect");
     options.plugins = readPassPlugins(args);
     if (options.plan && *options.plan != "optimized" && *options.plan != "baseline" && *options.plan != "tuned")
         throw UsageError("--plan must be optimized, baseline or tuned, got '" + *options.plan + "'");
@@ -418,6 +428,30 @@ int reportRun(Args& args, const RunContext& ctx, const BackendResult& result, st
     }
     if (checked)
         text << (ok ? "result: all outputs match" : "result: MISMATCH") << " (rtol " << rtol << ", atol " << atol << ")\n";
+    if (result.bisect) {
+        text << result.bisect->text();
+        QJsonArray steps;
+        for (const spyresim::BisectStep& s : result.bisect->steps) {
+            QJsonObject so;
+            so[QStringLiteral("node")] = QString::fromStdString(s.node);
+            so[QStringLiteral("value")] = QString::fromStdString(s.value);
+            so[QStringLiteral("region_ops")] = s.regionNodes;
+            so[QStringLiteral("max_abs_err")] = s.maxAbsErr;
+            so[QStringLiteral("input_rounding")] = s.inputRounding;
+            so[QStringLiteral("output_rounding")] = s.outputRounding;
+            so[QStringLiteral("max_abs_ref")] = s.maxAbsRef;
+            so[QStringLiteral("beyond_rounding")] = s.exceeds;
+            steps.append(so);
+        }
+        QJsonObject b;
+        b[QStringLiteral("steps")] = steps;
+        auto nodeAt = [&](int k) { return k < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(QString::fromStdString(result.bisect->steps[static_cast<size_t>(k)].node)); };
+        b[QStringLiteral("first_beyond_rounding")] = nodeAt(result.bisect->firstExceeding);
+        b[QStringLiteral("largest_amplification")] = nodeAt(result.bisect->largestAmplification);
+        j[QStringLiteral("bisect")] = b;
+    } else if (checked && !ok && std::string(ctx.backend->name) == "spyre") {
+        text << "to find the op it comes from: the same command with --bisect\n";
+    }
 
     j[QStringLiteral("ok")] = ok;
     j[QStringLiteral("checked")] = checked;
@@ -486,6 +520,8 @@ int runRun(Args& args)
     const Backend& backend = findBackend(backendName);
     ctx.backend = &backend;
     validateTolerances(ctx.rtolOpt, ctx.atolOpt);
+    if (options.noNumerics && options.bisect)
+        throw UsageError("--bisect compares computed values: it cannot be combined with --no-numerics");
     if (options.noNumerics && (testData || writeTestData))
         throw UsageError("--no-numerics computes no outputs: it cannot be combined with --test-data or --write-test-data");
 
@@ -574,6 +610,8 @@ int runBundle(Args& args)
         throw UsageError("--scratchpad is fixed when a bundle is compiled; run-bundle simulates the plan the bundle holds");
     if (!options.plugins.empty())
         throw UsageError("--pass-plugin applies when a model is compiled; run-bundle simulates the bundle as it was compiled");
+    if (options.bisect)
+        throw UsageError("--bisect needs the model's ops: use run MODEL --backend spyre --bisect");
     validateTolerances(ctx.rtolOpt, ctx.atolOpt);
     if (options.noNumerics && testData)
         throw UsageError("--no-numerics computes no outputs: it cannot be combined with --test-data");
@@ -658,6 +696,9 @@ const char* const kSpyreOptionsHelp =
     "--trace FILE      spyre: writes the simulated timeline as Chrome Trace Event JSON (open in Perfetto).\n"
     "--no-numerics     spyre: timing only (no functional simulation; for large models).\n"
     "--force           spyre: simulate the numbers even past the work limit (about a minute of host time here).\n"
+    "--bisect          spyre: compares every op's device output against the reference fed with the device's own\n"
+    "                  inputs of that op, and names the first op whose error exceeds what rounding of its inputs\n"
+    "                  to the device format explains (with the figures), or the op that amplifies rounding most.\n"
     "--target FILE     spyre: another target description (default resources/targets/spyre.json).\n";
 
 // Built before the registrations below (same translation unit, in order), which keep pointers into them.
@@ -688,7 +729,7 @@ const std::string kRunBundleDetails =
 
 const RegisterCommand reg{{"run", "run an ONNX model on a backend and check its outputs against ONNX test data",
                            "run MODEL [--test-data DIR] [--backend reference|spyre] [--plan optimized|baseline|tuned] [--scratchpad S]\n"
-                           "    [--format fp16|dl16] [--trace FILE] [--no-numerics] [--force] [--target FILE] [--dim NAME=SIZE]... [--rtol R] [--atol A]\n"
+                           "    [--format fp16|dl16] [--trace FILE] [--no-numerics] [--force] [--bisect] [--target FILE] [--dim NAME=SIZE]... [--rtol R] [--atol A]\n"
                            "    [--pass-plugin FILE]... [--write-test-data DIR] [--session NAME [--db FILE]] [--json]",
                            runRun, kRunDetails.c_str()}};
 

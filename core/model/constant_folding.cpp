@@ -113,8 +113,12 @@ bool foldConstants(onnx::ModelProto& model, int64_t opset, ConstantMap& constant
             id.add_output(np.output(0));
             if (np.output_size() > 1 && !np.output(1).empty()) {
                 const auto st = staticType(np.input(0));
-                if (!st)
-                    throw InputError(Diagnostic{Severity::Error, {}, "the mask output needs a static input shape", {}, node.label()});
+                if (!st) {
+                    // Folding may make the input static in a later round (Swin's attention after its window
+                    // reshapes); if it never does, the value without a static shape is named when the graph is built.
+                    *kept.Add() = np;
+                    continue;
+                }
                 if (elementsOf(st->shape) > kMaxConstantElements)
                     throw InputError(Diagnostic{Severity::Error, {}, "the mask output would be a constant of " + std::to_string(elementsOf(st->shape)) +
                                                                          " elements, more than the " + std::to_string(kMaxConstantElements) + " Spyglass folds", {}, node.label()});
@@ -261,8 +265,14 @@ bool foldConstants(onnx::ModelProto& model, int64_t opset, ConstantMap& constant
                 addConstant(np.output(k), std::move(outs[k]));
         changed = true;
     }
-    if (changed)
+    if (changed) {
         g->mutable_node()->Swap(&kept);
+        // A folded value's value_info is what inference guessed before it was known (e.g. an Expand to a computed
+        // shape: [1, unk, unk]); left in place, the next round keeps the guess over the initializer's real shape.
+        auto* infos = g->mutable_value_info();
+        infos->erase(std::remove_if(infos->begin(), infos->end(), [&](const onnx::ValueInfoProto& v) { return constants.count(v.name()) > 0; }),
+                     infos->end());
+    }
     return changed;
 }
 

@@ -13,6 +13,9 @@ namespace spyglass::model {
 struct LoadOptions {
     // Graph inputs (by position among the declared inputs) to treat as constants, e.g. the `shape`
     // input of a Reshape that a test feeds at run time. The tensor must match the declared type.
+    // An integer input read only as data (token ids into a Gather, an attention mask that is Cast or
+    // Unsqueezed) stays an input, with the bound tensor's shape: folding it would compute the whole model
+    // at load time.
     std::map<size_t, HostTensor> bindInputs;
     // Values for symbolic dimensions of graph inputs, by dim_param name (e.g. {"batch", 1}): exported
     // models with dynamic axes become static. A symbolic dimension without a value is a load error.

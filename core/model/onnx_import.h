@@ -42,4 +42,8 @@ bool completeShapes(onnx::ModelProto& model);
 // A form that has no opset-17 equivalent is an UnsupportedError naming the node.
 void downgradeOpset18(onnx::ModelProto& model);
 
+// Rewrites the broadcast/axis/is_test attributes and PRelu's per-channel slope of opsets before 7 into the later
+// numpy-broadcast form (opset6.cpp).
+void upgradeOpset6(onnx::ModelProto& model);
+
 }  // namespace spyglass::model::import

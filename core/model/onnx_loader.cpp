@@ -71,7 +71,27 @@ void nameNodes(onnx::GraphProto& g)
     }
 }
 
-void bindInputs(onnx::ModelProto& m, const LoadOptions& options, ConstantMap& constants, const std::string& file)
+// Whether every use of `name` reads it as data the device can take at run time (indices, a value to convert or
+// reshape), not as a shape, axes or count the compiler must know.
+bool readOnlyAsData(const onnx::GraphProto& g, const std::string& name)
+{
+    for (const auto& o : g.output())
+        if (o.name() == name)
+            return false;
+    bool used = false;
+    for (const auto& n : g.node())
+        for (int k = 0; k < n.input_size(); ++k) {
+            if (n.input(k) != name)
+                continue;
+            used = true;
+            const bool data = (n.op_type() == "Gather" && k == 1) || (n.op_type() == "Cast" && k == 0) || (n.op_type() == "Unsqueeze" && k == 0);
+            if (!data)
+                return false;
+        }
+    return used;
+}
+
+void bindInputs(onnx::ModelProto& m, const LoadOptions& options, ConstantMap& constants, const std::string& file, bool integerDataAtRunTime)
 {
     if (options.bindInputs.empty())
         return;
@@ -93,6 +113,16 @@ void bindInputs(onnx::ModelProto& m, const LoadOptions& options, ConstantMap& co
         }
         const HostTensor& t = it->second;
         const auto& tt = in.type().tensor_type();
+        if (integerDataAtRunTime && !t.isFloating() && readOnlyAsData(*g, in.name())) {
+            onnx::ValueInfoProto runtime = in;
+            auto* shape = runtime.mutable_type()->mutable_tensor_type()->mutable_shape();
+            if (shape->dim_size() == static_cast<int>(t.shape.size()))
+                for (int d = 0; d < shape->dim_size(); ++d)
+                    if (!shape->dim(d).has_dim_value())
+                        shape->mutable_dim(d)->set_dim_value(t.shape[d]);
+            *kept.Add() = std::move(runtime);
+            continue;
+        }
         const auto declared = dtypeFromOnnx(tt.elem_type());
         if (!declared || *declared != t.dtype)
             fail(file, "input '" + in.name() + "': wrong dtype " + dtypeName(t.dtype) + " for the value bound to it, the model declares " +
@@ -449,6 +479,28 @@ ModelGraph buildGraph(const onnx::ModelProto& m, int64_t opset, const ConstantMa
     return graph;
 }
 
+// PRelu's slope must broadcast to X one way (ONNX's shape inference copies X's shape without looking at it): a
+// [3] slope on a [2, 3, 4] input is refused here, as the reference interpreter refuses it, rather than compiled
+// into a kernel that reads past the slope (found by libonnx-testdata's opset-6 PReLU tests, NaN on the device).
+void checkSlopes(const ModelGraph& g, const std::string& file)
+{
+    for (const Node& n : g.nodes) {
+        if (n.opType != "PRelu" || n.inputs.size() != 2 || n.inputs[0] < 0 || n.inputs[1] < 0)
+            continue;
+        const Shape& x = g.values[static_cast<size_t>(n.inputs[0])].shape;
+        const Shape& slope = g.values[static_cast<size_t>(n.inputs[1])].shape;
+        bool ok = slope.size() <= x.size();
+        for (size_t d = 0; ok && d < slope.size(); ++d) {
+            const int64_t sd = slope[slope.size() - 1 - d], xd = x[x.size() - 1 - d];
+            ok = sd == xd || sd == 1;
+        }
+        if (!ok)
+            fail(file, "slope '" + g.values[static_cast<size_t>(n.inputs[1])].name + "' of shape " + shapeString(slope) +
+                           " does not broadcast to input '" + g.values[static_cast<size_t>(n.inputs[0])].name + "' of shape " + shapeString(x),
+                 n.label());
+    }
+}
+
 // An 'axis' attribute must name a dimension of the input it applies to (ONNX allows -rank..rank-1; Flatten
 // also rank). ONNX's shape inference does not check every op's (LayerNormalization's axis 5 on a rank-2 input
 // passed it), and a backend that folded it into a loop bound would compute nonsense.
@@ -476,7 +528,7 @@ void checkAxes(const ModelGraph& g, const std::string& file)
     }
 }
 
-ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::string& baseDir, const LoadOptions& options)
+ModelGraph importModelOnce(onnx::ModelProto m, const std::string& file, const std::string& baseDir, const LoadOptions& options, bool integerDataAtRunTime)
 {
     if (!m.has_graph())
         fail(file, "the model has no graph");
@@ -496,6 +548,13 @@ ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::s
     import::resolveExternalData(m, baseDir, file, options.maxModelBytes);
     auto* g = m.mutable_graph();
     nameNodes(*g);
+    if (opset < 7) {
+        try {
+            import::upgradeOpset6(m);
+        } catch (const InputError& e) {
+            rethrowWithFile(e, file);
+        }
+    }
     if (rewrite18) {
         try {
             checkSupport(*g, opset);   // an unsupported op is named as such, before any rewriting
@@ -523,7 +582,7 @@ ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::s
         } catch (const std::exception& e) {
             fail(file, "ONNX checker: " + oneLine(e.what()));
         }
-        bindInputs(m, options, constants, file);
+        bindInputs(m, options, constants, file, integerDataAtRunTime);
         setDimValues(*g, options, file);
         if (m.ir_version() < 4)
             m.set_ir_version(4);   // so that shape inference sees initializers that are not inputs
@@ -538,6 +597,7 @@ ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::s
         }
         ModelGraph graph = buildGraph(m, opset, constants, declared, file);
         checkAxes(graph, file);
+        checkSlopes(graph, file);
         return graph;
     } catch (const InputError& e) {
         rethrowWithFile(e, file);
@@ -559,6 +619,37 @@ void checkSize(const std::string& file, uint64_t size, uint64_t limit)
 std::string readFile(const std::string& path, uint64_t limit)
 {
     return readInputFile(path, "a model file", limit, [limit](uint64_t size) { return tooLargeText(size, limit); });
+}
+
+// Whether bindInputs would leave an integer input to run time (readOnlyAsData).
+bool keepsIntegerDataInputs(const onnx::ModelProto& m, const LoadOptions& options)
+{
+    std::set<std::string> initNames;
+    for (const auto& t : m.graph().initializer())
+        initNames.insert(t.name());
+    size_t position = 0;
+    for (const auto& in : m.graph().input()) {
+        if (initNames.count(in.name()))
+            continue;
+        const auto it = options.bindInputs.find(position++);
+        if (it != options.bindInputs.end() && !it->second.isFloating() && readOnlyAsData(m.graph(), in.name()))
+            return true;
+    }
+    return false;
+}
+
+// Integer inputs read only as data first stay inputs (bindInputs); when the model then cannot be made static (the
+// data was a size after all, e.g. a window length Cast and fed to Range), everything given is bound instead.
+ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::string& baseDir, const LoadOptions& options)
+{
+    if (!options.bindInputs.empty() && keepsIntegerDataInputs(m, options)) {
+        try {
+            return importModelOnce(m, file, baseDir, options, true);
+        } catch (const InputError&) {
+            // the second load reports the error if it is not the binding's
+        }
+    }
+    return importModelOnce(std::move(m), file, baseDir, options, false);
 }
 
 }  // namespace

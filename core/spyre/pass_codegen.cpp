@@ -90,7 +90,23 @@ Kernel kernelOf(const Program& program, const Op& op, int index)
         // In LX already (produced there, or cloned by an earlier reader): no device traffic.
         const bool firstReaderOfClone = buf.producer < 0 && buf.lx.inLx && buf.lx.firstUse == index;
         if (!buf.lx.inLx || firstReaderOfClone) {
-            const int64_t sticks = program.layoutOf(buf).deviceElements() / program.stickElements;
+            int64_t sticks = program.layoutOf(buf).deviceElements() / program.stickElements;
+            // A gather (an index through an IndirectIndex) moves the rows it reads, not the table: at most one
+            // element per iteration point, in whole sticks unless the gathered dimension is the stick dimension.
+            int64_t indirectCoeff = 0;
+            for (const auto& [var, c] : a.index.terms)
+                if (var >= kIndirectVar)
+                    indirectCoeff = c;
+            if (indirectCoeff != 0 && !buf.lx.inLx && std::string(role) == "load") {
+                int64_t points = 1;
+                for (int v = 0; v < op.numVars(); ++v)
+                    points *= op.varRange(v);
+                int64_t stickStride = 1;
+                for (size_t d = static_cast<size_t>(std::max(0, buf.stickDim)) + 1; d < buf.shape.size(); ++d)
+                    stickStride *= buf.shape[d];
+                const bool alongStick = buf.stickDim >= 0 && indirectCoeff == stickStride;
+                sticks = std::min(sticks, alongStick ? points : ceilDiv(points, program.stickElements));
+            }
             int64_t divisor = 1;
             for (int v = 0; v < op.numVars() && v < static_cast<int>(op.split.ways.size()); ++v)
                 if (a.index.coeffOf(v) != 0)

@@ -217,6 +217,8 @@ SimResult simulate(const KernelBundle& bundle, const spyre::SpyreTarget& target,
             const auto k0 = std::chrono::steady_clock::now();
             executeKernel(k, memory, options.format, bundle.stickElements(), threads, &lx);
             r.kernelWallMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - k0).count();
+            if (options.afterKernel)
+                options.afterKernel(k, memory);
         }
         KernelTime kt = timeKernel(k, bundle, target, clock, r.trace.get());
         clock += kt.timeNs;

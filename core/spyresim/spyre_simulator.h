@@ -8,9 +8,11 @@
 #include "core/spyre/kernel_bundle.h"
 #include "core/spyre/spyre_target.h"
 #include "core/spyresim/device_format.h"
+#include "core/spyresim/device_memory.h"
 #include "core/spyresim/timing_model.h"
 
 #include <limits>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -38,6 +40,9 @@ struct SimOptions {
     bool trace = true;
     // Refuse a numbers simulation whose numericsWork exceeds this (InputError, before any tensor is allocated).
     double maxNumericsWork = std::numeric_limits<double>::infinity();
+    // Called after each kernel has run (with numerics), with every tensor of the bundle: the numerics bisect reads
+    // the values the device computed here.
+    std::function<void(const spyre::Kernel&, const std::map<std::string, DeviceTensor>&)> afterKernel;
 };
 
 struct SimResult {

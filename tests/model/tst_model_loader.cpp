@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+
 #include <fstream>
 #include <random>
 
@@ -224,6 +226,36 @@ g (float[1, 1, 4, 4] x, float[1, 1, 3, 3] w) => (float[1, 1, 2, 2] y)
             QCOMPARE(e.nodeName(), std::string("Conv_0"));
             QVERIFY2(std::string(e.what()).find("conv.onnxtxt: error: Conv 'Conv_0': attribute 'frobnicate' is not supported") == 0, e.what());
         }
+    }
+
+    // ONNX's shape inference copies PRelu's input shape and never checks the slope; a [3] slope on [2, 3, 4]
+    // compiled into a kernel that gave NaN. Opset 6's per-channel [C] slope is read as [C, 1] (opset6.cpp).
+    void preluSlopeMustBroadcast()
+    {
+        const std::string bad = R"(<
+  ir_version: 8,
+  opset_import: ["" : 13]
+>
+g (float[2, 3, 4] x, float[3] s) => (float[2, 3, 4] y)
+{
+  y = PRelu (x, s)
+}
+)";
+        const std::string msg = errorOf([&] { loadModelFromText(bad, "prelu.onnxtxt"); });
+        QVERIFY2(msg.find("PRelu 'PRelu_0'") != std::string::npos && msg.find("does not broadcast") != std::string::npos, msg.c_str());
+        const std::string legacy = R"(<
+  ir_version: 3,
+  opset_import: ["" : 6]
+>
+g (float[2, 3, 4] x, float[3] s) => (float[2, 3, 4] y)
+{
+  y = PRelu (x, s)
+}
+)";
+        const ModelGraph g = loadModelFromText(legacy, "prelu6.onnxtxt");
+        const auto prelu = std::find_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.opType == "PRelu"; });
+        QVERIFY(prelu != g.nodes.end());
+        QCOMPARE(g.values[static_cast<size_t>(prelu->inputs.at(1))].shape, (Shape{3, 1}));
     }
 
     void trainingModeDropoutIsRefused()
