@@ -487,8 +487,15 @@ void MainWindow::showWhatIf()
     QStringList pins;
     for (const auto& [t, d] : document_->compiled().pins)
         pins << QStringLiteral("%1 = d%2").arg(QString::fromStdString(t)).arg(d);
-    for (const auto& [op, ways] : document_->compiled().splitPins)
-        pins << tr("%1 split %2").arg(QString::fromStdString(op), formatWays(ways));
+    // Each split pin with the op it landed on, found by identity, so a pin that moved would show it.
+    const spyre::Program& last = *document_->compiled().programs.back();
+    for (const auto& [op, ways] : document_->compiled().splitPins) {
+        const int at = last.findOp(op);
+        const QString where = at < 0 || last.ops[static_cast<size_t>(at)].origins.empty()
+                                  ? QString()
+                                  : QStringLiteral(" (%1)").arg(QString::fromStdString(last.ops[static_cast<size_t>(at)].origins.front()));
+        pins << tr("%1 split %2%3").arg(QString::fromStdString(op), formatWays(ways), where);
+    }
     auto delta = [](int64_t x, int64_t y) {
         const int64_t d = y - x;
         return d == 0 ? QStringLiteral("%1 (same)").arg(y) : QStringLiteral("%1 → %2 (%3%4)").arg(x).arg(y).arg(d > 0 ? QStringLiteral("+") : QString()).arg(d);
@@ -562,21 +569,15 @@ void MainWindow::showGraphNodeMenu(const QString& id, const QPoint& globalPos)
 
 namespace {
 
-// The op of the final program that `op` of an earlier pass becomes: inserting restickify ops renumbers ops, so
-// before work_division an op is found again by the ONNX nodes it computes. Null when that is not one op.
+// The op of the final program that `op` of an earlier pass becomes: the op's name is its identity from lower to
+// codegen (fuse keeps one of the merged names and lists the others), so this is a lookup, not a guess. Null
+// before lower (graph ops have no final op of their own) or when the op was dropped.
 const spyre::Op* finalOpOf(const spyre::Program& shown, int op, const spyre::Program& last)
 {
-    const spyre::Op& o = shown.ops[static_cast<size_t>(op)];
-    if (&shown == &last)
-        return &o;
-    const spyre::Op* found = nullptr;
-    for (const spyre::Op& f : last.ops)
-        if (f.kind == o.kind && f.origins == o.origins) {
-            if (found)
-                return nullptr;
-            found = &f;
-        }
-    return found;
+    if (shown.stage != spyre::Stage::Loop)
+        return nullptr;
+    const int found = last.findOp(shown.ops[static_cast<size_t>(op)].name);
+    return found < 0 ? nullptr : &last.ops[static_cast<size_t>(found)];
 }
 
 QString currentSplitText(const spyre::Op& op)

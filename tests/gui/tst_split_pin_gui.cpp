@@ -119,6 +119,64 @@ private slots:
         QCOMPARE(finalOp0(w).split.ways, chosen);
     }
 
+    void aSplitPinStaysOnItsOpWhenAStickPinAddsARestickify()
+    {
+        // The bug this guards: pin op N's split, then a stick dim whose restickify renumbered the ops, and the split
+        // moved to another op while the banner still named op N. Names are identities now; the pin is made the
+        // way the user makes it, from the Graph's menu on an op of an earlier pass (lower: before fuse).
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/transpose_restickify.onnxtxt"))));
+        int lower = -1;
+        for (size_t i = 0; i < w.document()->passes().size(); ++i)
+            if (w.document()->passes()[i].name == "lower")
+                lower = static_cast<int>(i);
+        QVERIFY(lower >= 0);
+        w.document()->selectPass(lower);
+        const auto shown = w.document()->selectedProgram();
+        QCOMPARE(shown->ops.at(2).kind, spyre::OpKind::MatMul);
+        QCOMPARE(shown->ops.at(2).name, std::string("op2"));
+        QStringList actions;
+        QTimer::singleShot(0, &w, [&] {
+            if (QWidget* popup = QApplication::activePopupWidget()) {
+                for (QAction* a : popup->actions())
+                    actions << a->text() + (a->isEnabled() ? QString() : QStringLiteral(" (disabled)"));
+                popup->close();
+            }
+        });
+        emit w.graphView()->nodeContextMenuRequested(QStringLiteral("op:2"), w.mapToGlobal(QPoint(100, 100)));
+        QVERIFY2(actions.contains(QStringLiteral("Pin core split of op2…")), qPrintable(actions.join(QLatin1Char('|'))));
+
+        QSignalSpy opened(&w, &MainWindow::documentOpened);
+        w.pinCoreSplit(QStringLiteral("op2"), {{"p0", 4}});
+        QVERIFY(opened.wait(60000));
+        QCOMPARE(w.document()->compiled().programs.back()->ops.size(), size_t(2));
+        w.pinStickDimension(QStringLiteral("r"), 0);
+        QVERIFY(opened.wait(60000));
+        const spyre::Program& last = *w.document()->compiled().programs.back();
+        QCOMPARE(last.ops.size(), size_t(3));   // the restickify op came in before the MatMul
+        for (const spyre::Op& op : last.ops) {
+            const bool isPinned = op.split.why == "pinned by the user";
+            QCOMPARE(isPinned, op.name == "op2");
+            if (op.name == "op2") {
+                QCOMPARE(op.kind, spyre::OpKind::MatMul);
+                QCOMPARE(op.split.ways, (std::vector<int>{4, 1, 1}));
+            }
+        }
+        const QString banner = w.whatIfText();
+        QVERIFY2(banner.contains(QStringLiteral("op2 split p0:4 (MatMul 'MatMul_")), qPrintable(banner));
+        QVERIFY2(banner.contains(QStringLiteral("r = d0")), qPrintable(banner));
+        // The Graph of the final pass labels the MatMul op2 and the new op after the copy it writes.
+        w.document()->selectPass(static_cast<int>(w.document()->passes().size()) - 1);
+        QStringList labels;
+        for (const auto& n : w.graphView()->graph().nodes)
+            labels << n.label.section(QLatin1Char('\n'), 0, 0);
+        QVERIFY2(labels.contains(QStringLiteral("op2 MatMul")), qPrintable(labels.join(QLatin1Char('|'))));
+        QVERIFY2(labels.filter(QStringLiteral("rs_buf1_stick1 restickify")).size() == 1, qPrintable(labels.join(QLatin1Char('|'))));
+    }
+
     void theDialogShowsTheVarsAndPinsWhatIsTyped()
     {
         MainWindow w;
