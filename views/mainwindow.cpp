@@ -302,6 +302,11 @@ void MainWindow::createMenus()
         viewMenu_->addAction(d->toggleViewAction());
     viewMenu_->addSeparator();
     viewMenu_->addAction(resetLayoutAction_);
+    // Window-wide Ctrl+F brings the Graph forward with its find field (the view's own shortcut needs its focus).
+    viewMenu_->addAction(tr("&Find in Graph…"), QKeySequence::Find, this, [this] {
+        centralTabs_->setCurrentWidget(graphView_);
+        graphView_->showFind();
+    });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Spyglass"), this, &MainWindow::showAbout);
@@ -371,14 +376,15 @@ void MainWindow::inspectGraphNode(const QString& id)
         return;
     selectedNode_ = id.toStdString();
     const int cores = document_->compiled().target ? document_->compiled().target->cores : 0;
-    const int index = id.section(QLatin1Char(':'), 1).toInt();
-    if (id.startsWith(QLatin1String("op:"))) {
+    const SpyreNodeRef ref = resolveSpyreNode(*program, id.toStdString());
+    const int index = ref.index;
+    if (ref.kind == SpyreNodeRef::Kind::Op) {
         workDivision_->setOp(program, index, cores);
         if (program->ops[static_cast<size_t>(index)].kind == spyre::OpKind::Restickify)
             stickLayout_->showRestickify(program, index);
         else
             stickLayout_->showBuffer(program, program->ops[static_cast<size_t>(index)].store.buffer);
-    } else if (id.startsWith(QLatin1String("buf:"))) {
+    } else if (ref.kind == SpyreNodeRef::Kind::Buffer) {
         stickLayout_->showBuffer(program, index);
         const int producer = program->buffers[static_cast<size_t>(index)].producer;
         workDivision_->setOp(program, producer, cores);
@@ -541,17 +547,14 @@ void MainWindow::showSimulation()
 void MainWindow::showGraphNodeMenu(const QString& id, const QPoint& globalPos)
 {
     const auto program = document_->selectedProgram();
-    if (program && id.startsWith(QLatin1String("op:"))) {
-        const int op = id.section(QLatin1Char(':'), 1).toInt();
-        if (op >= 0 && op < static_cast<int>(program->ops.size()))
-            showOpMenu(*program, op, globalPos);
+    const SpyreNodeRef ref = program ? resolveSpyreNode(*program, id.toStdString()) : SpyreNodeRef{};
+    if (ref.kind == SpyreNodeRef::Kind::Op) {
+        showOpMenu(*program, ref.index, globalPos);
         return;
     }
-    if (!program || !id.startsWith(QLatin1String("buf:")))
+    if (ref.kind != SpyreNodeRef::Kind::Buffer)
         return;
-    const int index = id.section(QLatin1Char(':'), 1).toInt();
-    if (index < 0 || index >= static_cast<int>(program->buffers.size()))
-        return;
+    const int index = ref.index;
     const spyre::Buffer& b = program->buffers[static_cast<size_t>(index)];
     const QString tensor = QString::fromStdString(b.origin.empty() ? b.name : b.origin);
     QMenu menu(this);

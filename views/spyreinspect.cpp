@@ -1,5 +1,7 @@
 #include "views/spyreinspect.h"
 
+#include "views/spyregraph.h"
+
 #include "core/spyre/ir_printer.h"
 #include "core/spyre/pass.h"
 #include "core/spyre/loop_ir.h"
@@ -172,25 +174,14 @@ InspectorContent inspectTensor(const Program& p, int index)
 
 InspectorContent inspectSpyreNode(const Program& program, const SpyreTarget* target, const std::string& nodeId)
 {
-    const auto colon = nodeId.find(':');
-    if (colon == std::string::npos)
-        return {};
-    const std::string kind = nodeId.substr(0, colon);
-    int index = -1;
-    try {
-        index = std::stoi(nodeId.substr(colon + 1));
-    } catch (const std::exception&) {
-        return {};
+    const SpyreNodeRef ref = resolveSpyreNode(program, nodeId);
+    switch (ref.kind) {
+    case SpyreNodeRef::Kind::Buffer: return inspectBuffer(program, target, ref.index);
+    case SpyreNodeRef::Kind::Op: return inspectOp(program, ref.index);
+    case SpyreNodeRef::Kind::GraphOp: return inspectGraphOp(program, ref.index);
+    case SpyreNodeRef::Kind::Tensor: return inspectTensor(program, ref.index);
+    case SpyreNodeRef::Kind::None: break;
     }
-    auto inRange = [index](size_t size) { return index >= 0 && index < static_cast<int>(size); };
-    if (kind == "buf" && inRange(program.buffers.size()))
-        return inspectBuffer(program, target, index);
-    if (kind == "op" && inRange(program.ops.size()))
-        return inspectOp(program, index);
-    if (kind == "gop" && inRange(program.graphOps.size()))
-        return inspectGraphOp(program, index);
-    if (kind == "tensor" && inRange(program.tensors.size()))
-        return inspectTensor(program, index);
     return {};
 }
 

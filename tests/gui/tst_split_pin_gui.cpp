@@ -76,7 +76,7 @@ private slots:
         // The Work division view of the final pass: 16 busy cores, p0 in 8 and r0 in 2.
         w.document()->selectPass(static_cast<int>(w.document()->passes().size()) - 1);
         QVERIFY(QTest::qWaitFor([&] { return !w.graphView()->isLayingOut(); }, 60000));
-        QVERIFY(w.graphView()->selectNode("op:0"));
+        QVERIFY(w.graphView()->selectNode("op:op0"));
         int busy = 0;
         for (const auto& c : w.workDivision()->cells())
             busy += c.busy;
@@ -146,7 +146,7 @@ private slots:
                 popup->close();
             }
         });
-        emit w.graphView()->nodeContextMenuRequested(QStringLiteral("op:2"), w.mapToGlobal(QPoint(100, 100)));
+        emit w.graphView()->nodeContextMenuRequested(QStringLiteral("op:op2"), w.mapToGlobal(QPoint(100, 100)));
         QVERIFY2(actions.contains(QStringLiteral("Pin core split of op2…")), qPrintable(actions.join(QLatin1Char('|'))));
 
         QSignalSpy opened(&w, &MainWindow::documentOpened);

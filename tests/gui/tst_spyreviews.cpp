@@ -105,7 +105,7 @@ private slots:
         for (int i = 0; i < static_cast<int>(program->ops.size()); ++i)
             if (program->ops[static_cast<size_t>(i)].iterationPoints() > program->ops[static_cast<size_t>(biggest)].iterationPoints())
                 biggest = i;
-        QVERIFY(w.graphView()->selectNode("op:" + std::to_string(biggest)));
+        QVERIFY(w.graphView()->selectNode("op:" + program->ops[static_cast<size_t>(biggest)].name));
         const auto& op = program->ops[static_cast<size_t>(biggest)];
         int busy = 0;
         int64_t points = 0;
@@ -133,7 +133,7 @@ private slots:
         for (int i = 0; i < static_cast<int>(program->ops.size()); ++i)
             if (program->ops[static_cast<size_t>(i)].kind == spyre::OpKind::Restickify)
                 restick = i;
-        QVERIFY(w.graphView()->selectNode("op:" + std::to_string(restick)));
+        QVERIFY(w.graphView()->selectNode("op:" + program->ops[static_cast<size_t>(restick)].name));
         QVERIFY(w.stickLayout()->source()->hasBuffer());
         QVERIFY(w.stickLayout()->destination()->hasBuffer());
         QVERIFY(w.stickLayout()->headline().contains(QStringLiteral("restickify")));
