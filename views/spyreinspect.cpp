@@ -61,7 +61,10 @@ InspectorContent inspectBuffer(const Program& p, const SpyreTarget* target, int 
         InspectorSection lx{QStringLiteral("Scratchpad (LX)"), {}};
         lx.rows.push_back({QStringLiteral("placement"), b.lx.inLx ? QStringLiteral("LX offset %1").arg(n(b.lx.offset)) : QStringLiteral("device memory")});
         lx.rows.push_back({QStringLiteral("bytes per core"), n(b.lx.bytes)});
-        lx.rows.push_back({QStringLiteral("live ops"), QStringLiteral("%1 .. %2").arg(b.lx.firstUse).arg(b.lx.lastUse)});
+        auto at = [&p](int i) {
+            return i >= 0 && i < static_cast<int>(p.ops.size()) ? q(p.ops[static_cast<size_t>(i)].name) : QString::number(i);
+        };
+        lx.rows.push_back({QStringLiteral("live ops"), QStringLiteral("%1 .. %2").arg(at(b.lx.firstUse), at(b.lx.lastUse))});
         lx.rows.push_back({QStringLiteral("how"), q(b.lx.how)});
         if (target)
             lx.rows.push_back({QStringLiteral("usable LX per core"), n(target->usableLxBytes())});
