@@ -136,6 +136,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
     followDocument(graphView_, document_);
     followDocument(scratchpad_, scratchpadHost_, document_);
     followDocument(timeline_, timelineHost_, document_);
+    followDocument(workDivision_, document_);
+    followDocument(stickLayout_, document_);
     connect(document_, &Document::documentChanged, this, [this] {
         applyLayoutFor(document_->kind());
         // Bring forward the picture that fits the document.
@@ -145,20 +147,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
             centralTabs_->setCurrentWidget(graphView_);
         inspector_->clear();
         showSimulation();
-        selectedNode_.clear();
-        workDivision_->setOp(nullptr, -1, 1);
-        stickLayout_->clear();
     });
     connect(circuitView_, &CircuitView::opSelected, this, &MainWindow::inspectCircuitOp);
     connect(graphView_, &GraphView::nodeSelected, this, &MainWindow::inspectGraphNode);
     connect(graphView_, &GraphView::nodeContextMenuRequested, this, &MainWindow::showGraphNodeMenu);
-    // Stepping keeps the selection: once the new pass's graph is laid out, select the same node again.
-    connect(graphView_, &GraphView::layoutReady, this, [this] {
-        if (!selectedNode_.empty() && !graphView_->selectNode(selectedNode_)) {
-            workDivision_->setOp(nullptr, -1, 1);
-            stickLayout_->clear();
-        }
-    });
     updateActions();
     updateTitle();
 }
@@ -374,21 +366,6 @@ void MainWindow::inspectGraphNode(const QString& id)
     const InspectorContent c = inspectSpyreNode(*program, document_->compiled().target.get(), id.toStdString());
     if (!c.found)
         return;
-    selectedNode_ = id.toStdString();
-    const int cores = document_->compiled().target ? document_->compiled().target->cores : 0;
-    const SpyreNodeRef ref = resolveSpyreNode(*program, id.toStdString());
-    const int index = ref.index;
-    if (ref.kind == SpyreNodeRef::Kind::Op) {
-        workDivision_->setOp(program, index, cores);
-        if (program->ops[static_cast<size_t>(index)].kind == spyre::OpKind::Restickify)
-            stickLayout_->showRestickify(program, index);
-        else
-            stickLayout_->showBuffer(program, program->ops[static_cast<size_t>(index)].store.buffer);
-    } else if (ref.kind == SpyreNodeRef::Kind::Buffer) {
-        stickLayout_->showBuffer(program, index);
-        const int producer = program->buffers[static_cast<size_t>(index)].producer;
-        workDivision_->setOp(program, producer, cores);
-    }
     inspector_->show(c.heading, c.sections);
     // Show the selected op's or buffer's text in the IR view too.
     irView_->revealText(c.heading.section(QLatin1Char(' '), 0, 0) + QLatin1Char(':'))

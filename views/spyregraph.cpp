@@ -224,10 +224,9 @@ SpyreNodeRef resolveSpyreNode(const Program& program, const std::string& nodeId)
         return {};
     const std::string kind = nodeId.substr(0, colon), key = nodeId.substr(colon + 1);
     if (kind == "op") {
-        for (size_t o = 0; o < program.ops.size(); ++o)
-            if (program.ops[o].name == key)
-                return {SpyreNodeRef::Kind::Op, static_cast<int>(o)};
-        return {};
+        // An op fused away at this pass resolves to the op that absorbed it.
+        const int o = program.findOp(key);
+        return o < 0 ? SpyreNodeRef{} : SpyreNodeRef{SpyreNodeRef::Kind::Op, o};
     }
     if (kind == "buf") {
         for (size_t b = 0; b < program.buffers.size(); ++b)
@@ -248,8 +247,30 @@ SpyreNodeRef resolveSpyreNode(const Program& program, const std::string& nodeId)
     return {};
 }
 
-void followDocument(GraphView* view, const Document* document)
+void followDocument(GraphView* view, Document* document)
 {
+    QObject::connect(view, &GraphView::nodeSelected, document, [document](const QString& id) {
+        // Selecting the op a fused-away selection resolves to is not a new choice: keep the user's (stepping back
+        // finds the original op again).
+        if (const auto program = document->selectedProgram()) {
+            const SpyreNodeRef now = resolveSpyreNode(*program, document->selectedNode()), clicked = resolveSpyreNode(*program, id.toStdString());
+            if (now.kind != SpyreNodeRef::Kind::None && now.kind == clicked.kind && now.index == clicked.index)
+                return;
+        }
+        document->selectNode(id.toStdString());
+    });
+    auto reselect = [view, document] {
+        const auto program = document->selectedProgram();
+        if (!program || document->selectedNode().empty())
+            return;
+        std::string id = document->selectedNode();
+        if (const SpyreNodeRef ref = resolveSpyreNode(*program, id); ref.kind == SpyreNodeRef::Kind::Op)
+            id = "op:" + program->ops[static_cast<size_t>(ref.index)].name;
+        if (view->selectedNode() != id)
+            view->selectNode(id);
+    };
+    QObject::connect(document, &Document::selectedNodeChanged, view, reselect);
+    QObject::connect(view, &GraphView::layoutReady, view, reselect);
     auto shown = std::make_shared<std::shared_ptr<const spyre::Program>>();
     auto show = [view, document, shown] {
         const auto program = document->selectedProgram();

@@ -29,7 +29,8 @@ class GraphView;
 GraphSpec graphSpecFor(const spyre::Program& program, const spyre::Program* before = nullptr);
 
 // The Graph view shows the document's selected program from now on (laid out again only when it changes; cleared
-// for documents without one).
-void followDocument(GraphView* view, const Document* document);
+// for documents without one), and shares the document's selected node: a click sets it, and a selection made
+// elsewhere (the Timeline) or kept across a pass step is selected again once the graph is laid out.
+void followDocument(GraphView* view, Document* document);
 
 }  // namespace spyglass

@@ -1,5 +1,8 @@
 #include "views/sticklayoutview.h"
 
+#include "views/document.h"
+#include "views/spyregraph.h"
+
 #include "core/spyre/layout_coords.h"
 #include "core/spyre/restickify_trace.h"
 #include "core/spyre/loop_ir.h"
@@ -487,5 +490,27 @@ void StickLayoutView::stepTo(int64_t stick)
 }
 
 void StickLayoutView::stepBy(int delta) { stepTo(step_ < 0 ? 0 : step_ + delta); }
+
+void followDocument(StickLayoutView* view, const Document* document)
+{
+    auto show = [view, document] {
+        const auto program = document->selectedProgram();
+        const SpyreNodeRef ref = program ? resolveSpyreNode(*program, document->selectedNode()) : SpyreNodeRef{};
+        if (ref.kind == SpyreNodeRef::Kind::Op) {
+            const Op& op = program->ops[static_cast<size_t>(ref.index)];
+            if (op.kind == OpKind::Restickify)
+                view->showRestickify(program, ref.index);
+            else
+                view->showBuffer(program, op.store.buffer);
+        } else if (ref.kind == SpyreNodeRef::Kind::Buffer) {
+            view->showBuffer(program, ref.index);
+        } else {
+            view->clear();
+        }
+    };
+    QObject::connect(document, &Document::documentChanged, view, show);
+    QObject::connect(document, &Document::selectedPassChanged, view, show);
+    QObject::connect(document, &Document::selectedNodeChanged, view, show);
+}
 
 }  // namespace spyglass

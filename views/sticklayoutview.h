@@ -132,4 +132,9 @@ private:
     static constexpr int kTop = 18;
 };
 
+class Document;
+// The view shows the document's selected buffer, or the selected op's output (both sides of a restickify op), at
+// the selected pass.
+void followDocument(StickLayoutView* view, const Document* document);
+
 }  // namespace spyglass

@@ -1,5 +1,8 @@
 #include "views/workdivisionview.h"
 
+#include "views/document.h"
+#include "views/spyregraph.h"
+
 #include "core/spyre/loop_ir.h"
 #include "core/spyre/pass_codegen.h"
 
@@ -122,6 +125,24 @@ void WorkDivisionView::mouseMoveEvent(QMouseEvent* e)
             return;
         }
     QToolTip::hideText();
+}
+
+void followDocument(WorkDivisionView* view, const Document* document)
+{
+    auto show = [view, document] {
+        const auto program = document->selectedProgram();
+        const SpyreNodeRef ref = program ? resolveSpyreNode(*program, document->selectedNode()) : SpyreNodeRef{};
+        const int cores = document->compiled().target ? document->compiled().target->cores : 1;
+        int op = -1;
+        if (ref.kind == SpyreNodeRef::Kind::Op)
+            op = ref.index;
+        else if (ref.kind == SpyreNodeRef::Kind::Buffer)
+            op = program->buffers[static_cast<size_t>(ref.index)].producer;
+        view->setOp(op >= 0 ? program : nullptr, op, cores);
+    };
+    QObject::connect(document, &Document::documentChanged, view, show);
+    QObject::connect(document, &Document::selectedPassChanged, view, show);
+    QObject::connect(document, &Document::selectedNodeChanged, view, show);
 }
 
 }  // namespace spyglass

@@ -47,4 +47,8 @@ private:
     int64_t maxPoints_ = 0;
 };
 
+class Document;
+// The view shows the document's selected op (or the producer of its selected buffer) at the selected pass.
+void followDocument(WorkDivisionView* view, const Document* document);
+
 }  // namespace spyglass

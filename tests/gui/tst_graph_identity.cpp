@@ -1,17 +1,23 @@
 // The Graph across passes: ops keep their names (their identity) from lower to codegen, so stepping marks what a
 // pass added or changed, lists what it merged away, keeps the selection on the same op when positions shift, and
-// the search finds an op by the buffer it writes or the ONNX value it holds. Run on a real compile of
+// the search finds an op by the buffer it writes or the ONNX value it holds; the Graph, the Timeline, Work division
+// and Stick layout share one selection through the Document. Run on a real compile of
 // transpose_restickify with r pinned to d0, which makes insert_restickify put a copy before the MatMul.
 #include "common/guitestutil.h"
 #include "common/testutil.h"
 
 #include "views/document.h"
 #include "views/graphview.h"
+#include "views/imguihost.h"
 #include "views/inspectorview.h"
+#include "views/sticklayoutview.h"
+#include "views/timelinepanel.h"
+#include "views/workdivisionview.h"
 #include "views/mainwindow.h"
 
 #include "core/spyre/loop_ir.h"
 
+#include <QDockWidget>
 #include <QLineEdit>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -131,6 +137,63 @@ private slots:
         QCOMPARE(g.findStatus(), QStringLiteral("2 matches"));   // op1 writes buf1; rs_buf1_stick1 writes buf1_stick1
         QTest::keyClick(field, Qt::Key_Escape);
         QVERIFY(!field->isVisible());
+    }
+
+    void timelineGraphAndSpyreViewsShareTheSelection()
+    {
+        Document& d = *w_->document();
+        GraphView& g = *w_->graphView();
+        d.selectPass(static_cast<int>(d.passes().size()) - 1);
+        QVERIFY(QTest::qWaitFor([&] { return !g.isLayingOut(); }, 60000));
+        // Graph -> Document -> Timeline, Work division and Stick layout.
+        QVERIFY(g.selectNode("op:op1"));
+        QCOMPARE(d.selectedNode(), std::string("op:op1"));
+        QCOMPARE(w_->timeline()->selectedKernel(), std::string("op1"));
+        QVERIFY2(w_->workDivision()->headline().startsWith(QStringLiteral("op1 ")), qPrintable(w_->workDivision()->headline()));
+        QVERIFY2(w_->stickLayout()->headline().startsWith(QStringLiteral("buf1 ")), qPrintable(w_->stickLayout()->headline()));
+        // Selecting a buffer outlines its producer's kernel.
+        QVERIFY(g.selectNode("buf:buf2"));
+        QCOMPARE(w_->timeline()->selectedKernel(), std::string("op2"));
+
+        // Timeline -> Document -> Graph: zoom the Timeline into the middle of op2's kernel, where every lane's event
+        // belongs to it, and click there.
+        QVERIFY(g.selectNode("op:op1"));
+        if (!ImGuiHost::glAvailable())
+            QSKIP("the Timeline needs OpenGL (run under xvfb-run)");
+        QDockWidget* dock = w_->findChild<QDockWidget*>(QStringLiteral("timelineDock"));
+        QVERIFY(dock);
+        dock->show();
+        dock->raise();
+        auto* host = qobject_cast<ImGuiHost*>(dock->widget());
+        QVERIFY(host && host->usesGL());
+        const Trace* trace = w_->timeline()->trace();
+        QVERIFY(trace);
+        int64_t start = INT64_MAX, end = 0;
+        for (const TraceEvent& e : trace->events)
+            if (e.kernel == "op2") {
+                start = std::min(start, e.startNs);
+                end = std::max(end, e.endNs);
+            }
+        QVERIFY(end > start);
+        const int64_t mid = (start + end) / 2;
+        // Compute events run inside the kernel span; a narrow window around its middle keeps every event wide.
+        w_->timeline()->setView(static_cast<double>(mid) - 1, static_cast<double>(mid) + 1);
+        host->refresh();
+        QWidget* gl = host->glWidget();
+        QVERIFY(QTest::qWaitFor([&] { return gl->isVisible() && host->glWidget()->framesRendered() > 0; }, 5000));
+        // Lanes start below the header, the legend and the ruler; walk down the first lanes until a click lands on one.
+        for (int y = 40; y < 200 && d.selectedNode() != "op:op2"; y += 6) {
+            const QPoint at(gl->width() / 2, y);
+            QTest::mouseMove(gl, at);
+            QTest::qWait(20);
+            QTest::mouseClick(gl, Qt::LeftButton, {}, at);
+            QTest::qWait(40);
+        }
+        QCOMPARE(d.selectedNode(), std::string("op:op2"));
+        QCOMPARE(g.selectedNode(), std::string("op:op2"));
+        QCOMPARE(w_->timeline()->selectedKernel(), std::string("op2"));
+        QVERIFY2(w_->workDivision()->headline().startsWith(QStringLiteral("op2 ")), qPrintable(w_->workDivision()->headline()));
+        QCOMPARE(w_->inspector()->heading().section(QLatin1Char(' '), 0, 0), QStringLiteral("op2"));
     }
 
     void cleanupTestCase() { w_.reset(); }
