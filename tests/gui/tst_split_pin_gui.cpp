@@ -8,7 +8,10 @@
 #include "views/mainwindow.h"
 #include "views/workdivisionview.h"
 
+#include "core/common/units.h"
 #include "core/spyre/loop_ir.h"
+#include "core/spyre/split_alternatives.h"
+#include "core/spyre/spyre_target.h"
 #include "core/spyresim/spyre_simulator.h"
 
 #include <QApplication>
@@ -175,6 +178,56 @@ private slots:
             labels << n.label.section(QLatin1Char('\n'), 0, 0);
         QVERIFY2(labels.contains(QStringLiteral("op2 MatMul")), qPrintable(labels.join(QLatin1Char('|'))));
         QVERIFY2(labels.filter(QStringLiteral("rs_buf1_stick1 restickify")).size() == 1, qPrintable(labels.join(QLatin1Char('|'))));
+    }
+
+    void workDivisionDrawsTheSlicesOnTheTensorWithTheAlternatives()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt"))));
+        QSignalSpy opened(&w, &MainWindow::documentOpened);
+        w.pinCoreSplit(QStringLiteral("op0"), {{"p0", 8}, {"r0", 2}});
+        QVERIFY(opened.wait(60000));
+        QVERIFY(QTest::qWaitFor([&] { return !w.graphView()->isLayingOut(); }, 60000));
+        QVERIFY(w.graphView()->selectNode("op:op0"));   // the Work division view follows the Document's selection
+        WorkDivisionView* v = w.workDivision();
+        // Rows are the split output var p0, columns the other output var p1; r0 (K) is split too, so the two
+        // cores of each K half share their rectangle: core = p0 part * 2 + r0 part (innermost var fastest).
+        QCOMPARE(v->rowVar(), 0);
+        QCOMPARE(v->columnVar(), 1);
+        QCOMPARE(v->sliceRect(0), v->sliceRect(1));
+        QVERIFY(v->sliceRect(0) != v->sliceRect(2));
+        QCOMPARE(v->sliceRect(2).top(), v->sliceRect(0).bottom());
+        QCOMPARE(v->sliceRect(0).width(), v->sliceRect(14).width());
+        QVERIFY(v->sliceRect(16).isNull());   // 16 cores busy, the rest idle
+        // The alternatives: the chosen split first (its model time is the one work_division recorded, and the
+        // simulator ran its kernel), then torch-spyre's default division on 1, 2, 4, ... cores.
+        const QStringList lines = v->alternativeLines();
+        QVERIFY2(lines.size() >= 5, qPrintable(lines.join(QLatin1Char('\n'))));
+        QVERIFY2(lines.front().startsWith(QStringLiteral("▶ 16 cores (p0÷8 × r0÷2): model ")) && lines.front().contains(QStringLiteral(", simulated ")),
+                 qPrintable(lines.front()));
+        QVERIFY2(lines.at(1).contains(QStringLiteral(" 1 core (not split)")), qPrintable(lines.join(QLatin1Char('\n'))));
+        const auto& op = w.document()->compiled().programs.back()->ops.at(0);
+        QVERIFY2(lines.front().contains(QString::fromStdString(formatDuration(op.split.estimatedUs * 1000.0))), qPrintable(lines.front()));
+        bool thirtyTwo = false;
+        for (const QString& l : lines)
+            thirtyTwo = thirtyTwo || l.contains(QStringLiteral(" 32 cores ("));
+        QVERIFY2(thirtyTwo, qPrintable(lines.join(QLatin1Char('\n'))));
+        // docs/screenshots/workdivision.png: the same op on its own at a readable size.
+        WorkDivisionView big;
+        big.resize(1200, 470);
+        const auto program = w.document()->compiled().programs.back();
+        big.setOp(program, 0, w.document()->compiled().target->cores);
+        big.setAlternatives(spyre::splitAlternatives(*program, op, *w.document()->compiled().target),
+                            w.document()->compiled().simulation->kernels.at(0).timeNs / 1000.0);
+        big.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&big));
+        QCOMPARE(big.alternativeLines(), lines);
+        const QImage img = big.grab().toImage();
+        QVERIFY(img.save(outputDir() + QStringLiteral("/view-workdivision-tensor.png")));
+        QVERIFY(distinctColours(img) > 16);
     }
 
     void theDialogShowsTheVarsAndPinsWhatIsTyped()
