@@ -15,10 +15,13 @@
 #include "views/workdivisionview.h"
 #include "views/mainwindow.h"
 
+#include "core/common/units.h"
 #include "core/spyre/loop_ir.h"
+#include "core/spyresim/spyre_simulator.h"
 
 #include <QDockWidget>
 #include <QLineEdit>
+#include <QTreeWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -194,6 +197,45 @@ private slots:
         QCOMPARE(w_->timeline()->selectedKernel(), std::string("op2"));
         QVERIFY2(w_->workDivision()->headline().startsWith(QStringLiteral("op2 ")), qPrintable(w_->workDivision()->headline()));
         QCOMPARE(w_->inspector()->heading().section(QLatin1Char(' '), 0, 0), QStringLiteral("op2"));
+    }
+
+    void pipelineRowsExplainWhatEachPassDid()
+    {
+        auto* tree = w_->findChild<QTreeWidget*>(QStringLiteral("pipelineTree"));
+        QVERIFY(tree);
+        Document& d = *w_->document();
+        auto linesOf = [&](const char* pass) {
+            QStringList lines;
+            QTreeWidgetItem* item = tree->topLevelItem(passIndex(d, pass));
+            for (int c = 0; item && c < item->childCount(); ++c)
+                lines << item->child(c)->text(0);
+            return lines;
+        };
+        // The simulated time quoted is the final bundle's kernel of that name.
+        double rsNs = -1;
+        for (const auto& k : d.compiled().simulation->kernels)
+            if (k.name == "rs_buf1_stick1")
+                rsNs = k.timeNs;
+        QVERIFY(rsNs > 0);
+        const QStringList inserted = linesOf("insert_restickify");
+        QCOMPARE(inserted.size(), 1);
+        QVERIFY2(inserted.front().startsWith(QStringLiteral("inserted rs_buf1_stick1: op2 (MatMul '")) &&
+                     inserted.front().contains(QStringLiteral("reads r along d1; op1 (Relu '")) &&
+                     inserted.front().endsWith(QStringLiteral("produced it sticked on d0; 131 072 elements, %1 simulated")
+                                                   .arg(QString::fromStdString(formatDuration(rsNs)))),
+                 qPrintable(inserted.front()));
+        const QStringList fused = linesOf("fuse");
+        QCOMPARE(fused.size(), 1);
+        QVERIFY2(fused.front().startsWith(QStringLiteral("op0 (Transpose '")) && fused.front().contains(QStringLiteral(" fused into op1 (Relu '")),
+                 qPrintable(fused.front()));
+        // work_division: one line per op with its split and why; the MatMul's quotes its simulated time.
+        const QStringList split = linesOf("work_division");
+        QCOMPARE(split.size(), 3);
+        QVERIFY2(split.filter(QStringLiteral("op2 on ")).size() == 1 && split.filter(QStringLiteral("op2 on ")).front().endsWith(QStringLiteral(" simulated")),
+                 qPrintable(split.join(QLatin1Char('\n'))));
+        // A line belongs to its pass: selecting it selects the pass.
+        tree->setCurrentItem(tree->topLevelItem(passIndex(d, "fuse"))->child(0));
+        QCOMPARE(d.selectedPass(), passIndex(d, "fuse"));
     }
 
     void cleanupTestCase() { w_.reset(); }
