@@ -36,6 +36,9 @@ std::shared_ptr<const spyre::Program> Document::selectedProgram() const
 
 void Document::setCompiled(CompiledDocument doc)
 {
+    // A recompile of the same file (other pins, a plugin) keeps the selection: its ops keep their names.
+    if (doc.path != doc_.path)
+        selectNode({});
     doc_ = std::move(doc);
     selected_ = doc_.passes.empty() ? -1 : static_cast<int>(doc_.passes.size()) - 1;
     emit documentChanged();
@@ -46,6 +49,7 @@ void Document::clear()
 {
     doc_ = CompiledDocument{};
     selected_ = -1;
+    selectNode({});
     emit documentChanged();
     emit selectedPassChanged(selected_);
 }
@@ -59,6 +63,14 @@ void Document::selectPass(int index)
         return;
     selected_ = index;
     emit selectedPassChanged(selected_);
+}
+
+void Document::selectNode(const std::string& id)
+{
+    if (id == selectedNode_)
+        return;
+    selectedNode_ = id;
+    emit selectedNodeChanged();
 }
 
 void Document::stepForward() { selectPass(selected_ + 1); }

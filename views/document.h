@@ -41,6 +41,12 @@ public:
     void setCompiled(CompiledDocument doc);
     void clear();
 
+    // The op or buffer the user picked in any view, as a Graph node id ("op:op3", "buf:buf2"): ids are identities,
+    // so the selection stays on the same op when the pass changes and across a recompile with other pins. Views
+    // that show "the selected op" follow this; the one that was clicked sets it.
+    const std::string& selectedNode() const { return selectedNode_; }
+    void selectNode(const std::string& id);
+
 public slots:
     void selectPass(int index);
     void stepForward();
@@ -51,10 +57,12 @@ public slots:
 signals:
     void documentChanged();          // a new compile result replaced everything
     void selectedPassChanged(int index);
+    void selectedNodeChanged();
 
 private:
     CompiledDocument doc_;
     int selected_ = -1;
+    std::string selectedNode_;
 };
 
 }  // namespace spyglass

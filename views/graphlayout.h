@@ -7,6 +7,7 @@
 #include <QRectF>
 #include <QSizeF>
 #include <QString>
+#include <QStringList>
 
 #include <string>
 #include <vector>
@@ -23,6 +24,10 @@ struct GraphSpec {
         NodeKind kind = NodeKind::Op;
         int cluster = -1;      // index into clusters, -1 for none
         QSizeF size;           // in points (1/72 inch), measured by the caller's font
+        // Against the pass before (when the caller gives one): drawn as a mark so stepping shows what a pass did.
+        enum class Change { Same, New, Changed };
+        Change change = Change::Same;
+        QString searchText;    // more names the search finds the node by (buffers it writes, ONNX values)
     };
     struct Edge {
         int from = 0;
@@ -36,6 +41,7 @@ struct GraphSpec {
     std::vector<Edge> edges;
     std::vector<Cluster> clusters;
     bool leftToRight = false;
+    QStringList removed;       // what the pass before had and this one does not ("op3 → fused into op4")
 };
 
 struct GraphLayoutResult {

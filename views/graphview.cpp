@@ -12,6 +12,10 @@
 #include <QElapsedTimer>
 #include <QImage>
 #include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QAction>
+#include <QHBoxLayout>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 #include <QWheelEvent>
@@ -43,6 +47,28 @@ QFont graphFont()
     return f;
 }
 
+QColor changeColour(GraphSpec::Node::Change c)
+{
+    return c == GraphSpec::Node::Change::New ? QColor(0x2e, 0x9a, 0x3e) : QColor(0xe0, 0x8a, 0x00);
+}
+
+// A tag at a node's top-right corner: "new" (green) or "changed" (orange) in this pass.
+void drawChangeMark(QPainter* p, QPointF topRight, GraphSpec::Node::Change c)
+{
+    const QString text = c == GraphSpec::Node::Change::New ? QObject::tr("new") : QObject::tr("changed");
+    QFont f = graphFont();
+    f.setPointSizeF(7);
+    f.setBold(true);
+    const QFontMetricsF fm(f);
+    const QRectF tag(topRight.x() - fm.horizontalAdvance(text) - 6, topRight.y() - fm.height() / 2 - 1, fm.horizontalAdvance(text) + 8, fm.height() + 2);
+    p->setPen(Qt::NoPen);
+    p->setBrush(changeColour(c));
+    p->drawRoundedRect(tag, 3, 3);
+    p->setPen(Qt::white);
+    p->setFont(f);
+    p->drawText(tag, Qt::AlignCenter, text);
+}
+
 }  // namespace
 
 class GraphNodeItem : public QGraphicsItem {
@@ -60,6 +86,7 @@ public:
         update();
     }
     const GraphSpec::Node& node() const { return node_; }
+    bool isHighlighted() const { return highlighted_; }
 
     void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override
     {
@@ -86,6 +113,8 @@ public:
         p->setPen(Qt::black);
         p->setFont(graphFont());
         p->drawText(box_.adjusted(4, 2, -4, -2), Qt::AlignCenter, node_.label);
+        if (node_.change != GraphSpec::Node::Change::Same)
+            drawChangeMark(p, box_.topRight(), node_.change);
     }
 
 private:
@@ -104,6 +133,46 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), alive_(std::make_
     setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
     setOptimizationFlags(QGraphicsView::DontSavePainterState | QGraphicsView::DontAdjustForAntialiasing);
     setBackgroundBrush(QColor(0xfb, 0xfb, 0xfc));
+    auto* find = new QAction(tr("Find in graph"), this);
+    find->setShortcut(QKeySequence::Find);
+    find->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(find, &QAction::triggered, this, &GraphView::showFind);
+    addAction(find);
+    findField_ = new QLineEdit(this);
+    findField_->setObjectName(QStringLiteral("graphFind"));
+    findField_->setPlaceholderText(tr("Find op, buffer or tensor"));
+    findField_->setClearButtonEnabled(true);
+    findField_->setFixedWidth(240);
+    findField_->hide();
+    findCount_ = new QLabel(this);
+    findCount_->setStyleSheet(QStringLiteral("QLabel { background: rgba(255,255,255,220); padding: 1px 4px; }"));
+    findCount_->hide();
+    connect(findField_, &QLineEdit::textChanged, this, [this](const QString& text) {
+        findNext_ = 1;
+        const int n = search(text);
+        findCount_->setText(text.isEmpty() ? QString() : n == 0 ? tr("no match") : n == 1 ? tr("1 match") : tr("%1 matches").arg(n));
+        findCount_->adjustSize();
+        findCount_->setVisible(!text.isEmpty());
+    });
+    connect(findField_, &QLineEdit::returnPressed, this, [this] {
+        std::vector<GraphNodeItem*> matches;
+        for (GraphNodeItem* item : nodeItems_)
+            if (item->isHighlighted())
+                matches.push_back(item);
+        if (matches.empty())
+            return;
+        centerOn(matches[static_cast<size_t>(findNext_++) % matches.size()]);
+    });
+    auto* escape = new QAction(findField_);
+    escape->setShortcut(Qt::Key_Escape);
+    escape->setShortcutContext(Qt::WidgetShortcut);
+    connect(escape, &QAction::triggered, this, [this] {
+        findField_->clear();
+        findField_->hide();
+        findCount_->hide();
+        setFocus();
+    });
+    findField_->addAction(escape);
     connect(scene(), &QGraphicsScene::selectionChanged, this, [this] {
         const std::string id = selectedNode();
         if (!id.empty())
@@ -234,6 +303,8 @@ void GraphView::buildScene()
         nodeItems_.push_back(item);
     }
     fitAll();
+    if (findField_->isVisible() && !findField_->text().isEmpty())
+        search(findField_->text());
     sceneBuildMs_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
 
@@ -294,6 +365,7 @@ int GraphView::search(const QString& text)
     for (GraphNodeItem* item : nodeItems_) {
         const bool match = !text.isEmpty()
                            && (item->node().label.contains(text, Qt::CaseInsensitive)
+                               || item->node().searchText.contains(text, Qt::CaseInsensitive)
                                || QString::fromStdString(item->node().id).contains(text, Qt::CaseInsensitive));
         item->setHighlighted(match);
         if (match) {
@@ -325,6 +397,87 @@ std::string GraphView::selectedNode() const
         if (auto* n = dynamic_cast<GraphNodeItem*>(item))
             return n->node().id;
     return {};
+}
+
+QStringList GraphView::legendLines() const
+{
+    QStringList lines{tr("rounded box: op (kernel); red hexagon: restickify (changes a tensor's stick dim)"),
+                      tr("green: input/output; yellow: constant; dashed frame: ops fused into one kernel"),
+                      tr("edge: tensor shape and stick dim; yellow fill: search match")};
+    int added = 0, changed = 0;
+    for (const auto& n : spec_.nodes) {
+        added += n.change == GraphSpec::Node::Change::New;
+        changed += n.change == GraphSpec::Node::Change::Changed;
+    }
+    if (added || changed || !spec_.removed.isEmpty())
+        lines << tr("this pass: %1 new, %2 changed, %3 gone%4")
+                     .arg(added)
+                     .arg(changed)
+                     .arg(spec_.removed.size())
+                     .arg(spec_.removed.isEmpty() ? QString() : QStringLiteral(" (") + spec_.removed.mid(0, 4).join(QStringLiteral("; ")) +
+                                                                    (spec_.removed.size() > 4 ? QStringLiteral("; …)") : QStringLiteral(")")));
+    return lines;
+}
+
+void GraphView::drawForeground(QPainter* p, const QRectF&)
+{
+    if (spec_.nodes.empty() || !legendVisible_)
+        return;
+    // In viewport coordinates: the legend stays put while the graph zooms and pans under it.
+    p->save();
+    p->resetTransform();
+    QFont f = graphFont();
+    f.setPointSizeF(8);
+    p->setFont(f);
+    const QFontMetricsF fm(f);
+    const QStringList lines = legendLines();
+    double w = 0;
+    for (const QString& l : lines)
+        w = std::max(w, fm.horizontalAdvance(l));
+    const double lh = fm.height();
+    const QRectF box(6, viewport()->height() - 6 - lh * lines.size() - 8, w + 34, lh * lines.size() + 8);
+    p->setPen(QColor(0xb0, 0xb6, 0xc0));
+    p->setBrush(QColor(255, 255, 255, 225));
+    p->drawRect(box);
+    for (int i = 0; i < lines.size(); ++i) {
+        const QRectF swatch(box.left() + 6, box.top() + 4 + i * lh + 2, 18, lh - 4);
+        p->setPen(QColor(0x55, 0x5a, 0x64));
+        switch (i) {
+        case 0: p->setBrush(fillFor(GraphSpec::NodeKind::Op)); p->drawRoundedRect(swatch, 2, 2); break;
+        case 1: p->setBrush(fillFor(GraphSpec::NodeKind::Input)); p->drawRoundedRect(swatch, 2, 2); break;
+        case 2: p->setBrush(QColor(0xff, 0xe0, 0x66)); p->drawRect(swatch); break;
+        default: p->setBrush(changeColour(GraphSpec::Node::Change::New)); p->drawRect(swatch); break;
+        }
+        p->setPen(QColor(0x30, 0x34, 0x3a));
+        p->drawText(QRectF(swatch.right() + 6, box.top() + 4 + i * lh, w + 4, lh), Qt::AlignVCenter | Qt::AlignLeft, lines[i]);
+    }
+    p->restore();
+}
+
+void GraphView::showFind()
+{
+    findField_->show();
+    findField_->raise();
+    findField_->setFocus();
+    findField_->selectAll();
+    resizeEvent(nullptr);
+}
+
+QString GraphView::findStatus() const { return findCount_->isVisible() ? findCount_->text() : QString(); }
+
+void GraphView::resizeEvent(QResizeEvent* e)
+{
+    if (e)
+        QGraphicsView::resizeEvent(e);
+    const int right = viewport()->width() - 8;
+    findField_->move(right - findField_->width(), 8);
+    findCount_->move(right - findField_->width() - findCount_->width() - 6, 10);
+}
+
+void GraphView::setLegendVisible(bool on)
+{
+    legendVisible_ = on;
+    viewport()->update();
 }
 
 bool GraphView::exportDot(const QString& path) const

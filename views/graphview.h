@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+class QLabel;
+class QLineEdit;
+
 namespace spyglass {
 
 class GraphNodeItem;
@@ -31,8 +34,17 @@ public:
 
     // Highlights nodes whose label contains `text` (case-insensitive), centres on the first; returns the count.
     int search(const QString& text);
+    // Ctrl+F: a find field over the view's top-right corner; typing searches, Enter steps to the next match,
+    // Escape closes it. The field's count label says how many nodes match.
+    void showFind();
+    QString findStatus() const;
     bool selectNode(const std::string& id);
     std::string selectedNode() const;
+
+    // The legend drawn in the view's bottom-left corner: shapes, colours, and what the pass changed.
+    QStringList legendLines() const;
+    void setLegendVisible(bool on);
+    bool legendVisible() const { return legendVisible_; }
 
     bool exportDot(const QString& path) const;
     bool exportSvg(const QString& path);
@@ -52,6 +64,8 @@ protected:
     void wheelEvent(QWheelEvent* e) override;
     void keyPressEvent(QKeyEvent* e) override;
     void contextMenuEvent(QContextMenuEvent* e) override;
+    void drawForeground(QPainter* p, const QRectF& rect) override;
+    void resizeEvent(QResizeEvent* e) override;
 
 private:
     void buildScene();
@@ -61,6 +75,10 @@ private:
     GraphLayoutResult layout_;
     std::vector<GraphNodeItem*> nodeItems_;
     int pending_ = 0;
+    bool legendVisible_ = true;
+    QLineEdit* findField_ = nullptr;
+    QLabel* findCount_ = nullptr;
+    int findNext_ = 0;   // which match Enter centres on next
     double sceneBuildMs_ = 0;
     quint64 generation_ = 0;
     std::shared_ptr<bool> alive_;

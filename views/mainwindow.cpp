@@ -136,6 +136,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
     followDocument(graphView_, document_);
     followDocument(scratchpad_, scratchpadHost_, document_);
     followDocument(timeline_, timelineHost_, document_);
+    followDocument(workDivision_, document_);
+    followDocument(stickLayout_, document_);
     connect(document_, &Document::documentChanged, this, [this] {
         applyLayoutFor(document_->kind());
         // Bring forward the picture that fits the document.
@@ -145,20 +147,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
             centralTabs_->setCurrentWidget(graphView_);
         inspector_->clear();
         showSimulation();
-        selectedNode_.clear();
-        workDivision_->setOp(nullptr, -1, 1);
-        stickLayout_->clear();
     });
     connect(circuitView_, &CircuitView::opSelected, this, &MainWindow::inspectCircuitOp);
     connect(graphView_, &GraphView::nodeSelected, this, &MainWindow::inspectGraphNode);
     connect(graphView_, &GraphView::nodeContextMenuRequested, this, &MainWindow::showGraphNodeMenu);
-    // Stepping keeps the selection: once the new pass's graph is laid out, select the same node again.
-    connect(graphView_, &GraphView::layoutReady, this, [this] {
-        if (!selectedNode_.empty() && !graphView_->selectNode(selectedNode_)) {
-            workDivision_->setOp(nullptr, -1, 1);
-            stickLayout_->clear();
-        }
-    });
     updateActions();
     updateTitle();
 }
@@ -302,6 +294,11 @@ void MainWindow::createMenus()
         viewMenu_->addAction(d->toggleViewAction());
     viewMenu_->addSeparator();
     viewMenu_->addAction(resetLayoutAction_);
+    // Window-wide Ctrl+F brings the Graph forward with its find field (the view's own shortcut needs its focus).
+    viewMenu_->addAction(tr("&Find in Graph…"), QKeySequence::Find, this, [this] {
+        centralTabs_->setCurrentWidget(graphView_);
+        graphView_->showFind();
+    });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Spyglass"), this, &MainWindow::showAbout);
@@ -369,20 +366,6 @@ void MainWindow::inspectGraphNode(const QString& id)
     const InspectorContent c = inspectSpyreNode(*program, document_->compiled().target.get(), id.toStdString());
     if (!c.found)
         return;
-    selectedNode_ = id.toStdString();
-    const int cores = document_->compiled().target ? document_->compiled().target->cores : 0;
-    const int index = id.section(QLatin1Char(':'), 1).toInt();
-    if (id.startsWith(QLatin1String("op:"))) {
-        workDivision_->setOp(program, index, cores);
-        if (program->ops[static_cast<size_t>(index)].kind == spyre::OpKind::Restickify)
-            stickLayout_->showRestickify(program, index);
-        else
-            stickLayout_->showBuffer(program, program->ops[static_cast<size_t>(index)].store.buffer);
-    } else if (id.startsWith(QLatin1String("buf:"))) {
-        stickLayout_->showBuffer(program, index);
-        const int producer = program->buffers[static_cast<size_t>(index)].producer;
-        workDivision_->setOp(program, producer, cores);
-    }
     inspector_->show(c.heading, c.sections);
     // Show the selected op's or buffer's text in the IR view too.
     irView_->revealText(c.heading.section(QLatin1Char(' '), 0, 0) + QLatin1Char(':'))
@@ -487,8 +470,15 @@ void MainWindow::showWhatIf()
     QStringList pins;
     for (const auto& [t, d] : document_->compiled().pins)
         pins << QStringLiteral("%1 = d%2").arg(QString::fromStdString(t)).arg(d);
-    for (const auto& [op, ways] : document_->compiled().splitPins)
-        pins << tr("%1 split %2").arg(QString::fromStdString(op), formatWays(ways));
+    // Each split pin with the op it landed on, found by identity, so a pin that moved would show it.
+    const spyre::Program& last = *document_->compiled().programs.back();
+    for (const auto& [op, ways] : document_->compiled().splitPins) {
+        const int at = last.findOp(op);
+        const QString where = at < 0 || last.ops[static_cast<size_t>(at)].origins.empty()
+                                  ? QString()
+                                  : QStringLiteral(" (%1)").arg(QString::fromStdString(last.ops[static_cast<size_t>(at)].origins.front()));
+        pins << tr("%1 split %2%3").arg(QString::fromStdString(op), formatWays(ways), where);
+    }
     std::optional<double> simBefore, simAfter;
     if (document_->compiled().simulation)
         simAfter = document_->compiled().simulation->kernelTimeNs;
@@ -523,17 +513,14 @@ void MainWindow::showSimulation()
 void MainWindow::showGraphNodeMenu(const QString& id, const QPoint& globalPos)
 {
     const auto program = document_->selectedProgram();
-    if (program && id.startsWith(QLatin1String("op:"))) {
-        const int op = id.section(QLatin1Char(':'), 1).toInt();
-        if (op >= 0 && op < static_cast<int>(program->ops.size()))
-            showOpMenu(*program, op, globalPos);
+    const SpyreNodeRef ref = program ? resolveSpyreNode(*program, id.toStdString()) : SpyreNodeRef{};
+    if (ref.kind == SpyreNodeRef::Kind::Op) {
+        showOpMenu(*program, ref.index, globalPos);
         return;
     }
-    if (!program || !id.startsWith(QLatin1String("buf:")))
+    if (ref.kind != SpyreNodeRef::Kind::Buffer)
         return;
-    const int index = id.section(QLatin1Char(':'), 1).toInt();
-    if (index < 0 || index >= static_cast<int>(program->buffers.size()))
-        return;
+    const int index = ref.index;
     const spyre::Buffer& b = program->buffers[static_cast<size_t>(index)];
     const QString tensor = QString::fromStdString(b.origin.empty() ? b.name : b.origin);
     QMenu menu(this);
@@ -551,21 +538,15 @@ void MainWindow::showGraphNodeMenu(const QString& id, const QPoint& globalPos)
 
 namespace {
 
-// The op of the final program that `op` of an earlier pass becomes: inserting restickify ops renumbers ops, so
-// before work_division an op is found again by the ONNX nodes it computes. Null when that is not one op.
+// The op of the final program that `op` of an earlier pass becomes: the op's name is its identity from lower to
+// codegen (fuse keeps one of the merged names and lists the others), so this is a lookup, not a guess. Null
+// before lower (graph ops have no final op of their own) or when the op was dropped.
 const spyre::Op* finalOpOf(const spyre::Program& shown, int op, const spyre::Program& last)
 {
-    const spyre::Op& o = shown.ops[static_cast<size_t>(op)];
-    if (&shown == &last)
-        return &o;
-    const spyre::Op* found = nullptr;
-    for (const spyre::Op& f : last.ops)
-        if (f.kind == o.kind && f.origins == o.origins) {
-            if (found)
-                return nullptr;
-            found = &f;
-        }
-    return found;
+    if (shown.stage != spyre::Stage::Loop)
+        return nullptr;
+    const int found = last.findOp(shown.ops[static_cast<size_t>(op)].name);
+    return found < 0 ? nullptr : &last.ops[static_cast<size_t>(found)];
 }
 
 QString currentSplitText(const spyre::Op& op)

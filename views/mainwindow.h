@@ -160,7 +160,6 @@ private:
     TimelinePanel* timeline_ = nullptr;
     ImGuiHost* timelineHost_ = nullptr;
     QLabel* simLabel_ = nullptr;
-    std::string selectedNode_;                              // Graph selection, kept across passes
     WorkDivisionView* workDivision_ = nullptr;
     StickLayoutView* stickLayout_ = nullptr;
     std::unique_ptr<WindowSession> windowSession_;

@@ -2,10 +2,15 @@
 
 #include "views/document.h"
 
+#include "core/spyre/pass_explain.h"
+#include "core/spyresim/spyre_simulator.h"
+
 #include <QCheckBox>
 #include <QHeaderView>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+
+#include <map>
 
 namespace spyglass {
 
@@ -19,7 +24,7 @@ PipelineView::PipelineView(Document* document, QWidget* parent) : QWidget(parent
     tree_->setObjectName(QStringLiteral("pipelineTree"));
     tree_->setColumnCount(ColCount);
     tree_->setHeaderLabels({QStringLiteral("#"), QStringLiteral("Pass"), QStringLiteral("What it did"), QStringLiteral("ms")});
-    tree_->setRootIsDecorated(false);
+    tree_->setRootIsDecorated(true);
     tree_->setUniformRowHeights(true);
     tree_->setAlternatingRowColors(true);
     tree_->header()->setSectionResizeMode(ColSummary, QHeaderView::Stretch);
@@ -49,9 +54,23 @@ void PipelineView::rebuild()
     syncing_ = true;
     tree_->clear();
     const auto& passes = document_->passes();
+    // Model documents: each pass expands into what it did, in sentences (core/spyre/pass_explain.h).
+    const auto& programs = document_->compiled().programs;
+    std::map<std::string, double> kernelNs;
+    if (const auto& sim = document_->compiled().simulation)
+        for (const auto& k : sim->kernels)
+            kernelNs[k.name] = k.timeNs;
     for (size_t i = 0; i < passes.size(); ++i) {
         const PassRecord& p = passes[i];
         auto* item = new QTreeWidgetItem(tree_);
+        if (i > 0 && i < programs.size() && programs[i - 1] && programs[i])
+            for (const std::string& line : spyre::explainPass(p.name, *programs[i - 1], *programs[i], kernelNs)) {
+                auto* child = new QTreeWidgetItem(item);
+                child->setData(ColIndex, Qt::UserRole, static_cast<int>(i));   // selecting a line selects its pass
+                child->setText(ColIndex, QString::fromStdString(line));
+                child->setToolTip(ColIndex, QString::fromStdString(line));
+                child->setFirstColumnSpanned(true);
+            }
         item->setData(ColIndex, Qt::UserRole, static_cast<int>(i));
         item->setText(ColIndex, QString::number(i));
         item->setText(ColPass, (p.changed ? QStringLiteral("● ") : QStringLiteral("○ ")) + QString::fromStdString(p.name));

@@ -11,6 +11,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace spyglass {
@@ -83,6 +84,21 @@ int64_t ScratchpadMapPanel::axisBytes() const
     return std::clamp<int64_t>(top + top / 4, 4096, lxBytes_);
 }
 
+std::string ScratchpadMapPanel::opName(int t) const
+{
+    return program_ && t >= 0 && t < static_cast<int>(program_->ops.size()) ? program_->ops[static_cast<size_t>(t)].name : std::to_string(t);
+}
+
+std::vector<const ScratchpadMapPanel::Block*> ScratchpadMapPanel::liveAt(int core, int t) const
+{
+    std::vector<const Block*> out;
+    for (const Block& b : blocks(core))
+        if (b.firstUse <= t && t <= b.lastUse)
+            out.push_back(&b);
+    std::sort(out.begin(), out.end(), [](const Block* a, const Block* b) { return a->offset < b->offset; });
+    return out;
+}
+
 void ScratchpadMapPanel::drawMap(int core, float x, float y, float w, float h, bool detailed)
 {
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -129,10 +145,25 @@ void ScratchpadMapPanel::drawMap(int core, float x, float y, float w, float h, b
         ImGui::Text("%s", hovered->name.c_str());
         ImGui::Text("LX %lld .. %lld (%s per core)", static_cast<long long>(hovered->offset), static_cast<long long>(hovered->offset + hovered->bytes),
                     formatBytes(hovered->bytes).c_str());
-        ImGui::Text("live from op %d to op %d", hovered->firstUse, hovered->lastUse);
+        ImGui::Text("live from %s to %s (ops %d..%d of the timeline)", opName(hovered->firstUse).c_str(), opName(hovered->lastUse).c_str(),
+                    hovered->firstUse, hovered->lastUse);
         ImGui::Text("placed: %s", hovered->how.c_str());
         if (hovered->overflow)
             ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "beyond usable LX");
+        ImGui::EndTooltip();
+    } else if (detailed && ImGui::IsWindowHovered() && io.MousePos.x >= x && io.MousePos.x < x + w && io.MousePos.y >= y && io.MousePos.y < y + h) {
+        // Between blocks: every buffer resident while the op under the mouse runs.
+        const int t = std::clamp(static_cast<int>((io.MousePos.x - x) / w * static_cast<float>(timelineLength_)), 0, timelineLength_ - 1);
+        const auto live = liveAt(core, t);
+        ImGui::BeginTooltip();
+        ImGui::Text("while %s runs (op %d): %d buffer(s) in LX on core %d", opName(t).c_str(), t, static_cast<int>(live.size()), core);
+        int64_t sum = 0;
+        for (const Block* b : live) {
+            ImGui::BulletText("%s  @ %lld, %s", b->name.c_str(), static_cast<long long>(b->offset), formatBytes(b->bytes).c_str());
+            sum += b->bytes;
+        }
+        if (!live.empty())
+            ImGui::Text("%s in all", formatBytes(sum).c_str());
         ImGui::EndTooltip();
     }
 }
@@ -159,6 +190,11 @@ void ScratchpadMapPanel::draw()
     ImGui::SameLine();
     ImGui::Text("   policy %s, %d buffers in LX, %d in device memory, peak %s of %s usable", program_->scratchpad.policy.c_str(),
                 program_->scratchpad.inLx, program_->scratchpad.inDeviceMemory, formatBytes(program_->scratchpad.peakBytes).c_str(), formatBytes(usableBytes_).c_str());
+    if (!usableBreakdown_.empty()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("usable LX per core: %s", usableBreakdown_.c_str());
+        ImGui::PopTextWrapPos();
+    }
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     if (overview_) {
@@ -174,8 +210,23 @@ void ScratchpadMapPanel::draw()
             const float y = origin.y + (avail.y - 18) * static_cast<float>(i) / 4.0f;
             dl->AddText(ImVec2(origin.x, y - 6), IM_COL32(200, 200, 200, 255), formatBytes(axisBytes() * i / 4).c_str());
         }
-        drawMap(core_, origin.x + axis, origin.y, avail.x - axis - 4, avail.y - 18, true);
-        dl->AddText(ImVec2(origin.x + axis, origin.y + avail.y - 16), IM_COL32(200, 200, 200, 255), "kernel timeline (op index) ->");
+        const float mapW = avail.x - axis - 4, mapH = avail.y - 34;
+        drawMap(core_, origin.x + axis, origin.y, mapW, mapH, true);
+        // Op names under the axis, as many as fit 56 px apart, each at the start of its op's column.
+        const float colW = mapW / static_cast<float>(timelineLength_);
+        const int every = std::max(1, static_cast<int>(std::ceil(56.0f / std::max(1.0f, colW))));
+        float labelEnd = -1e9f;   // a long name (rs_buf1_stick1) hides the next ones rather than overprinting them
+        for (int t = 0; t < timelineLength_; t += every) {
+            const float tx = origin.x + axis + colW * static_cast<float>(t);
+            dl->AddLine(ImVec2(tx, origin.y + mapH), ImVec2(tx, origin.y + mapH + 4), IM_COL32(200, 200, 200, 255));
+            const std::string name = opName(t);
+            if (tx + 2 < labelEnd)
+                continue;
+            dl->AddText(ImVec2(tx + 2, origin.y + mapH + 2), IM_COL32(220, 220, 220, 255), name.c_str());
+            labelEnd = tx + 2 + ImGui::CalcTextSize(name.c_str()).x + 6;
+        }
+        dl->AddText(ImVec2(origin.x + axis, origin.y + avail.y - 16), IM_COL32(200, 200, 200, 255),
+                    "kernel timeline (ops in run order) ->   hover a buffer for its placement, anywhere else for what is resident");
     }
     ImGui::End();
 }
@@ -190,6 +241,16 @@ void followDocument(ScratchpadMapPanel* panel, ImGuiHost* host, const Document* 
         *shown = program;
         const auto& target = document->compiled().target;
         panel->setProgram(program, target ? target->lxBytes : 0, target ? target->usableLxBytes() : 0, target ? target->cores : 1);
+        if (target) {
+            // The same arithmetic as SpyreTarget::usableLxBytes, spelled out with the target's numbers.
+            char fraction[32];
+            std::snprintf(fraction, sizeof fraction, "%g", target->lxBackendReserveFraction);
+            panel->setUsableBreakdown(groupDigits(target->lxBytes) + " B LX - " + groupDigits(target->lxProgramReservationBytes) +
+                                      " B program reservation = " + groupDigits(target->lxBytes - target->lxProgramReservationBytes) + " B; × " +
+                                      fraction + " the backend may use (the rest is its reserve), aligned down to " +
+                                      std::to_string(target->lxAlignmentBytes) + " B = " + groupDigits(target->usableLxBytes()) + " B (" +
+                                      formatBytes(static_cast<double>(target->usableLxBytes())) + ")");
+        }
         host->refresh();
     };
     QObject::connect(document, &Document::documentChanged, host, show);

@@ -1,7 +1,8 @@
 #pragma once
 // The Scratchpad map (a Dear ImGui panel): for one core, LX address (0 at the top, to the capacity, the
-// usable limit marked) against the kernel timeline (op index), every LX-resident buffer a rectangle over its
-// live range; hover shows name, bytes, live range and how the planner placed it; the peak is marked and
+// usable limit marked and its make-up in the header) against the kernel timeline (ops named under the axis), every
+// LX-resident buffer a rectangle over its live range; hovering a buffer shows name, bytes, live range and how the
+// planner placed it, hovering anywhere else lists the buffers resident while that op runs; the peak is marked and
 // anything past the usable limit is red. "All cores" shows every core's map small, side by side.
 
 #include "views/imguihost.h"
@@ -30,6 +31,14 @@ public:
 
     // `lxBytes` is the whole scratchpad, `usableBytes` what the planner may use, `cores` the target's cores.
     void setProgram(std::shared_ptr<const spyre::Program> program, int64_t lxBytes, int64_t usableBytes, int cores);
+    // How the usable limit comes about, shown in the header ("2 097 152 B LX - 65 536 B program reservation = …; × 0.8 …").
+    void setUsableBreakdown(std::string text) { usableBreakdown_ = std::move(text); }
+    const std::string& usableBreakdown() const { return usableBreakdown_; }
+    // The op names under the time axis, and the buffers resident on `core` while op `t` runs (what hovering a
+    // time column lists).
+    std::string opName(int t) const;
+    std::vector<const Block*> liveAt(int core, int t) const;
+
     void draw() override;
     QString placeholderText() const override;
 
@@ -52,6 +61,7 @@ private:
     int core_ = 0;
     bool overview_ = false;
     bool fitToPeak_ = true;   // small plans are unreadable on a 2 MiB axis
+    std::string usableBreakdown_;
 };
 
 class Document;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 namespace spyglass {
 
@@ -18,9 +19,13 @@ namespace {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
-GraphSpec graphLevel(const Program& p)
+GraphSpec graphLevel(const Program& p, const Program* before)
 {
     GraphSpec g;
+    std::map<std::string, const GraphOp*> was;
+    if (before && before->stage == Stage::Graph)
+        for (const GraphOp& op : before->graphOps)
+            was.emplace(op.name, &op);
     std::map<std::string, int> clusterOf;   // decompose origin -> cluster
     std::vector<int> tensorNode(p.tensors.size(), -1);
     for (size_t t = 0; t < p.tensors.size(); ++t) {
@@ -41,6 +46,17 @@ GraphSpec graphLevel(const Program& p)
         n.id = "gop:" + std::to_string(o);
         n.label = q(op.opType) + QStringLiteral("\n") + q(op.name);
         n.tooltip = q(op.label()) + (op.origin.empty() ? QString() : QStringLiteral("\nfrom ") + q(op.origin));
+        for (int out : op.outputs)
+            if (out >= 0 && out < static_cast<int>(p.tensors.size()))
+                n.searchText += q(p.tensors[static_cast<size_t>(out)].name) + QLatin1Char(' ');
+        if (before && before->stage == Stage::Graph) {
+            auto w = was.find(op.name);
+            n.change = w == was.end() ? GraphSpec::Node::Change::New
+                       : w->second->opType != op.opType || w->second->inputs.size() != op.inputs.size() ? GraphSpec::Node::Change::Changed
+                                                                                                         : GraphSpec::Node::Change::Same;
+            if (w != was.end())
+                was.erase(w);
+        }
         if (!op.origin.empty()) {
             auto [it, inserted] = clusterOf.emplace(op.origin, static_cast<int>(g.clusters.size()));
             if (inserted)
@@ -63,6 +79,8 @@ GraphSpec graphLevel(const Program& p)
             if (out >= 0 && out < static_cast<int>(p.tensors.size()) && tensorNode[static_cast<size_t>(out)] >= 0)
                 g.edges.push_back({opNode[o], tensorNode[static_cast<size_t>(out)], q(shapeText(p.tensors[static_cast<size_t>(out)].shape))});
     }
+    for (const auto& [name, op] : was)
+        g.removed << QStringLiteral("%1 (%2)").arg(q(name), q(op->opType));
     return g;
 }
 
@@ -76,18 +94,44 @@ QString edgeLabel(const Buffer& b)
     return label;
 }
 
-GraphSpec loopLevel(const Program& p)
+// Whether an op that keeps its name did something different after the pass than before: the loops it runs, what
+// it reads and writes (by buffer name and layout), its layout choice, tiling, split and what it absorbed.
+bool opChanged(const Program& a, const Op& x, const Program& b, const Op& y)
+{
+    auto access = [](const Program& p, const Access& acc) {
+        const Buffer& buf = p.buffers[static_cast<size_t>(acc.buffer)];
+        return std::make_tuple(buf.name, buf.stickDim, buf.order, buf.lx.inLx, buf.lx.offset, acc.index.terms, acc.index.constant);
+    };
+    if (x.kind != y.kind || x.ranges != y.ranges || x.reductionRanges != y.reductionRanges || x.body.size() != y.body.size() ||
+        x.loads.size() != y.loads.size() || x.fusedFrom != y.fusedFrom || x.stickVar() != y.stickVar() ||
+        x.candidates.size() != y.candidates.size() || !(x.tiles == y.tiles) || x.split.ways != y.split.ways)
+        return true;
+    if (access(a, x.store) != access(b, y.store))
+        return true;
+    for (size_t i = 0; i < x.loads.size(); ++i)
+        if (access(a, x.loads[i]) != access(b, y.loads[i]))
+            return true;
+    return false;
+}
+
+GraphSpec loopLevel(const Program& p, const Program* before)
 {
     GraphSpec g;
+    const bool compare = before && before->stage == Stage::Loop;
+    std::map<std::string, int> was;   // op name -> index in `before`
+    if (compare)
+        for (size_t o = 0; o < before->ops.size(); ++o)
+            was.emplace(before->ops[o].name, static_cast<int>(o));
     std::vector<int> bufNode(p.buffers.size(), -1);
     for (size_t b = 0; b < p.buffers.size(); ++b) {
         const Buffer& buf = p.buffers[b];
         if (buf.kind == BufferKind::Intermediate)
             continue;   // intermediates are the edges between ops
         GraphSpec::Node n;
-        n.id = "buf:" + std::to_string(b);
+        n.id = "buf:" + buf.name;
         n.label = q(buf.name) + QStringLiteral("\n") + q(shapeText(buf.shape));
         n.tooltip = q(buf.origin);
+        n.searchText = q(buf.origin);
         n.kind = buf.kind == BufferKind::Constant ? GraphSpec::NodeKind::Constant
                  : buf.kind == BufferKind::Input  ? GraphSpec::NodeKind::Input
                                                   : GraphSpec::NodeKind::Output;
@@ -98,7 +142,7 @@ GraphSpec loopLevel(const Program& p)
     for (size_t o = 0; o < p.ops.size(); ++o) {
         const Op& op = p.ops[o];
         GraphSpec::Node n;
-        n.id = "op:" + std::to_string(o);
+        n.id = "op:" + op.name;
         if (op.kind == OpKind::Restickify) {
             n.kind = GraphSpec::NodeKind::Restickify;
             n.label = QStringLiteral("%1 restickify\nd%2 → d%3, %4 el.").arg(q(op.name)).arg(op.fromStickDim).arg(op.toStickDim).arg(op.iterationPoints());
@@ -114,6 +158,21 @@ GraphSpec loopLevel(const Program& p)
         for (const auto& s : op.origins)
             origins << q(s);
         n.tooltip = origins.join(QLatin1Char('\n'));
+        if (op.store.buffer >= 0 && op.store.buffer < static_cast<int>(p.buffers.size())) {
+            const Buffer& out = p.buffers[static_cast<size_t>(op.store.buffer)];
+            n.tooltip += QStringLiteral("\nwrites %1%2").arg(q(out.name), out.origin.empty() ? QString() : QStringLiteral(" (") + q(out.origin) + QLatin1Char(')'));
+            n.searchText = q(out.name) + QLatin1Char(' ') + q(out.origin) + QLatin1Char(' ') + origins.join(QLatin1Char(' '));
+        }
+        if (compare) {
+            auto w = was.find(op.name);
+            n.change = w == was.end() ? GraphSpec::Node::Change::New
+                       : opChanged(*before, before->ops[static_cast<size_t>(w->second)], p, op) ? GraphSpec::Node::Change::Changed
+                                                                                                : GraphSpec::Node::Change::Same;
+            if (w != was.end())
+                was.erase(w);
+            if (n.change == GraphSpec::Node::Change::New && op.kind == OpKind::Restickify)
+                n.tooltip += QStringLiteral("\nnew in this pass");
+        }
         if (!op.fusedFrom.empty()) {
             QStringList fused;
             for (const auto& s : op.fusedFrom)
@@ -142,26 +201,87 @@ GraphSpec loopLevel(const Program& p)
         if (out >= 0 && out < static_cast<int>(p.buffers.size()) && bufNode[static_cast<size_t>(out)] >= 0)
             g.edges.push_back({opNode[o], bufNode[static_cast<size_t>(out)], edgeLabel(p.buffers[static_cast<size_t>(out)])});
     }
+    // What the pass took away, and where it went when fuse merged it.
+    for (const auto& [name, index] : was) {
+        const int into = p.findOp(name);
+        g.removed << (into >= 0 ? QStringLiteral("%1 → fused into %2").arg(q(name), q(p.ops[static_cast<size_t>(into)].name))
+                                : QStringLiteral("%1 (%2) removed").arg(q(name), q(opKindName(before->ops[static_cast<size_t>(index)].kind))));
+    }
     return g;
 }
 
 }  // namespace
 
-GraphSpec graphSpecFor(const Program& program)
+GraphSpec graphSpecFor(const Program& program, const Program* before)
 {
-    return program.stage == Stage::Graph ? graphLevel(program) : loopLevel(program);
+    return program.stage == Stage::Graph ? graphLevel(program, before) : loopLevel(program, before);
 }
 
-void followDocument(GraphView* view, const Document* document)
+SpyreNodeRef resolveSpyreNode(const Program& program, const std::string& nodeId)
 {
+    const auto colon = nodeId.find(':');
+    if (colon == std::string::npos)
+        return {};
+    const std::string kind = nodeId.substr(0, colon), key = nodeId.substr(colon + 1);
+    if (kind == "op") {
+        // An op fused away at this pass resolves to the op that absorbed it.
+        const int o = program.findOp(key);
+        return o < 0 ? SpyreNodeRef{} : SpyreNodeRef{SpyreNodeRef::Kind::Op, o};
+    }
+    if (kind == "buf") {
+        for (size_t b = 0; b < program.buffers.size(); ++b)
+            if (program.buffers[b].name == key)
+                return {SpyreNodeRef::Kind::Buffer, static_cast<int>(b)};
+        return {};
+    }
+    int index = -1;
+    try {
+        index = std::stoi(key);
+    } catch (const std::exception&) {
+        return {};
+    }
+    if (kind == "gop" && index >= 0 && index < static_cast<int>(program.graphOps.size()))
+        return {SpyreNodeRef::Kind::GraphOp, index};
+    if (kind == "tensor" && index >= 0 && index < static_cast<int>(program.tensors.size()))
+        return {SpyreNodeRef::Kind::Tensor, index};
+    return {};
+}
+
+void followDocument(GraphView* view, Document* document)
+{
+    QObject::connect(view, &GraphView::nodeSelected, document, [document](const QString& id) {
+        // Selecting the op a fused-away selection resolves to is not a new choice: keep the user's (stepping back
+        // finds the original op again).
+        if (const auto program = document->selectedProgram()) {
+            const SpyreNodeRef now = resolveSpyreNode(*program, document->selectedNode()), clicked = resolveSpyreNode(*program, id.toStdString());
+            if (now.kind != SpyreNodeRef::Kind::None && now.kind == clicked.kind && now.index == clicked.index)
+                return;
+        }
+        document->selectNode(id.toStdString());
+    });
+    auto reselect = [view, document] {
+        const auto program = document->selectedProgram();
+        if (!program || document->selectedNode().empty())
+            return;
+        std::string id = document->selectedNode();
+        if (const SpyreNodeRef ref = resolveSpyreNode(*program, id); ref.kind == SpyreNodeRef::Kind::Op)
+            id = "op:" + program->ops[static_cast<size_t>(ref.index)].name;
+        if (view->selectedNode() != id)
+            view->selectNode(id);
+    };
+    QObject::connect(document, &Document::selectedNodeChanged, view, reselect);
+    QObject::connect(view, &GraphView::layoutReady, view, reselect);
     auto shown = std::make_shared<std::shared_ptr<const spyre::Program>>();
     auto show = [view, document, shown] {
         const auto program = document->selectedProgram();
         if (program == *shown)
             return;
         *shown = program;
+        const auto& programs = document->compiled().programs;
+        const int at = document->selectedPass();
+        const spyre::Program* before = at > 0 && at <= static_cast<int>(programs.size()) ? programs[static_cast<size_t>(at - 1)].get() : nullptr;
         if (program)
-            view->setGraph(graphSpecFor(*program));
+            view->setGraph(graphSpecFor(*program, before));
         else
             view->clearGraph();
     };

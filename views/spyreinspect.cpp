@@ -1,5 +1,7 @@
 #include "views/spyreinspect.h"
 
+#include "views/spyregraph.h"
+
 #include "core/spyre/ir_printer.h"
 #include "core/spyre/pass.h"
 #include "core/spyre/loop_ir.h"
@@ -59,7 +61,10 @@ InspectorContent inspectBuffer(const Program& p, const SpyreTarget* target, int 
         InspectorSection lx{QStringLiteral("Scratchpad (LX)"), {}};
         lx.rows.push_back({QStringLiteral("placement"), b.lx.inLx ? QStringLiteral("LX offset %1").arg(n(b.lx.offset)) : QStringLiteral("device memory")});
         lx.rows.push_back({QStringLiteral("bytes per core"), n(b.lx.bytes)});
-        lx.rows.push_back({QStringLiteral("live ops"), QStringLiteral("%1 .. %2").arg(b.lx.firstUse).arg(b.lx.lastUse)});
+        auto at = [&p](int i) {
+            return i >= 0 && i < static_cast<int>(p.ops.size()) ? q(p.ops[static_cast<size_t>(i)].name) : QString::number(i);
+        };
+        lx.rows.push_back({QStringLiteral("live ops"), QStringLiteral("%1 .. %2").arg(at(b.lx.firstUse), at(b.lx.lastUse))});
         lx.rows.push_back({QStringLiteral("how"), q(b.lx.how)});
         if (target)
             lx.rows.push_back({QStringLiteral("usable LX per core"), n(target->usableLxBytes())});
@@ -172,25 +177,14 @@ InspectorContent inspectTensor(const Program& p, int index)
 
 InspectorContent inspectSpyreNode(const Program& program, const SpyreTarget* target, const std::string& nodeId)
 {
-    const auto colon = nodeId.find(':');
-    if (colon == std::string::npos)
-        return {};
-    const std::string kind = nodeId.substr(0, colon);
-    int index = -1;
-    try {
-        index = std::stoi(nodeId.substr(colon + 1));
-    } catch (const std::exception&) {
-        return {};
+    const SpyreNodeRef ref = resolveSpyreNode(program, nodeId);
+    switch (ref.kind) {
+    case SpyreNodeRef::Kind::Buffer: return inspectBuffer(program, target, ref.index);
+    case SpyreNodeRef::Kind::Op: return inspectOp(program, ref.index);
+    case SpyreNodeRef::Kind::GraphOp: return inspectGraphOp(program, ref.index);
+    case SpyreNodeRef::Kind::Tensor: return inspectTensor(program, ref.index);
+    case SpyreNodeRef::Kind::None: break;
     }
-    auto inRange = [index](size_t size) { return index >= 0 && index < static_cast<int>(size); };
-    if (kind == "buf" && inRange(program.buffers.size()))
-        return inspectBuffer(program, target, index);
-    if (kind == "op" && inRange(program.ops.size()))
-        return inspectOp(program, index);
-    if (kind == "gop" && inRange(program.graphOps.size()))
-        return inspectGraphOp(program, index);
-    if (kind == "tensor" && inRange(program.tensors.size()))
-        return inspectTensor(program, index);
     return {};
 }
 

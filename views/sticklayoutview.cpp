@@ -1,6 +1,10 @@
 #include "views/sticklayoutview.h"
 
+#include "views/document.h"
+#include "views/spyregraph.h"
+
 #include "core/spyre/layout_coords.h"
+#include "core/spyre/restickify_trace.h"
 #include "core/spyre/loop_ir.h"
 
 #include <QHBoxLayout>
@@ -8,6 +12,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPaintEvent>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -32,14 +37,33 @@ QString coordText(const std::vector<int64_t>& c)
 
 StickGrid::StickGrid(QWidget* parent) : QWidget(parent) { setMouseTracking(true); }
 
-void StickGrid::setBuffer(std::shared_ptr<const Program> program, int buffer)
+QColor StickGrid::colourOf(const std::vector<int64_t>& host, int hueDim, int shadeDim, int64_t stickElements)
+{
+    // Hue walks one stick's worth of the hue dim (then repeats), shade steps along the other dim in 4 levels: a
+    // stick along the hue dim is a rainbow, one along the shade dim a single hue.
+    const int64_t e = std::max<int64_t>(1, stickElements);
+    const double hue = hueDim >= 0 && hueDim < static_cast<int>(host.size()) ? static_cast<double>(host[static_cast<size_t>(hueDim)] % e) / static_cast<double>(e) : 0.6;
+    const int shade = shadeDim >= 0 && shadeDim < static_cast<int>(host.size()) ? static_cast<int>(host[static_cast<size_t>(shadeDim)] % 4) : 1;
+    return QColor::fromHsvF(static_cast<float>(hue * 0.85), 0.55f + 0.1f * static_cast<float>(shade), 0.98f - 0.12f * static_cast<float>(shade));
+}
+
+void StickGrid::setBuffer(std::shared_ptr<const Program> program, int buffer, int hueDim, int shadeDim)
 {
     program_ = std::move(program);
     buffer_ = program_ && buffer >= 0 && buffer < static_cast<int>(program_->buffers.size()) ? buffer : -1;
     rows_ = cols_ = 0;
-    highlightRow_ = highlightCol_ = -1;
+    highlightRow_ = highlightCol_ = highlightOffset_ = -1;
+    padded_ = -1;
+    outlined_.clear();
+    hueDim_ = hueDim;
+    shadeDim_ = shadeDim;
     if (buffer_ >= 0) {
         const Buffer& b = program_->buffers[static_cast<size_t>(buffer_)];
+        // A buffer on its own: hue along its stick dim, shade along the dim before it.
+        if (hueDim_ == -2) {
+            hueDim_ = b.stickDim;
+            shadeDim_ = b.stickDim > 0 ? b.stickDim - 1 : (b.shape.size() > 1 ? 1 : -1);
+        }
         const SpyreTensorLayout l = program_->layoutOf(b);
         const size_t nd = l.deviceSize.size();
         cols_ = nd >= 2 ? l.deviceSize[nd - 2] : 1;
@@ -47,8 +71,8 @@ void StickGrid::setBuffer(std::shared_ptr<const Program> program, int buffer)
         for (size_t i = 0; i + 2 < nd; ++i)
             rows_ *= l.deviceSize[i];
         // Wide tensors get narrower cells; the grid scrolls rather than shrinking below a visible size.
-        cellW_ = std::clamp(900.0 / static_cast<double>(std::max<int64_t>(1, cols_)), 6.0, 48.0);
-        cellH_ = std::clamp(cellW_ * 0.8, 6.0, 16.0);
+        cellW_ = std::clamp(900.0 / static_cast<double>(std::max<int64_t>(1, cols_)), 10.0, 48.0);
+        cellH_ = std::clamp(cellW_ * 0.8, 8.0, 16.0);
     }
     const int64_t drawnRows = std::min(rows_, kMaxDrawnRows);
     setMinimumSize(static_cast<int>(std::min(30000.0, cellW_ * static_cast<double>(cols_) + 8)),
@@ -61,10 +85,14 @@ QString StickGrid::caption() const
     if (buffer_ < 0)
         return {};
     const Buffer& b = program_->buffers[static_cast<size_t>(buffer_)];
-    QString s = QStringLiteral("%1 %2 stick d%3: %4")
+    const int64_t padded = paddedSticks();
+    QString s = QStringLiteral("%1 %2 stick d%3: %4 sticks (%5 × %6), %7 with padding")
                     .arg(QString::fromStdString(b.name), QString::fromStdString(shapeText(b.shape)))
                     .arg(b.stickDim)
-                    .arg(QString::fromStdString(program_->layoutOf(b).text()));
+                    .arg(rows_ * cols_)
+                    .arg(rows_)
+                    .arg(cols_)
+                    .arg(padded);
     if (rows_ > kMaxDrawnRows)
         s += tr(" (first %1 of %2 rows drawn)").arg(kMaxDrawnRows).arg(rows_);
     return s;
@@ -94,6 +122,8 @@ int64_t StickGrid::paddedSticks() const
 {
     if (buffer_ < 0)
         return 0;
+    if (padded_ >= 0)
+        return padded_;
     const Buffer& b = program_->buffers[static_cast<size_t>(buffer_)];
     const SpyreTensorLayout l = program_->layoutOf(b);
     int64_t padded = 0;
@@ -101,6 +131,7 @@ int64_t StickGrid::paddedSticks() const
         for (int64_t c = 0; c < cols_; ++c)
             if (paddingInStick(l, b.shape, b.strides, stickIndex(r, c)) > 0)
                 ++padded;
+    padded_ = padded;
     return padded;
 }
 
@@ -122,18 +153,39 @@ void StickGrid::paintEvent(QPaintEvent* e)
     const int64_t r1 = std::min<int64_t>(std::min(rows_, kMaxDrawnRows), static_cast<int64_t>((area.bottom() - kTop) / cellH_) + 1);
     const int64_t c0 = std::max<int64_t>(0, static_cast<int64_t>((area.left() - 4) / cellW_));
     const int64_t c1 = std::min<int64_t>(cols_, static_cast<int64_t>((area.right() - 4) / cellW_) + 1);
-    const QColor data(0x7a, 0xa6, 0xe0), pad(0xd9, 0xd9, 0xd9);
+    std::vector<int64_t> idx;
     for (int64_t r = r0; r < r1; ++r)
         for (int64_t c = c0; c < c1; ++c) {
             const QRectF rc = cell(r, c);
-            const int64_t padding = paddingInStick(l, b.shape, b.strides, stickIndex(r, c));
-            const double dataFrac = 1.0 - static_cast<double>(padding) / static_cast<double>(elements);
-            // Data part of the stick first (elements are in order along the stick), padding after it.
-            p.fillRect(QRectF(rc.left(), rc.top(), rc.width() * dataFrac, rc.height()), data);
-            p.fillRect(QRectF(rc.left() + rc.width() * dataFrac, rc.top(), rc.width() * (1 - dataFrac), rc.height()), pad);
+            idx = stickIndex(r, c);
+            // One strip per pixel column (at most one per element): each coloured by the element it shows.
+            const int strips = static_cast<int>(std::clamp<double>(std::floor(rc.width()), 1.0, static_cast<double>(elements)));
+            for (int j = 0; j < strips; ++j) {
+                idx.back() = static_cast<int64_t>(j) * elements / strips;
+                const HostCoordinate h = hostCoordinateOf(l, b.shape, b.strides, idx);
+                const QRectF strip(rc.left() + rc.width() * j / strips, rc.top(), rc.width() / strips + 0.5, rc.height());
+                if (h.padding) {
+                    p.fillRect(strip, QColor(0xee, 0xee, 0xee));
+                    p.fillRect(strip, QBrush(QColor(0xa0, 0xa0, 0xa0), Qt::BDiagPattern));
+                } else {
+                    p.fillRect(strip, colourOf(h.coord, hueDim_, shadeDim_, elements));
+                }
+            }
+            if (std::binary_search(outlined_.begin(), outlined_.end(), r * cols_ + c)) {
+                p.setPen(QPen(QColor(0x20, 0x20, 0x20), 1.5, Qt::DotLine));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(rc);
+            }
             if (r == highlightRow_ && c == highlightCol_) {
                 p.setPen(QPen(QColor(0xd0, 0x30, 0x20), 2));
+                p.setBrush(Qt::NoBrush);
                 p.drawRect(rc.adjusted(-1, -1, 1, 1));
+                if (highlightOffset_ >= 0) {
+                    // The element itself: a black tick at its place along the stick.
+                    const double x = rc.left() + rc.width() * (static_cast<double>(highlightOffset_) + 0.5) / static_cast<double>(elements);
+                    p.setPen(QPen(Qt::black, 2));
+                    p.drawLine(QPointF(x, rc.top() - 3), QPointF(x, rc.bottom() + 3));
+                }
             }
         }
 }
@@ -157,18 +209,22 @@ std::vector<int64_t> StickGrid::hostAt(QPointF pos) const
 
 void StickGrid::highlightHost(const std::vector<int64_t>& coord)
 {
-    highlightRow_ = highlightCol_ = -1;
-    if (buffer_ >= 0 && !coord.empty()) {
-        const Buffer& b = program_->buffers[static_cast<size_t>(buffer_)];
-        const SpyreTensorLayout l = program_->layoutOf(b);
-        const std::vector<int64_t> idx = deviceIndexOf(l, b.strides, coord);
-        const size_t nd = idx.size();
-        highlightCol_ = nd >= 2 ? idx[nd - 2] : 0;
-        int64_t row = 0;
-        for (size_t i = 0; i + 2 < nd; ++i)
-            row = row * l.deviceSize[i] + idx[i];
-        highlightRow_ = row;
+    highlightRow_ = highlightCol_ = highlightOffset_ = -1;
+    if (buffer_ >= 0 && !coord.empty() && cols_ > 0) {
+        const StickPlace at = stickPlaceOf(*program_, program_->buffers[static_cast<size_t>(buffer_)], coord);
+        if (at.stick >= 0) {
+            highlightRow_ = at.stick / cols_;
+            highlightCol_ = at.stick % cols_;
+            highlightOffset_ = at.offset;
+        }
     }
+    update();
+}
+
+void StickGrid::outlineSticks(std::vector<int64_t> sticks)
+{
+    std::sort(sticks.begin(), sticks.end());
+    outlined_ = std::move(sticks);
     update();
 }
 
@@ -181,13 +237,90 @@ void StickGrid::mouseMoveEvent(QMouseEvent* e)
     }
 }
 
+void StickGrid::mousePressEvent(QMouseEvent* e)
+{
+    const std::vector<int64_t> host = hostAt(e->position());
+    if (!host.empty())
+        emit clicked(host);
+}
+
 void StickGrid::leaveEvent(QEvent*) { emit hovered({}); }
+
+StickMoveStrip::StickMoveStrip(QWidget* parent) : QWidget(parent) { setMinimumHeight(60); }
+
+void StickMoveStrip::setRows(std::vector<Row> sources, Row destination, int64_t moreSources)
+{
+    sources_ = std::move(sources);
+    destination_ = std::move(destination);
+    more_ = moreSources;
+    setMinimumHeight(static_cast<int>(24 + 9 * sources_.size() + 28));
+    update();
+}
+
+void StickMoveStrip::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    p.fillRect(rect(), Qt::white);
+    if (destination_.elements.empty())
+        return;
+    const int labelW = 70;
+    const double n = static_cast<double>(destination_.elements.size());
+    const double bw = std::max(3.0, (width() - labelW - 10) / n);
+    QFont f = font();
+    f.setPointSizeF(7.5);
+    p.setFont(f);
+    auto drawRow = [&](const Row& r, double y, double h) {
+        p.setPen(QColor(0x30, 0x30, 0x30));
+        p.drawText(QRectF(2, y, labelW - 4, h), Qt::AlignVCenter | Qt::AlignRight, r.label);
+        for (size_t e = 0; e < r.elements.size(); ++e) {
+            const QRectF box(labelW + bw * static_cast<double>(e), y, bw - 0.5, h);
+            if (r.elements[e].isValid())
+                p.fillRect(box, r.elements[e]);
+            else
+                p.fillRect(box, QBrush(QColor(0xa0, 0xa0, 0xa0), Qt::BDiagPattern));
+        }
+        if (r.moved >= 0) {
+            p.setPen(QPen(Qt::black, 1.5));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(QRectF(labelW + bw * static_cast<double>(r.moved) - 1, y - 1, bw + 1, h + 1));
+        }
+    };
+    p.setPen(QColor(0x30, 0x30, 0x30));
+    p.drawText(QRectF(labelW, 0, width() - labelW, 14), Qt::AlignLeft | Qt::AlignVCenter,
+               tr("source sticks (the framed element moves)%1").arg(more_ > 0 ? tr(" — and %1 more not drawn").arg(more_) : QString()));
+    double y = 16;
+    for (const Row& r : sources_) {
+        drawRow(r, y, 7);
+        y += 9;
+    }
+    p.setPen(QColor(0x30, 0x30, 0x30));
+    p.drawText(QRectF(labelW, y, width() - labelW, 12), Qt::AlignLeft | Qt::AlignVCenter, tr("↓ into the destination stick, element by element"));
+    drawRow(destination_, y + 13, 12);
+}
 
 StickLayoutView::StickLayoutView(QWidget* parent) : QWidget(parent)
 {
     setObjectName(QStringLiteral("stickLayoutView"));
     headline_ = new QLabel(tr("Select a buffer or a restickify op in the Graph to see its sticks."), this);
     headline_->setWordWrap(true);
+    headline_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    trace_ = new QLabel(this);
+    trace_->setWordWrap(true);
+    trace_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    trace_->setStyleSheet(QStringLiteral("QLabel { background: #f4f6fa; padding: 2px; }"));
+    trace_->hide();
+    prev_ = new QPushButton(tr("◀ Prev stick"), this);
+    next_ = new QPushButton(tr("Next stick ▶"), this);
+    prev_->setToolTip(tr("Step back through the move: the destination stick before, and the source sticks it gathers from"));
+    next_->setToolTip(tr("Step through the move one destination stick at a time"));
+    connect(prev_, &QPushButton::clicked, this, [this] { stepBy(-1); });
+    connect(next_, &QPushButton::clicked, this, [this] { stepBy(1); });
+    auto* steps = new QHBoxLayout;
+    steps->addWidget(trace_, 1);
+    steps->addWidget(prev_);
+    steps->addWidget(next_);
+    prev_->hide();
+    next_->hide();
     auto* row = new QHBoxLayout;
     for (int i = 0; i < 2; ++i) {
         grids_[i] = new StickGrid(this);
@@ -196,11 +329,16 @@ StickLayoutView::StickLayoutView(QWidget* parent) : QWidget(parent)
         scroll->setWidgetResizable(false);
         panes_[i] = scroll;
         row->addWidget(scroll, 1);
+        connect(grids_[i], &StickGrid::clicked, this, &StickLayoutView::traceHost);
     }
     panes_[1]->hide();
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(headline_);
+    layout->addLayout(steps);
+    strip_ = new StickMoveStrip(this);
+    strip_->hide();
+    layout->addWidget(strip_);
     layout->addLayout(row, 1);
     // Hovering an element on one side highlights the stick it lives in on the other.
     connect(grids_[0], &StickGrid::hovered, grids_[1], &StickGrid::highlightHost);
@@ -208,43 +346,171 @@ StickLayoutView::StickLayoutView(QWidget* parent) : QWidget(parent)
 }
 
 QString StickLayoutView::headline() const { return headline_->text(); }
+QString StickLayoutView::traceText() const { return trace_->isHidden() ? QString() : trace_->text(); }
 
 void StickLayoutView::clear()
 {
+    op_ = -1;
+    step_ = -1;
     grids_[0]->setBuffer(nullptr, -1);
     grids_[1]->setBuffer(nullptr, -1);
     panes_[1]->hide();
+    trace_->hide();
+    prev_->hide();
+    next_->hide();
+    strip_->hide();
     headline_->setText(tr("Select a buffer or a restickify op in the Graph to see its sticks."));
 }
 
 void StickLayoutView::showBuffer(std::shared_ptr<const Program> program, int buffer)
 {
+    clear();
     program_ = program;
     grids_[0]->setBuffer(program, buffer);
-    grids_[1]->setBuffer(nullptr, -1);
-    panes_[1]->hide();
     const Buffer* b = program && buffer >= 0 && buffer < static_cast<int>(program->buffers.size()) ? &program->buffers[static_cast<size_t>(buffer)] : nullptr;
     if (!b || b->stickDim < 0)
         headline_->setText(b ? tr("%1: no device layout yet (before optimize_layouts)").arg(QString::fromStdString(b->name)) : QString());
     else
-        headline_->setText(grids_[0]->caption() + tr("\n%1 of %2 sticks carry padding (grey).").arg(grids_[0]->paddedSticks()).arg(grids_[0]->stickCount()));
+        headline_->setText(grids_[0]->caption() +
+                           tr("\nColour: hue follows d%1 (one rainbow per stick), shade d%2; grey hatched = padding. Hover for an element's host coordinate.")
+                               .arg(b->stickDim)
+                               .arg(b->stickDim > 0 ? b->stickDim - 1 : 1));
 }
 
 void StickLayoutView::showRestickify(std::shared_ptr<const Program> program, int op)
 {
+    clear();
     program_ = program;
     if (!program || op < 0 || op >= static_cast<int>(program->ops.size()) || program->ops[static_cast<size_t>(op)].loads.empty())
-        return clear();
+        return;
     const Op& o = program->ops[static_cast<size_t>(op)];
-    grids_[0]->setBuffer(program, o.loads.front().buffer);
-    grids_[1]->setBuffer(program, o.store.buffer);
+    op_ = op;
+    // Both sides colour by the same host dims: hue along the source's stick dim, shade along the destination's.
+    grids_[0]->setBuffer(program, o.loads.front().buffer, o.fromStickDim, o.toStickDim);
+    grids_[1]->setBuffer(program, o.store.buffer, o.fromStickDim, o.toStickDim);
     panes_[1]->show();
-    headline_->setText(tr("%1 restickify: stick d%2 → d%3, %4 elements. Left: source %5. Right: destination %6. Hover an element to see the stick it moves to.")
+    prev_->show();
+    next_->show();
+    headline_->setText(tr("%1 restickify: stick d%2 → d%3, %4 elements. Why: %5.\nLeft: source %6. Right: destination %7.\n"
+                          "Same colour = same element (hue along d%2, shade along d%3). Click an element to trace it; Prev/Next step through the move.")
                            .arg(QString::fromStdString(o.name))
                            .arg(o.fromStickDim)
                            .arg(o.toStickDim)
                            .arg(o.iterationPoints())
-                           .arg(grids_[0]->caption(), grids_[1]->caption()));
+                           .arg(QString::fromStdString(restickifyReason(*program, op)), grids_[0]->caption(), grids_[1]->caption()));
+}
+
+void StickLayoutView::traceHost(const std::vector<int64_t>& host)
+{
+    if (!program_ || op_ < 0 || host.empty())
+        return;
+    const Op& o = program_->ops[static_cast<size_t>(op_)];
+    const Buffer& src = program_->buffers[static_cast<size_t>(o.loads.front().buffer)];
+    const ElementMove m = traceElement(*program_, o, host);
+    grids_[0]->highlightHost(host);
+    grids_[1]->highlightHost(host);
+    grids_[0]->outlineSticks({});
+    QStringList c;
+    for (int64_t v : host)
+        c << QString::number(v);
+    trace_->setText(tr("%1[%2]: source stick %3, element %4 → destination stick %5, element %6; moved by core %7%8.")
+                        .arg(QString::fromStdString(src.origin.empty() ? src.name : src.origin), c.join(QStringLiteral(", ")))
+                        .arg(m.from.stick)
+                        .arg(m.from.offset)
+                        .arg(m.to.stick)
+                        .arg(m.to.offset)
+                        .arg(m.by.core)
+                        .arg(o.tiles.empty() ? QString() : tr(" in tile %1").arg(m.by.tile)));
+    trace_->show();
+}
+
+void StickLayoutView::stepTo(int64_t stick)
+{
+    if (!program_ || op_ < 0)
+        return;
+    const Op& o = program_->ops[static_cast<size_t>(op_)];
+    const int64_t count = grids_[1]->stickCount();
+    if (count <= 0)
+        return;
+    step_ = std::clamp<int64_t>(stick, 0, count - 1);
+    const std::vector<ElementMove> moves = movesIntoStick(*program_, o, step_);
+    std::vector<int64_t> from;
+    std::vector<int> cores;
+    for (const ElementMove& m : moves) {
+        if (std::find(from.begin(), from.end(), m.from.stick) == from.end())
+            from.push_back(m.from.stick);
+        if (std::find(cores.begin(), cores.end(), m.by.core) == cores.end())
+            cores.push_back(m.by.core);
+    }
+    grids_[0]->outlineSticks(from);
+    if (!moves.empty()) {
+        grids_[0]->highlightHost(moves.front().host);
+        grids_[1]->highlightHost(moves.front().host);
+    }
+    // The strip: each source stick in its own colours with the moved element framed, then the destination stick.
+    const Buffer& src = program_->buffers[static_cast<size_t>(o.loads.front().buffer)];
+    const Buffer& dst = program_->buffers[static_cast<size_t>(o.store.buffer)];
+    auto rowOf = [this, &o](const Buffer& b, int64_t stick, const QString& label) {
+        StickMoveStrip::Row r;
+        r.label = label;
+        const SpyreTensorLayout l = program_->layoutOf(b);
+        std::vector<int64_t> idx = stickIndexOf(l, stick);
+        for (int64_t e = 0; e < l.deviceSize.back(); ++e) {
+            idx.back() = e;
+            const HostCoordinate h = hostCoordinateOf(l, b.shape, b.strides, idx);
+            r.elements.push_back(h.padding ? QColor() : StickGrid::colourOf(h.coord, o.fromStickDim, o.toStickDim, l.deviceSize.back()));
+        }
+        return r;
+    };
+    std::vector<StickMoveStrip::Row> rows;
+    constexpr size_t kRows = 16;
+    for (const ElementMove& m : moves) {
+        if (rows.size() == kRows)
+            break;
+        if (!rows.empty() && rows.back().label == tr("src %1").arg(m.from.stick))
+            continue;
+        rows.push_back(rowOf(src, m.from.stick, tr("src %1").arg(m.from.stick)));
+        rows.back().moved = m.from.offset;
+    }
+    strip_->setRows(std::move(rows), rowOf(dst, step_, tr("dst %1").arg(step_)), static_cast<int64_t>(from.size()) - static_cast<int64_t>(std::min(from.size(), kRows)));
+    strip_->show();
+    QStringList coreList;
+    for (int c : cores)
+        coreList << QString::number(c);
+    std::sort(from.begin(), from.end());
+    trace_->setText(tr("Step %1 of %2: destination stick %3 gathers %4 elements from %5 source sticks (%6, outlined); moved by core %7.")
+                        .arg(step_ + 1)
+                        .arg(count)
+                        .arg(step_)
+                        .arg(moves.size())
+                        .arg(from.size())
+                        .arg(from.empty() ? QString() : from.size() == 1 ? QString::number(from.front()) : QStringLiteral("%1…%2").arg(from.front()).arg(from.back()))
+                        .arg(coreList.join(QStringLiteral(", "))));
+    trace_->show();
+}
+
+void StickLayoutView::stepBy(int delta) { stepTo(step_ < 0 ? 0 : step_ + delta); }
+
+void followDocument(StickLayoutView* view, const Document* document)
+{
+    auto show = [view, document] {
+        const auto program = document->selectedProgram();
+        const SpyreNodeRef ref = program ? resolveSpyreNode(*program, document->selectedNode()) : SpyreNodeRef{};
+        if (ref.kind == SpyreNodeRef::Kind::Op) {
+            const Op& op = program->ops[static_cast<size_t>(ref.index)];
+            if (op.kind == OpKind::Restickify)
+                view->showRestickify(program, ref.index);
+            else
+                view->showBuffer(program, op.store.buffer);
+        } else if (ref.kind == SpyreNodeRef::Kind::Buffer) {
+            view->showBuffer(program, ref.index);
+        } else {
+            view->clear();
+        }
+    };
+    QObject::connect(document, &Document::documentChanged, view, show);
+    QObject::connect(document, &Document::selectedPassChanged, view, show);
+    QObject::connect(document, &Document::selectedNodeChanged, view, show);
 }
 
 }  // namespace spyglass

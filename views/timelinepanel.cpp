@@ -3,6 +3,9 @@
 #include "core/common/units.h"
 
 #include "views/document.h"
+#include "views/spyregraph.h"
+
+#include "core/spyre/loop_ir.h"
 
 #include "core/spyresim/spyre_simulator.h"
 
@@ -155,6 +158,20 @@ void TimelinePanel::draw()
     }
     if (!header_.empty())
         ImGui::TextUnformatted(header_.c_str());
+    // The colour legend, in the colours the lanes use.
+    for (const char* name : {"kernel", "compute", "dma_in", "dma_out", "restickify", "partial_sum"}) {
+        const ImVec2 at = ImGui::GetCursorScreenPos();
+        const float h = ImGui::GetTextLineHeight();
+        ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + 2), ImVec2(at.x + h, at.y + h - 2), colourFor(name));
+        ImGui::Dummy(ImVec2(h + 2, h));
+        ImGui::SameLine();
+        ImGui::TextUnformatted(name);
+        ImGui::SameLine(0, 14);
+    }
+    if (selectedKernel_.empty())
+        ImGui::TextDisabled("click a kernel to select its op");
+    else
+        ImGui::TextDisabled("selected: %s (outlined)", selectedKernel_.c_str());
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float x0 = origin.x + kGutter, x1 = origin.x + avail.x;
@@ -216,6 +233,8 @@ void TimelinePanel::draw()
                 dl->AddRectFilled(ImVec2(ex0, ly + 1), ImVec2(ex1, ly + kLaneHeight - 1), colourFor(e.name));
                 if (ex1 - ex0 > 4.0f)   // adjacent events of one colour (kernel after kernel) stay apart
                     dl->AddRect(ImVec2(ex0, ly + 1), ImVec2(ex1, ly + kLaneHeight - 1), IM_COL32(20, 20, 24, 200));
+                if (!selectedKernel_.empty() && e.kernel == selectedKernel_)
+                    dl->AddRect(ImVec2(ex0, ly), ImVec2(ex1, ly + kLaneHeight), IM_COL32(255, 240, 60, 255), 0.0f, 0, 2.5f);
                 if (ex1 - ex0 > 40.0f) {
                     dl->PushClipRect(ImVec2(std::max(ex0, x0), ly), ImVec2(std::min(ex1, x1), ly + kLaneHeight), true);
                     const std::string label = e.name == "kernel" ? e.kernel + " " + e.op : e.op.empty() ? e.name : e.op;
@@ -263,6 +282,13 @@ void TimelinePanel::draw()
     }
     dl->PopClipRect();
 
+    // A click (press and release without dragging) on one event selects its kernel's op.
+    if (hovered && hoveredMerged <= 1 && ImGui::IsItemHovered() && ImGui::IsMouseReleased(ImGuiMouseButton_Left) && !io.KeyShift &&
+        io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] < 16.0f && !hovered->kernel.empty()) {
+        selectedKernel_ = hovered->kernel;
+        if (kernelClicked_)
+            kernelClicked_(hovered->kernel);
+    }
     if (hovered && ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
         if (hoveredMerged > 1) {
@@ -320,8 +346,25 @@ void TimelinePanel::draw()
     ImGui::End();
 }
 
-void followDocument(TimelinePanel* panel, ImGuiHost* host, const Document* document)
+void followDocument(TimelinePanel* panel, ImGuiHost* host, Document* document)
 {
+    panel->setKernelClicked([document](const std::string& kernel) { document->selectNode("op:" + kernel); });
+    QObject::connect(document, &Document::selectedNodeChanged, host, [panel, host, document] {
+        // The trace is of the final bundle: find the selected node there (a buffer selects its producer's kernel).
+        const auto& programs = document->compiled().programs;
+        std::string kernel;
+        if (!programs.empty() && programs.back()) {
+            const spyre::Program& last = *programs.back();
+            const SpyreNodeRef ref = resolveSpyreNode(last, document->selectedNode());
+            const int op = ref.kind == SpyreNodeRef::Kind::Op ? ref.index
+                           : ref.kind == SpyreNodeRef::Kind::Buffer ? last.buffers[static_cast<size_t>(ref.index)].producer
+                                                                     : -1;
+            if (op >= 0)
+                kernel = last.ops[static_cast<size_t>(op)].name;
+        }
+        panel->setSelectedKernel(kernel);
+        host->refresh();
+    });
     QObject::connect(document, &Document::documentChanged, host, [panel, host, document] {
         const auto& sim = document->compiled().simulation;
         panel->setTrace(sim ? sim->trace : nullptr);

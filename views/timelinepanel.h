@@ -10,6 +10,7 @@
 #include "core/common/trace.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,12 @@ public:
     // One line drawn above the ruler (the simulated kernel time and roofline bound of the shown trace).
     void setHeader(std::string header) { header_ = std::move(header); }
     const std::string& header() const { return header_; }
+
+    // Selection shared with the other views: the selected op's kernel is outlined; a click on a kernel's event
+    // (without dragging) reports its kernel name, which is its op's name.
+    void setSelectedKernel(std::string kernel) { selectedKernel_ = std::move(kernel); }
+    const std::string& selectedKernel() const { return selectedKernel_; }
+    void setKernelClicked(std::function<void(const std::string&)> f) { kernelClicked_ = std::move(f); }
 
     void draw() override;
     QString placeholderText() const override;
@@ -50,6 +57,8 @@ private:
 
     std::shared_ptr<const Trace> trace_;
     std::string header_;
+    std::string selectedKernel_;
+    std::function<void(const std::string&)> kernelClicked_;
     std::vector<std::pair<size_t, size_t>> laneRanges_;
     int64_t traceEndNs_ = 0;   // cached: Trace::endNs() walks every event
     double viewStart_ = 0, viewEnd_ = 1;
@@ -65,7 +74,8 @@ private:
 };
 
 class Document;
-// The panel (hosted by `host`) shows the document's simulator trace, with kernel time and roofline in its header.
-void followDocument(TimelinePanel* panel, ImGuiHost* host, const Document* document);
+// The panel (hosted by `host`) shows the document's simulator trace, with kernel time and roofline in its header,
+// outlines the kernel of the document's selected op, and selects an op in the document when its kernel is clicked.
+void followDocument(TimelinePanel* panel, ImGuiHost* host, Document* document);
 
 }  // namespace spyglass

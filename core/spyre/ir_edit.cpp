@@ -29,7 +29,6 @@ void compactProgram(Program& p)
     p.buffers = std::move(buffers);
     for (size_t o = 0; o < p.ops.size(); ++o) {
         Op& op = p.ops[o];
-        op.name = "op" + std::to_string(o);
         op.store.buffer = remap[op.store.buffer];
         for (Access& a : op.loads)
             a.buffer = remap[a.buffer];

@@ -8,7 +8,8 @@
 namespace spyglass::spyre {
 
 // Removes ops whose `name` is empty and buffers nothing reads or writes (inputs and outputs stay), renumbers
-// buffer references and op names ("op0".."opN"), and recomputes producers.
+// buffer references and recomputes producers. Op names are not renumbered: a name is the op's identity from
+// lower to codegen, so a pin or a selection made at one pass (or one compile) finds the same op at another.
 void compactProgram(Program& p);
 
 // Splits a flat index into a contiguous buffer into one affine expression per dimension, when every term falls

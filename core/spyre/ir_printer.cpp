@@ -62,7 +62,7 @@ std::string layoutLine(const Program& p, const Buffer& b)
     return s;
 }
 
-std::string lxLine(const Buffer& b)
+std::string lxLine(const Program& p, const Buffer& b)
 {
     if (b.lx.firstUse < 0)
         return "";
@@ -71,7 +71,9 @@ std::string lxLine(const Buffer& b)
         s += hex(b.lx.offset) + " +" + groupDigits(b.lx.bytes) + " B/core";
     else
         s += "device memory (" + groupDigits(b.lx.bytes) + " B/core)";
-    s += ", live op" + std::to_string(b.lx.firstUse) + "..op" + std::to_string(b.lx.lastUse);
+    // firstUse/lastUse are timeline positions; the ops there are named, and names are not positions.
+    auto at = [&p](int i) { return i >= 0 && i < static_cast<int>(p.ops.size()) ? p.ops[static_cast<size_t>(i)].name : std::to_string(i); };
+    s += ", live " + at(b.lx.firstUse) + ".." + at(b.lx.lastUse);
     if (!b.lx.how.empty())
         s += ", " + b.lx.how;
     return s;
@@ -394,7 +396,7 @@ std::string printProgram(const Program& p, std::vector<std::string>* opTexts)
         out << bufferLine(p, b) << "\n";
         if (const std::string l = layoutLine(p, b); !l.empty())
             out << "    " << l << "\n";
-        if (const std::string l = lxLine(b); !l.empty())
+        if (const std::string l = lxLine(p, b); !l.empty())
             out << "    " << l << "\n";
     }
     for (size_t i = 0; i < p.ops.size(); ++i) {
@@ -405,7 +407,7 @@ std::string printProgram(const Program& p, std::vector<std::string>* opTexts)
         const Buffer& ob = p.buffers[p.ops[i].store.buffer];
         if (const std::string l = layoutLine(p, ob); !l.empty())
             out << ob.name << "." << l << "\n";
-        if (const std::string l = lxLine(ob); !l.empty())
+        if (const std::string l = lxLine(p, ob); !l.empty())
             out << ob.name << "." << l << "\n";
     }
     return out.str();

@@ -159,6 +159,17 @@ int Program::findBuffer(const std::string& nameOrOrigin) const
     return -1;
 }
 
+int Program::findOp(const std::string& name) const
+{
+    for (size_t o = 0; o < ops.size(); ++o)
+        if (ops[o].name == name)
+            return static_cast<int>(o);
+    for (size_t o = 0; o < ops.size(); ++o)
+        if (std::find(ops[o].fusedFrom.begin(), ops[o].fusedFrom.end(), name) != ops[o].fusedFrom.end())
+            return static_cast<int>(o);
+    return -1;
+}
+
 std::vector<std::vector<int>> Program::consumersOfBuffers() const
 {
     std::vector<std::vector<int>> out(buffers.size());

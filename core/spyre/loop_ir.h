@@ -140,7 +140,10 @@ struct MatmulRoles {
 };
 
 struct Op {
-    std::string name;   // "op3"
+    // The op's identity: lower names op N of its timeline "opN", insert_restickify names its ops "rs_<copy>", fuse
+    // keeps the surviving op's name (the others go to fusedFrom), and nothing renames one, so "op7" at lower is
+    // "op7" at codegen (and in the next compile of the same model, whatever the pins).
+    std::string name;
     OpKind kind = OpKind::Pointwise;
     MatmulRoles matmul;   // kind == MatMul only
     Shape ranges;            // iteration vars p0..
@@ -187,7 +190,7 @@ struct LxAllocation {
 };
 
 struct Buffer {
-    std::string name;     // "buf3", "arg0_1", "const2"
+    std::string name;     // "buf3", "arg0_1", "const2", "buf3_stick1" (a restickified copy); never renamed, like Op::name
     std::string origin;   // the ONNX value it holds
     BufferKind kind = BufferKind::Intermediate;
     std::string dtype = "float32";
@@ -269,6 +272,8 @@ struct Program {
     }
     int64_t deviceBytes(const Buffer& b) const { return layoutOf(b).deviceElements() * deviceDtypeBytes; }
     int findBuffer(const std::string& nameOrOrigin) const;   // by buffer name, then by ONNX value name
+    // The op that is (or, after fuse, contains) the op named `name` at any pass; -1 when none.
+    int findOp(const std::string& name) const;
     std::vector<std::vector<int>> consumersOfBuffers() const; // per buffer: op indices that load it
 };
 

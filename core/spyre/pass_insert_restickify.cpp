@@ -37,7 +37,9 @@ PassResult InsertRestickifyPass::run(Program& program, PassContext&)
                     program.buffers.push_back(copy);
                     const int dst = static_cast<int>(program.buffers.size() - 1);
                     Op r;
-                    r.name = "restickify";
+                    // Named after the copy it writes, which depends only on the source and the dim: the same
+                    // restickify keeps its name when a pin elsewhere adds or drops others.
+                    r.name = "rs_" + copy.name;
                     r.kind = OpKind::Restickify;
                     r.ranges = copy.shape;
                     AffineExpr idx;

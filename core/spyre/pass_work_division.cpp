@@ -309,6 +309,9 @@ CoreSplit pinnedSplit(const Program& p, const Op& op, const std::string& pinName
 const std::pair<const std::string, std::map<std::string, int>>* splitPinOf(const Op& op, const CompileOptions& o)
 {
     auto it = o.splitPins.find(op.name);
+    // A pin may name an op that fuse merged into this one (picked at an earlier pass): the name is its identity.
+    for (size_t f = 0; it == o.splitPins.end() && f < op.fusedFrom.size(); ++f)
+        it = o.splitPins.find(op.fusedFrom[f]);
     // Origins read "MatMul 'layer0/mm'": the node's name is the quoted part. A restickify's origin quotes a tensor,
     // not a node, so it is pinned by op name only.
     if (it == o.splitPins.end() && op.kind != OpKind::Restickify)

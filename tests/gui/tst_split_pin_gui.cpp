@@ -8,7 +8,10 @@
 #include "views/mainwindow.h"
 #include "views/workdivisionview.h"
 
+#include "core/common/units.h"
 #include "core/spyre/loop_ir.h"
+#include "core/spyre/split_alternatives.h"
+#include "core/spyre/spyre_target.h"
 #include "core/spyresim/spyre_simulator.h"
 
 #include <QApplication>
@@ -76,7 +79,7 @@ private slots:
         // The Work division view of the final pass: 16 busy cores, p0 in 8 and r0 in 2.
         w.document()->selectPass(static_cast<int>(w.document()->passes().size()) - 1);
         QVERIFY(QTest::qWaitFor([&] { return !w.graphView()->isLayingOut(); }, 60000));
-        QVERIFY(w.graphView()->selectNode("op:0"));
+        QVERIFY(w.graphView()->selectNode("op:op0"));
         int busy = 0;
         for (const auto& c : w.workDivision()->cells())
             busy += c.busy;
@@ -117,6 +120,114 @@ private slots:
         QVERIFY(w.document()->compiled().pins.empty());
         QVERIFY(w.document()->compiled().splitPins.empty());
         QCOMPARE(finalOp0(w).split.ways, chosen);
+    }
+
+    void aSplitPinStaysOnItsOpWhenAStickPinAddsARestickify()
+    {
+        // The bug this guards: pin op N's split, then a stick dim whose restickify renumbered the ops, and the split
+        // moved to another op while the banner still named op N. Names are identities now; the pin is made the
+        // way the user makes it, from the Graph's menu on an op of an earlier pass (lower: before fuse).
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/transpose_restickify.onnxtxt"))));
+        int lower = -1;
+        for (size_t i = 0; i < w.document()->passes().size(); ++i)
+            if (w.document()->passes()[i].name == "lower")
+                lower = static_cast<int>(i);
+        QVERIFY(lower >= 0);
+        w.document()->selectPass(lower);
+        const auto shown = w.document()->selectedProgram();
+        QCOMPARE(shown->ops.at(2).kind, spyre::OpKind::MatMul);
+        QCOMPARE(shown->ops.at(2).name, std::string("op2"));
+        QStringList actions;
+        QTimer::singleShot(0, &w, [&] {
+            if (QWidget* popup = QApplication::activePopupWidget()) {
+                for (QAction* a : popup->actions())
+                    actions << a->text() + (a->isEnabled() ? QString() : QStringLiteral(" (disabled)"));
+                popup->close();
+            }
+        });
+        emit w.graphView()->nodeContextMenuRequested(QStringLiteral("op:op2"), w.mapToGlobal(QPoint(100, 100)));
+        QVERIFY2(actions.contains(QStringLiteral("Pin core split of op2…")), qPrintable(actions.join(QLatin1Char('|'))));
+
+        QSignalSpy opened(&w, &MainWindow::documentOpened);
+        w.pinCoreSplit(QStringLiteral("op2"), {{"p0", 4}});
+        QVERIFY(opened.wait(60000));
+        QCOMPARE(w.document()->compiled().programs.back()->ops.size(), size_t(2));
+        w.pinStickDimension(QStringLiteral("r"), 0);
+        QVERIFY(opened.wait(60000));
+        const spyre::Program& last = *w.document()->compiled().programs.back();
+        QCOMPARE(last.ops.size(), size_t(3));   // the restickify op came in before the MatMul
+        for (const spyre::Op& op : last.ops) {
+            const bool isPinned = op.split.why == "pinned by the user";
+            QCOMPARE(isPinned, op.name == "op2");
+            if (op.name == "op2") {
+                QCOMPARE(op.kind, spyre::OpKind::MatMul);
+                QCOMPARE(op.split.ways, (std::vector<int>{4, 1, 1}));
+            }
+        }
+        const QString banner = w.whatIfText();
+        QVERIFY2(banner.contains(QStringLiteral("op2 split p0:4 (MatMul 'MatMul_")), qPrintable(banner));
+        QVERIFY2(banner.contains(QStringLiteral("r = d0")), qPrintable(banner));
+        // The Graph of the final pass labels the MatMul op2 and the new op after the copy it writes.
+        w.document()->selectPass(static_cast<int>(w.document()->passes().size()) - 1);
+        QStringList labels;
+        for (const auto& n : w.graphView()->graph().nodes)
+            labels << n.label.section(QLatin1Char('\n'), 0, 0);
+        QVERIFY2(labels.contains(QStringLiteral("op2 MatMul")), qPrintable(labels.join(QLatin1Char('|'))));
+        QVERIFY2(labels.filter(QStringLiteral("rs_buf1_stick1 restickify")).size() == 1, qPrintable(labels.join(QLatin1Char('|'))));
+    }
+
+    void workDivisionDrawsTheSlicesOnTheTensorWithTheAlternatives()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt"))));
+        QSignalSpy opened(&w, &MainWindow::documentOpened);
+        w.pinCoreSplit(QStringLiteral("op0"), {{"p0", 8}, {"r0", 2}});
+        QVERIFY(opened.wait(60000));
+        QVERIFY(QTest::qWaitFor([&] { return !w.graphView()->isLayingOut(); }, 60000));
+        QVERIFY(w.graphView()->selectNode("op:op0"));   // the Work division view follows the Document's selection
+        WorkDivisionView* v = w.workDivision();
+        // Rows are the split output var p0, columns the other output var p1; r0 (K) is split too, so the two
+        // cores of each K half share their rectangle: core = p0 part * 2 + r0 part (innermost var fastest).
+        QCOMPARE(v->rowVar(), 0);
+        QCOMPARE(v->columnVar(), 1);
+        QCOMPARE(v->sliceRect(0), v->sliceRect(1));
+        QVERIFY(v->sliceRect(0) != v->sliceRect(2));
+        QCOMPARE(v->sliceRect(2).top(), v->sliceRect(0).bottom());
+        QCOMPARE(v->sliceRect(0).width(), v->sliceRect(14).width());
+        QVERIFY(v->sliceRect(16).isNull());   // 16 cores busy, the rest idle
+        // The alternatives: the chosen split first (its model time is the one work_division recorded, and the
+        // simulator ran its kernel), then torch-spyre's default division on 1, 2, 4, ... cores.
+        const QStringList lines = v->alternativeLines();
+        QVERIFY2(lines.size() >= 5, qPrintable(lines.join(QLatin1Char('\n'))));
+        QVERIFY2(lines.front().startsWith(QStringLiteral("▶ 16 cores (p0÷8 × r0÷2): model ")) && lines.front().contains(QStringLiteral(", simulated ")),
+                 qPrintable(lines.front()));
+        QVERIFY2(lines.at(1).contains(QStringLiteral(" 1 core (not split)")), qPrintable(lines.join(QLatin1Char('\n'))));
+        const auto& op = w.document()->compiled().programs.back()->ops.at(0);
+        QVERIFY2(lines.front().contains(QString::fromStdString(formatDuration(op.split.estimatedUs * 1000.0))), qPrintable(lines.front()));
+        bool thirtyTwo = false;
+        for (const QString& l : lines)
+            thirtyTwo = thirtyTwo || l.contains(QStringLiteral(" 32 cores ("));
+        QVERIFY2(thirtyTwo, qPrintable(lines.join(QLatin1Char('\n'))));
+        // docs/screenshots/workdivision.png: the same op on its own at a readable size.
+        WorkDivisionView big;
+        big.resize(1200, 470);
+        const auto program = w.document()->compiled().programs.back();
+        big.setOp(program, 0, w.document()->compiled().target->cores);
+        big.setAlternatives(spyre::splitAlternatives(*program, op, *w.document()->compiled().target),
+                            w.document()->compiled().simulation->kernels.at(0).timeNs / 1000.0);
+        big.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&big));
+        QCOMPARE(big.alternativeLines(), lines);
+        const QImage img = big.grab().toImage();
+        QVERIFY(img.save(outputDir() + QStringLiteral("/view-workdivision-tensor.png")));
+        QVERIFY(distinctColours(img) > 16);
     }
 
     void theDialogShowsTheVarsAndPinsWhatIsTyped()

@@ -10,6 +10,8 @@
 #include "views/imguihost.h"
 #include "views/mainwindow.h"
 #include "views/scratchpadmappanel.h"
+
+#include "core/common/units.h"
 #include "views/sticklayoutview.h"
 #include "views/workdivisionview.h"
 
@@ -105,7 +107,7 @@ private slots:
         for (int i = 0; i < static_cast<int>(program->ops.size()); ++i)
             if (program->ops[static_cast<size_t>(i)].iterationPoints() > program->ops[static_cast<size_t>(biggest)].iterationPoints())
                 biggest = i;
-        QVERIFY(w.graphView()->selectNode("op:" + std::to_string(biggest)));
+        QVERIFY(w.graphView()->selectNode("op:" + program->ops[static_cast<size_t>(biggest)].name));
         const auto& op = program->ops[static_cast<size_t>(biggest)];
         int busy = 0;
         int64_t points = 0;
@@ -133,7 +135,7 @@ private slots:
         for (int i = 0; i < static_cast<int>(program->ops.size()); ++i)
             if (program->ops[static_cast<size_t>(i)].kind == spyre::OpKind::Restickify)
                 restick = i;
-        QVERIFY(w.graphView()->selectNode("op:" + std::to_string(restick)));
+        QVERIFY(w.graphView()->selectNode("op:" + program->ops[static_cast<size_t>(restick)].name));
         QVERIFY(w.stickLayout()->source()->hasBuffer());
         QVERIFY(w.stickLayout()->destination()->hasBuffer());
         QVERIFY(w.stickLayout()->headline().contains(QStringLiteral("restickify")));
@@ -144,6 +146,29 @@ private slots:
         QVERIFY(program->scratchpad.planned);
         QCOMPARE(map->peak(0), program->scratchpad.peakBytes);
         const int64_t usable = w.document()->compiled().target->usableLxBytes();
+        // The usable limit's make-up, with the target's numbers (2 MiB - 64 KiB, × 0.8, 128 B aligned).
+        const std::string& breakdown = map->usableBreakdown();
+        const auto& t = *w.document()->compiled().target;
+        const std::string expected = groupDigits(t.lxBytes) + " B LX - " + groupDigits(t.lxProgramReservationBytes) + " B program reservation = " +
+                                     groupDigits(t.lxBytes - t.lxProgramReservationBytes) + " B; × 0.8 the backend may use (the rest is its reserve), "
+                                     "aligned down to 128 B = " + groupDigits(usable) + " B (" + formatBytes(static_cast<double>(usable)) + ")";
+        QCOMPARE(QString::fromStdString(breakdown), QString::fromStdString(expected));
+        QCOMPARE(breakdown.rfind("2 097 152 B LX - 65 536 B program reservation = 2 031 616 B", 0), size_t(0));
+        // The time axis is named by op, and hovering a column lists what is resident then: on core 0 (which holds
+        // every LX buffer) exactly the buffers the plan keeps in LX over that op.
+        int listed = 0;
+        for (int t = 0; t < static_cast<int>(program->ops.size()); ++t) {
+            QCOMPARE(map->opName(t), program->ops[static_cast<size_t>(t)].name);
+            std::set<std::string> expected, shown;
+            for (const auto& b : program->buffers)
+                if (b.lx.inLx && b.lx.firstUse <= t && t <= std::max(b.lx.firstUse, b.lx.lastUse))
+                    expected.insert(b.name);
+            for (const auto* b : map->liveAt(0, t))
+                shown.insert(b->name);
+            QCOMPARE(shown, expected);
+            listed += static_cast<int>(shown.size());
+        }
+        QVERIFY(listed > 0);
         for (int c = 0; c < map->cores(); ++c) {
             const auto& blocks = map->blocks(c);
             for (size_t i = 0; i < blocks.size(); ++i) {
@@ -189,6 +214,7 @@ private slots:
             auto panel = std::make_unique<ScratchpadMapPanel>();
             const auto& target = *w.document()->compiled().target;
             panel->setProgram(program, target.lxBytes, target.usableLxBytes(), target.cores);
+            panel->setUsableBreakdown(w.scratchpad()->usableBreakdown());
             ImGuiHost host(std::move(panel));
             host.resize(1100, 380);
             host.show();

@@ -114,7 +114,48 @@ private slots:
         QCOMPARE(op.kind, OpKind::Reduction);
         QCOMPARE(op.split.ways, (std::vector<int>{1, 4, 4}));
         // The other ops keep the pass's own choice.
-        QVERIFY(opNamed(p, "op1").split.why != "pinned by the user");
+        for (const Op& other : p.ops)
+            if (other.name != "op0")
+                QVERIFY2(other.split.why != "pinned by the user", other.name.c_str());
+    }
+
+    void opNamesAreIdentitiesAcrossPassesAndPins()
+    {
+        // transpose_restickify lowers to op0 Transpose, op1 Relu, op2 MatMul; fuse merges op0 into op1. Pinning r
+        // (op1's output) on d0 makes insert_restickify add a copy before the MatMul, which used to renumber the
+        // MatMul from op1 to op2 and so move a split pin made before onto the new restickify op.
+        const QString path = test::sourcePath(QStringLiteral("resources/examples/transpose_restickify.onnxtxt"));
+        std::vector<SpyreSnapshot> freeSnaps, pinSnaps;
+        CompileOptions o;
+        o.splitPins["op2"] = {{"p0", 4}};
+        const Program& free = compiled(path, o, freeSnaps);
+        o.pins["r"] = 0;
+        const Program& pinned = compiled(path, o, pinSnaps);
+        QCOMPARE(free.ops.size(), size_t(2));
+        QCOMPARE(pinned.ops.size(), size_t(3));
+        for (const Program* p : {&free, &pinned}) {
+            const Op& mm = opNamed(*p, "op2");
+            QCOMPARE(mm.kind, OpKind::MatMul);
+            QCOMPARE(mm.split.ways, (std::vector<int>{4, 1, 1}));
+            QCOMPARE(QString::fromStdString(mm.split.why), QStringLiteral("pinned by the user"));
+            QCOMPARE(opNamed(*p, "op1").fusedFrom, (std::vector<std::string>{"op0", "op1"}));
+        }
+        // The restickify op is named after the copy it writes; its origin names the tensor it moves.
+        const Op& rs = pinned.ops[1];
+        QCOMPARE(rs.kind, OpKind::Restickify);
+        QCOMPARE(rs.name, "rs_" + pinned.buffers[static_cast<size_t>(rs.store.buffer)].name);
+        QCOMPARE(rs.origins, (std::vector<std::string>{"restickify 'r'"}));
+        // Every snapshot from lower on names the MatMul op2, and findOp finds a fused-away op in its survivor.
+        for (const SpyreSnapshot& s : pinSnaps)
+            if (s.ir->stage == Stage::Loop) {
+                const int at = s.ir->findOp("op2");
+                QVERIFY2(at >= 0 && s.ir->ops[static_cast<size_t>(at)].kind == OpKind::MatMul, s.record.name.c_str());
+            }
+        QCOMPARE(pinned.findOp("op0"), pinned.findOp("op1"));
+        QCOMPARE(pinned.findOp("op9"), -1);
+        // A bundle's kernels carry the same names.
+        QVERIFY(pinned.bundle);
+        QCOMPARE(pinned.bundle->kernels.at(2).name, std::string("op2"));
     }
 
     void illegalPinsAreRefused_data()
