@@ -147,6 +147,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
     connect(document_, &Document::documentChanged, this, &MainWindow::updateTitle);
     // The pictures of the selected pass follow the document themselves.
     circuitView_->followDocument(document_);
+    // The State view steps along the circuit the Circuit view draws (connected after it, so its columns are current).
+    auto stepColumns = [this] { stateView_->setStepColumns(circuitView_->circuit() ? circuitView_->columnCount() : 0); };
+    connect(document_, &Document::documentChanged, this, stepColumns);
+    connect(document_, &Document::selectedPassChanged, this, stepColumns);
+    connect(stateView_, &StateView::stepRequested, this, &MainWindow::showStateAfterColumn);
+    connect(stateView_, &StateView::finalStateShown, circuitView_, [this] { circuitView_->setStepMarker(std::nullopt); });
     followDocument(graphView_, document_);
     followDocument(scratchpad_, scratchpadHost_, document_);
     followDocument(timeline_, timelineHost_, document_);
@@ -415,6 +421,19 @@ void MainWindow::inspectCircuitOp(int index)
     const InspectorContent content = inspectCircuitOpContent(*c, index, document_->selectedRecord() ? document_->selectedRecord()->name : std::string(),
                                                              circuitView_->opColumns()[static_cast<size_t>(index)], circuitView_->columnCount());
     inspector_->show(content.heading, content.sections);
+    // Picking a gate picks its column: the State view shows the state just after it.
+    stateView_->stepTo(circuitView_->opColumns()[static_cast<size_t>(index)] + 1);
+}
+
+void MainWindow::showStateAfterColumn(int column)
+{
+    const quantum::Circuit* c = circuitView_->circuit();
+    if (!c)
+        return;
+    // Small teaching circuits take microseconds; stateAfterColumn itself refuses states beyond the State view's limit.
+    JobControl control;
+    stateView_->showStep(stateAfterColumn(*c, circuitView_->opColumns(), column, control));
+    circuitView_->setStepMarker(column);
 }
 
 void MainWindow::openFile(const QString& path)

@@ -162,6 +162,8 @@ private:
     void showGraphNodeMenu(const QString& id, const QPoint& globalPos);
     void inspectCircuitOp(int index);
     void inspectGraphNode(const QString& id);
+    // The State view's step: the state of the circuit on show after drawing column `column` (-1: |0…0⟩).
+    void showStateAfterColumn(int column);
     void vqeDialog();
     void recordedVqeDialog();
 
