@@ -169,6 +169,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
         workDivision_->setOp(nullptr, -1, 1);
         stickLayout_->clear();
     });
+    // After the layout of the kind is applied, so that a failed numbers check brings Problems forward over it.
+    connect(document_, &Document::documentChanged, this, &MainWindow::showNumbersCheck);
     connect(circuitView_, &CircuitView::opSelected, this, &MainWindow::inspectCircuitOp);
     connect(graphView_, &GraphView::nodeSelected, this, &MainWindow::inspectGraphNode);
     connect(graphView_, &GraphView::nodeContextMenuRequested, this, &MainWindow::showGraphNodeMenu);
@@ -424,6 +426,33 @@ void MainWindow::inspectCircuitOp(int index)
     // Picking a gate picks its column: the State view shows the state just after it.
     stateView_->stepTo(circuitView_->opColumns()[static_cast<size_t>(index)] + 1);
 }
+
+void MainWindow::showNumbersCheck()
+{
+    const QString failure = document_->compiled().numbersFailure;
+    if (!numbersBanner_) {
+        if (failure.isEmpty())
+            return;
+        numbersBanner_ = new QLabel(this);
+        numbersBanner_->setObjectName(QStringLiteral("numbersBanner"));
+        numbersBanner_->setWordWrap(true);
+        numbersBanner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        numbersBanner_->setStyleSheet(QStringLiteral("QLabel { background: #fde2e1; color: #7a1010; border: 1px solid #d04040; padding: 4px; }"));
+        if (auto* layout = qobject_cast<QVBoxLayout*>(centralWidget()->layout()))
+            layout->insertWidget(0, numbersBanner_);
+    }
+    numbersBanner_->setVisible(!failure.isEmpty());
+    if (QDockWidget* d = dock(QStringLiteral("problemsDock")); d && !failure.isEmpty()) {
+        d->show();
+        d->raise();
+    }
+    numbersBanner_->setText(failure.isEmpty() ? QString()
+                                              : tr("<b>Numbers check failed:</b> the Spyre simulator's outputs differ from the reference interpreter's "
+                                                   "(%1). The compile is shown, but this program computes the wrong result; the error is in Problems.")
+                                                    .arg(failure.toHtmlEscaped()));
+}
+
+QString MainWindow::numbersBannerText() const { return numbersBanner_ && !numbersBanner_->isHidden() ? numbersBanner_->text() : QString(); }
 
 void MainWindow::showStateAfterColumn(int column)
 {

@@ -83,6 +83,8 @@ public:
     void coreSplitDialog(const QString& op);
     void clearPins();
     QString whatIfText() const;
+    // The red banner over the views when the open model's numbers check failed (empty when hidden).
+    QString numbersBannerText() const;
     // Quantum > Run VQE: runs the search on the worker (hamiltonianFile empty: the TFIM chain), records it in the
     // window's session as `spyglass-cli vqe --session` does, and shows it in the VQE tab.
     void runVqe(const quantum::VqeOptions& options, const QString& hamiltonianFile = {});
@@ -164,6 +166,7 @@ private:
     void inspectGraphNode(const QString& id);
     // The State view's step: the state of the circuit on show after drawing column `column` (-1: |0…0⟩).
     void showStateAfterColumn(int column);
+    void showNumbersCheck();
     void vqeDialog();
     void recordedVqeDialog();
 
@@ -183,6 +186,7 @@ private:
     std::unique_ptr<WindowSession> windowSession_;
     ChartsView* charts_ = nullptr;
     QLabel* whatIf_ = nullptr;
+    QLabel* numbersBanner_ = nullptr;
     std::vector<const plugins::LoadedPlugin*> passPlugins_;   // loaded by the user, in order
     QAction* loadPluginAction_ = nullptr;
     // What a what-if recompile is compared with: the plan before it, the pass the user was on, the simulated time.

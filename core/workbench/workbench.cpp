@@ -243,10 +243,13 @@ void simulateModel(CompiledDocument& doc, const model::ModelGraph& graph, JobCon
                                  .arg(bad.isEmpty() ? QStringLiteral("within tolerance") : QStringLiteral("OUTSIDE tolerance"))
                                  .arg(rtol)
                                  .arg(atol, 0, 'g', 4);
-        if (!bad.isEmpty())
-            doc.diagnostics.push_back(Diagnostic{Severity::Warning, at(doc.path),
-                                                 "the Spyre simulator's outputs differ from the reference interpreter: " + bad.join(QStringLiteral("; ")).toStdString(),
+        // Wrong numbers are a wrong compile, not a remark: an error, though the compile is still shown.
+        if (!bad.isEmpty()) {
+            doc.numbersFailure = bad.join(QStringLiteral("; "));
+            doc.diagnostics.push_back(Diagnostic{Severity::Error, at(doc.path),
+                                                 "the Spyre simulator's outputs differ from the reference interpreter: " + doc.numbersFailure.toStdString(),
                                                  {}, {}});
+        }
     } catch (const Cancelled&) {
         throw;
     } catch (const std::exception& e) {

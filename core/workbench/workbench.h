@@ -81,7 +81,7 @@ struct CompiledDocument {
     DocumentKind kind = DocumentKind::Unknown;
     QString sourceText;                   // the file as read (empty for binary models)
     PassRecords passes;                   // one record per pass, in order
-    std::vector<Diagnostic> diagnostics;  // warnings that did not stop the compile
+    std::vector<Diagnostic> diagnostics;  // problems that did not stop the compile (a failed numbers check is an error)
     // Circuit documents: the circuit after each pass (parallel to `passes`) and the simulation.
     std::vector<std::shared_ptr<const quantum::Circuit>> circuits;
     std::shared_ptr<const QuantumRunResult> quantumRun;
@@ -96,6 +96,8 @@ struct CompiledDocument {
     std::shared_ptr<const spyresim::SimResult> simulation;
     // One line for the log: the numerics check against the reference interpreter, or why there was none.
     QString simulationNote;
+    // The numerics check failed: which outputs differ and by how much (an Error in diagnostics says the same).
+    QString numbersFailure;
 };
 
 // Files larger than this are refused before reading (a model or circuit of this size is not a document).
