@@ -31,6 +31,7 @@
 #include "core/quantum/vqe_report.h"
 #include "core/workbench/vqe_record.h"
 #include "core/spyre/kernel_bundle.h"
+#include "core/session/session_charts.h"
 #include "core/session/session_recorder.h"
 #include "core/session/session_store.h"
 #include "core/spyre/loop_ir.h"
@@ -761,12 +762,14 @@ void MainWindow::compile(const QString& path, const CompileRequest& given)
         Qt::SingleShotConnection);
     const QString dbPath = windowSession_ ? QString::fromStdString(windowSession_->store().path()) : QString();
     const session::RowId sessionId = windowSession_ ? windowSession_->id() : 0;
+    // A pinned recompile is an experiment: its history point is tagged, never a regression.
+    const bool whatIf = !request.spyre.pins.empty() || !request.spyre.splitPins.empty();
     jobs_->start(
         title,
-        [path, dbPath, sessionId, request](JobControl& control) -> std::any {
+        [path, dbPath, sessionId, request, whatIf](JobControl& control) -> std::any {
             CompiledDocument doc = compileDocument(path, control, request);
             if (!dbPath.isEmpty())
-                recordRun(doc, dbPath.toStdString(), sessionId, "compile");
+                recordRun(doc, dbPath.toStdString(), sessionId, whatIf ? session::kWhatIfRunKind : "compile");
             return doc;
         },
         [this, path](std::any result) {
@@ -777,6 +780,7 @@ void MainWindow::compile(const QString& path, const CompileRequest& given)
                 problems_->log(doc.simulationNote);
             document_->setCompiled(std::move(doc));
             showWhatIf();
+            charts_->showArtifact(path);
             emit documentOpened(path);
         });
 }
