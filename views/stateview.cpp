@@ -51,7 +51,7 @@ QTableWidgetItem* cell(const QString& text, bool number = true)
 
 class ProbabilityHistogram : public QWidget {
 public:
-    explicit ProbabilityHistogram(QWidget* parent) : QWidget(parent) { setMinimumHeight(180); }
+    explicit ProbabilityHistogram(QWidget* parent) : QWidget(parent) { setMinimumHeight(200); }
     void setBars(std::vector<StateView::Bar> bars, QString xTitle)
     {
         bars_ = std::move(bars);
@@ -76,8 +76,10 @@ protected:
         for (const auto& b : bars_)
             longest = std::max(longest, p.fontMetrics().horizontalAdvance(b.label));
         const bool shots = std::any_of(bars_.begin(), bars_.end(), [](const auto& b) { return b.shotFraction >= 0; });
-        const int left = 52, top = shots ? 26 : 10;
-        const int bottom = 24 + static_cast<int>(longest * 0.87) + 8;   // labels at 60 degrees, then the axis title
+        const int left = 64, top = shots ? 26 : 10;
+        // Labels at 60 degrees (their length times sin 60, plus half a line), then a line for the axis title.
+        const int line = p.fontMetrics().height();
+        const int bottom = 8 + static_cast<int>(longest * 0.87) + line / 2 + line + 6;
         double maxP = 1e-12;
         for (const auto& b : bars_)
             maxP = std::max({maxP, b.probability, b.shotFraction});
@@ -90,12 +92,12 @@ protected:
             const double y = top + h * (1 - t / 4.0);
             p.drawLine(QPointF(left, y), QPointF(width() - 10, y));
             p.setPen(Qt::black);
-            p.drawText(QRectF(0, y - 8, left - 4, 16), Qt::AlignRight | Qt::AlignVCenter, QString::number(scaleTop * t / 4.0, 'g', 3));
+            p.drawText(QRectF(line + 4, y - 8, left - line - 8, 16), Qt::AlignRight | Qt::AlignVCenter, QString::number(scaleTop * t / 4.0, 'g', 3));
             p.setPen(QColor(0xbb, 0xbb, 0xbb));
         }
         p.save();
         p.setPen(Qt::black);
-        p.translate(12, top + h / 2);
+        p.translate(line / 2 + 2, top + h / 2);
         p.rotate(-90);
         p.drawText(QRectF(-h / 2, -8, h, 16), Qt::AlignCenter, tr("probability"));
         p.restore();
@@ -117,7 +119,7 @@ protected:
             p.restore();
         }
         p.setPen(Qt::black);
-        p.drawText(QRectF(left, height() - 18, width() - left - 10, 16), Qt::AlignCenter, xTitle_);
+        p.drawText(QRectF(left, height() - line - 4, width() - left - 10, line + 2), Qt::AlignCenter, xTitle_);
         if (shots) {
             p.fillRect(QRectF(left, 6, 12, 10), QColor(0x3f, 0x7f, 0xd6));
             p.drawText(QPointF(left + 16, 15), tr("from the state"));
