@@ -1,5 +1,9 @@
 #include "views/vqeview.h"
 
+#include "views/circuitview.h"
+
+#include "core/quantum/circuit.h"
+
 #include <QChart>
 #include <QChartView>
 #include <QGroupBox>
@@ -111,8 +115,16 @@ VqeView::VqeView(QWidget* parent) : QWidget(parent)
     sideLayout->addWidget(titled(tr("Ansatz"), ansatz_, side));
     sideLayout->addWidget(titled(tr("Hamiltonian H = Σ c·P"), terms_, side), 1);
     sideLayout->addWidget(titled(tr("Optimiser"), settings_, side), 1);
+    circuit_ = new CircuitView(this);
+    circuit_->setObjectName(QStringLiteral("vqeAnsatzCircuit"));
+    circuit_->setMinimumHeight(140);
+    auto* left = new QSplitter(Qt::Vertical, this);
+    left->addWidget(chartView_);
+    left->addWidget(titled(tr("The ansatz at the best energy"), circuit_, left));
+    left->setStretchFactor(0, 3);
+    left->setStretchFactor(1, 1);
     auto* split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(chartView_);
+    split->addWidget(left);
     split->addWidget(side);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
@@ -133,6 +145,7 @@ void VqeView::clear()
     terms_->setRowCount(0);
     settings_->setRowCount(0);
     ansatz_->clear();
+    circuit_->setCircuit(nullptr);
     summary_->setText(tr("No VQE run yet. Quantum > Run VQE… runs one here; Quantum > Open VQE Run… shows one recorded in the session "
                          "history (e.g. by spyglass-cli vqe --session NAME)."));
 }
@@ -205,6 +218,10 @@ void VqeView::setReport(quantum::VqeReport r, const QString& origin)
         put(QString::fromStdString(name), QString::number(value, 'g', 6));
     settings_->resizeColumnsToContents();
     terms_->resizeColumnsToContents();
+    if (r.result.parameters.size() == static_cast<size_t>(o.qubits * (o.layers + 1)))
+        circuit_->setCircuit(std::make_shared<const quantum::Circuit>(quantum::vqeAnsatz(o.qubits, o.layers, r.result.parameters)));
+    else
+        circuit_->setCircuit(nullptr);
     report_ = std::move(r);
 }
 

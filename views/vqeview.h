@@ -18,6 +18,10 @@ class QTableWidget;
 class QValueAxis;
 
 namespace spyglass {
+class CircuitView;
+}
+
+namespace spyglass {
 
 class VqeView : public QWidget {
     Q_OBJECT
@@ -38,6 +42,8 @@ public:
     QLabel* summary() const { return summary_; }
     QLabel* ansatz() const { return ansatz_; }
     QChartView* chartView() const { return chartView_; }
+    // The ansatz with the parameters of the best energy (empty when the run did not keep them).
+    CircuitView* ansatzCircuit() const { return circuit_; }
 
 private:
     std::optional<quantum::VqeReport> report_;
@@ -50,6 +56,7 @@ private:
     QLabel* ansatz_;
     QTableWidget* terms_;
     QTableWidget* settings_;
+    CircuitView* circuit_;
 };
 
 }  // namespace spyglass

@@ -82,6 +82,10 @@ QJsonObject vqeReportJson(const VqeReport& r)
     for (double e : r.result.history)
         history.append(e);
     j[QStringLiteral("history")] = history;
+    QJsonArray theta;   // the parameters of the best energy, so the ansatz can be redrawn as it ended
+    for (double t : r.result.parameters)
+        theta.append(t);
+    j[QStringLiteral("best_parameters")] = theta;
     return j;
 }
 
@@ -108,6 +112,8 @@ VqeReport vqeReportFromJson(const QJsonObject& j)
     r.result.ranks = j.value(QLatin1String("ranks")).toInt(1);
     for (const QJsonValue& e : need("history").toArray())
         r.result.history.push_back(e.toDouble());
+    for (const QJsonValue& t : j.value(QLatin1String("best_parameters")).toArray())
+        r.result.parameters.push_back(t.toDouble());
     if (j.contains(QLatin1String("exact_energy")))
         r.exactEnergy = j.value(QLatin1String("exact_energy")).toDouble();
     return r;

@@ -10,7 +10,9 @@
 #include "views/problemsview.h"
 #include "views/vqeview.h"
 
+#include "core/quantum/circuit.h"
 #include "core/quantum/vqe_report.h"
+#include "views/circuitview.h"
 #include "core/session/session_store.h"
 #include "core/workbench/vqe_record.h"
 
@@ -98,6 +100,17 @@ void compareWithCli(const VqeView& view, const QJsonObject& cli)
     QVERIFY(view.summary()->text().contains(QString::number(cli.value(QLatin1String("energy")).toDouble(), 'f', 6)));
     QVERIFY(view.summary()->text().contains(QString::number(exact, 'f', 6)));
     QVERIFY(view.ansatz()->text().contains(QStringLiteral("12 parameters")));
+    // The ansatz drawn with the CLI's best parameters: 3 RY layers of 4 and 2 CZ rings of 4, in 6 columns.
+    const quantum::Circuit* c = view.ansatzCircuit()->circuit();
+    QVERIFY(c);
+    QCOMPARE(c->ops.size(), size_t(20));
+    const QJsonArray theta = cli.value(QLatin1String("best_parameters")).toArray();
+    QCOMPARE(theta.size(), 12);
+    int ry = 0;
+    for (const quantum::Op& op : c->ops)
+        if (op.name == "ry")
+            QCOMPARE(op.params[0], theta[ry++].toDouble());
+    QCOMPARE(ry, 12);
 }
 
 }  // namespace
