@@ -69,7 +69,7 @@ QJsonObject vqeReportJson(const VqeReport& r)
     j[QStringLiteral("parameters")] = static_cast<int>(r.result.parameters.size());
     j[QStringLiteral("optimizer")] = QString::fromStdString(o.optimizer);
     j[QStringLiteral("iterations")] = o.iterations;
-    j[QStringLiteral("seed")] = static_cast<double>(o.seed);
+    j[QStringLiteral("seed")] = static_cast<qint64>(o.seed);   // exact: seeds go up to 2^63 - 1
     j[QStringLiteral("ranks")] = r.result.ranks;
     j[QStringLiteral("precision")] = o.precision == Precision::Double ? QStringLiteral("double") : QStringLiteral("single");
     j[QStringLiteral("hamiltonian")] = QString::fromStdString(r.hamiltonianName);
@@ -102,7 +102,7 @@ VqeReport vqeReportFromJson(const QJsonObject& j)
     r.options.layers = need("layers").toInt();
     r.options.optimizer = need("optimizer").toString().toStdString();
     r.options.iterations = need("iterations").toInt();
-    r.options.seed = static_cast<uint64_t>(need("seed").toDouble());
+    r.options.seed = static_cast<uint64_t>(need("seed").toInteger());
     r.options.precision = j.value(QLatin1String("precision")).toString() == QLatin1String("single") ? Precision::Single : Precision::Double;
     r.hamiltonianName = need("hamiltonian").toString().toStdString();
     r.options.hamiltonian = parsePauliSum(need("hamiltonian_terms").toString().toStdString(), "<recorded hamiltonian>");

@@ -19,7 +19,7 @@ void recordVqeRun(const quantum::VqeReport& report, const std::string& hamiltoni
     options[QStringLiteral("layers")] = o.layers;
     options[QStringLiteral("optimizer")] = QString::fromStdString(o.optimizer);
     options[QStringLiteral("iterations")] = o.iterations;
-    options[QStringLiteral("seed")] = static_cast<double>(o.seed);
+    options[QStringLiteral("seed")] = static_cast<qint64>(o.seed);   // exact: seeds go up to 2^63 - 1
     rec.beginRun({.kind = "vqe", .artifactPath = hamiltonianFile, .artifactKind = hamiltonianFile.empty() ? "" : "hamiltonian",
                   .optionsJson = QJsonDocument(options).toJson(QJsonDocument::Compact).toStdString()});
     rec.addCircuitTiming(o.qubits, 0, report.result.wallMs, "vqe");
