@@ -21,6 +21,7 @@
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QLabel>
+#include <QFileInfo>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMessageBox>
@@ -91,6 +92,11 @@ RowId comboId(const QComboBox* c)
 {
     return c->currentIndex() >= 0 ? c->currentData().toLongLong() : 0;
 }
+
+RowId comboId(const QComboBox* c, int index) { return c->itemData(index).toLongLong(); }
+
+// Where the combos keep the artifact path of an entry, so the open document's can be found.
+constexpr int kPathRole = Qt::UserRole + 1;
 
 void selectComboId(QComboBox* c, RowId id)
 {
@@ -175,7 +181,10 @@ void ChartsView::buildUi()
         selectors[i] = new QHBoxLayout;
         layout->addLayout(selectors[i]);
         auto* chart = new QChart;
-        chart->legend()->setAlignment(Qt::AlignBottom);
+        // Docked, the charts are wide and short: the legend goes to the side and the margins shrink, so the
+        // vertical room is the plot's and the axis labels are not elided.
+        chart->legend()->setAlignment(Qt::AlignRight);
+        chart->setMargins(QMargins(2, 2, 2, 2));
         views_[i] = new QChartView(chart, page);
         views_[i]->setRenderHint(QPainter::Antialiasing);
         views_[i]->setMinimumSize(320, 200);
@@ -310,14 +319,18 @@ void ChartsView::reloadRunChoices()
                 const QString label = runLabel(r);
                 if (d && !d->kernels.empty())
                     kernelRunCombo_->addItem(label, QVariant::fromValue<qlonglong>(r.id));
-                if (d && (!d->kernels.empty() || !d->passes.empty())) {
-                    compareFirstCombo_->addItem(label, QVariant::fromValue<qlonglong>(r.id));
-                    compareSecondCombo_->addItem(label, QVariant::fromValue<qlonglong>(r.id));
-                }
+                if (d && (!d->kernels.empty() || !d->passes.empty()))
+                    for (QComboBox* c : {compareFirstCombo_, compareSecondCombo_}) {
+                        c->addItem(label, QVariant::fromValue<qlonglong>(r.id));
+                        c->setItemData(c->count() - 1, qs(r.artifact.path), kPathRole);
+                    }
             }
             for (const auto& a : session::sessionArtifacts(*store_, session))
+            {
                 artifactCombo_->addItem(QStringLiteral("%1 (%2, %3)").arg(qs(a.path), qs(a.kind), qs(a.contentHash).left(12)),
                                         QVariant::fromValue<qlonglong>(a.id));
+                artifactCombo_->setItemData(artifactCombo_->count() - 1, qs(a.path), kPathRole);
+            }
         } catch (const std::exception& e) {
             status_->setText(tr("Cannot read the session database: %1").arg(QString::fromLocal8Bit(e.what())));
         }
@@ -343,6 +356,31 @@ void ChartsView::reloadRunChoices()
     drawCompare();
     drawQuantum();
 }
+
+namespace {
+
+bool samePath(const QString& a, const QString& b) { return !a.isEmpty() && QFileInfo(a).absoluteFilePath() == QFileInfo(b).absoluteFilePath(); }
+
+}  // namespace
+
+void ChartsView::showArtifact(const QString& path)
+{
+    reload();
+    // The artifacts are most recently used first: the first with this path is the bytes just compiled.
+    for (int i = 0; i < artifactCombo_->count(); ++i)
+        if (samePath(artifactCombo_->itemData(i, kPathRole).toString(), path)) {
+            artifactCombo_->setCurrentIndex(i);
+            break;
+        }
+    std::vector<int> runs;   // this artifact's comparable runs, in start order
+    for (int i = 0; i < compareFirstCombo_->count(); ++i)
+        if (samePath(compareFirstCombo_->itemData(i, kPathRole).toString(), path))
+            runs.push_back(i);
+    if (runs.size() >= 2)
+        selectComparison(comboId(compareFirstCombo_, runs[runs.size() - 2]), comboId(compareFirstCombo_, runs.back()));
+}
+
+QString ChartsView::shownArtifactPath() const { return artifactCombo_->currentData(kPathRole).toString(); }
 
 void ChartsView::selectSession(RowId id)
 {
@@ -479,16 +517,26 @@ void ChartsView::drawHistory()
     flagged->setName(tr("more than 5% slower than the best earlier run"));
     flagged->setColor(Qt::red);
     flagged->setMarkerSize(12);
+    auto* whatIf = new QScatterSeries;
+    whatIf->setName(tr("what-if run (pinned layout or split): an experiment, not compared"));
+    whatIf->setColor(QColor(0xe0, 0x90, 0x20));
+    whatIf->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+    whatIf->setMarkerSize(11);
     double maxValue = 0;
     for (const auto& p : history_) {
         const auto x = static_cast<qreal>(msSinceEpoch(p.startedAt));
-        line->append(x, p.value);
+        // The line joins the ordinary runs; what-if runs stand beside it.
+        if (p.whatIf)
+            whatIf->append(x, p.value);
+        else
+            line->append(x, p.value);
         if (p.regression)
             flagged->append(x, p.value);
         maxValue = std::max(maxValue, p.value);
     }
     chart->addSeries(line);
     chart->addSeries(flagged);
+    chart->addSeries(whatIf);
     auto* x = new QDateTimeAxis;
     const qint64 first = msSinceEpoch(history_.front().startedAt), last = msSinceEpoch(history_.back().startedAt);
     // Label precision follows the span: runs minutes apart need seconds, weeks of history need dates.
@@ -502,7 +550,7 @@ void ChartsView::drawHistory()
     auto* y = valueAxis(QStringLiteral("%1 (%2)").arg(QString::fromLatin1(session::runMetricName(metric)), unit), maxValue);
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
-    for (QAbstractSeries* s : {static_cast<QAbstractSeries*>(line), static_cast<QAbstractSeries*>(flagged)}) {
+    for (QAbstractSeries* s : {static_cast<QAbstractSeries*>(line), static_cast<QAbstractSeries*>(flagged), static_cast<QAbstractSeries*>(whatIf)}) {
         s->attachAxis(x);
         s->attachAxis(y);
     }

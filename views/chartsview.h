@@ -3,7 +3,7 @@
 // Four charts, one tab each:
 //   Kernels  — simulated time per kernel of one run (bars)
 //   History  — one artifact's runs across all sessions over time (line); a run more than 5% slower than the
-//              best earlier one is flagged (red points)
+//              best earlier one is flagged (red points); what-if (pinned) runs are marked apart, never flagged
 //   Compare  — two runs side by side, per kernel (or per pass when neither simulated)
 //   Quantum  — simulation wall time by qubit count for the session's circuit runs
 // Export PNG and CSV of the chart on show. The view polls PRAGMA data_version, so runs recorded by another
@@ -93,6 +93,10 @@ public:
     // Off: runs of these exact bytes. On: every version of the file at this path (edits included).
     void setHistoryFollowsPath(bool followPath);
     void selectComparison(session::RowId firstRun, session::RowId secondRun);
+    // The open document: History shows its artifact and Compare its last two runs in this session (the user may
+    // pick others until the next document is opened).
+    void showArtifact(const QString& path);
+    QString shownArtifactPath() const;   // the History's artifact's path
 
     void showChart(Chart c);
     Chart currentChart() const;

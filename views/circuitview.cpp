@@ -8,6 +8,7 @@
 
 #include <QGraphicsEllipseItem>
 #include <QGraphicsRectItem>
+#include <QGraphicsItemGroup>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QWheelEvent>
@@ -131,10 +132,37 @@ void CircuitView::followDocument(const Document* document)
     connect(document, &Document::selectedPassChanged, this, show);
 }
 
+void CircuitView::setStepMarker(std::optional<int> column)
+{
+    stepMarker_ = column;
+    if (markerItem_) {
+        scene()->removeItem(markerItem_);
+        delete markerItem_;
+        markerItem_ = nullptr;
+    }
+    if (!column || !circuit_)
+        return;
+    const double x = kLeft + kColumn * (*column + 1);
+    const double bottom = std::max(scene()->itemsBoundingRect().bottom(), kWire * circuit_->numQubits);
+    auto* group = new QGraphicsItemGroup;
+    const QColor orange(0xe0, 0x80, 0x10);
+    group->addToGroup(new QGraphicsLineItem(x, 0, x, bottom));
+    static_cast<QGraphicsLineItem*>(group->childItems().front())->setPen(QPen(orange, 2, Qt::DashLine));
+    auto* label = new QGraphicsSimpleTextItem(tr("State view: the state here"));
+    label->setBrush(orange);
+    label->setPos(x + 3, -16);
+    group->addToGroup(label);
+    group->setZValue(10);
+    scene()->addItem(group);
+    markerItem_ = group;
+    ensureVisible(QRectF(x - kColumn, 0, 2 * kColumn, 10));
+}
+
 void CircuitView::setCircuit(std::shared_ptr<const Circuit> circuit)
 {
     circuit_ = std::move(circuit);
     selectedOp_ = -1;
+    stepMarker_.reset();
     rebuild();
     fitAll();
 }
@@ -143,6 +171,7 @@ void CircuitView::rebuild()
 {
     QGraphicsScene* s = scene();
     s->clear();
+    markerItem_ = nullptr;
     columns_.clear();
     centres_.clear();
     columnCount_ = 0;

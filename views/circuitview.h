@@ -7,6 +7,7 @@
 #include <QGraphicsView>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace spyglass::quantum {
@@ -33,6 +34,9 @@ public:
     int columnCount() const { return columnCount_; }
     int selectedOp() const { return selectedOp_; }
     bool selectOp(int index);
+    // The State view's step: a marker just after drawing column `column` (-1: before column 0); nullopt hides it.
+    void setStepMarker(std::optional<int> column);
+    std::optional<int> stepMarker() const { return stepMarker_; }
     QPointF opCentre(int index) const;   // scene position of an op's drawing, for tests and "reveal"
 
     bool exportSvg(const QString& path);
@@ -58,6 +62,8 @@ private:
     std::vector<QPointF> centres_;
     int columnCount_ = 0;
     int selectedOp_ = -1;
+    std::optional<int> stepMarker_;
+    QGraphicsItem* markerItem_ = nullptr;
 };
 
 }  // namespace spyglass

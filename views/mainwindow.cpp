@@ -23,11 +23,15 @@
 #include "views/problemsview.h"
 #include "views/spyregraph.h"
 #include "views/spyreinspect.h"
+#include "views/vqeview.h"
 
 #include "core/common/resource_paths.h"
 #include "core/quantum/circuit.h"
 #include "core/quantum/export.h"
+#include "core/quantum/vqe_report.h"
+#include "core/workbench/vqe_record.h"
 #include "core/spyre/kernel_bundle.h"
+#include "core/session/session_charts.h"
 #include "core/session/session_recorder.h"
 #include "core/session/session_store.h"
 #include "core/spyre/loop_ir.h"
@@ -44,6 +48,15 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QPushButton>
+#include <QSpinBox>
 
 #include <algorithm>
 #include <QFileInfo>
@@ -101,6 +114,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
     centralTabs_->addTab(irView_, tr("IR"));
     centralTabs_->addTab(graphView_, tr("Graph"));
     centralTabs_->addTab(circuitView_, tr("Circuit"));
+    vqeView_ = new VqeView(centralTabs_);
+    centralTabs_->addTab(vqeView_, tr("VQE"));
     whatIf_ = new QLabel(this);
     whatIf_->setObjectName(QStringLiteral("whatIfBanner"));
     whatIf_->setWordWrap(true);
@@ -133,6 +148,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
     connect(document_, &Document::documentChanged, this, &MainWindow::updateTitle);
     // The pictures of the selected pass follow the document themselves.
     circuitView_->followDocument(document_);
+    // The State view steps along the circuit the Circuit view draws (connected after it, so its columns are current).
+    auto stepColumns = [this] { stateView_->setStepColumns(circuitView_->circuit() ? circuitView_->columnCount() : 0); };
+    connect(document_, &Document::documentChanged, this, stepColumns);
+    connect(document_, &Document::selectedPassChanged, this, stepColumns);
+    connect(stateView_, &StateView::stepRequested, this, &MainWindow::showStateAfterColumn);
+    connect(stateView_, &StateView::finalStateShown, circuitView_, [this] { circuitView_->setStepMarker(std::nullopt); });
     followDocument(graphView_, document_);
     followDocument(scratchpad_, scratchpadHost_, document_);
     followDocument(timeline_, timelineHost_, document_);
@@ -148,6 +169,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
         inspector_->clear();
         showSimulation();
     });
+    // After the layout of the kind is applied, so that a failed numbers check brings Problems forward over it.
+    connect(document_, &Document::documentChanged, this, &MainWindow::showNumbersCheck);
     connect(circuitView_, &CircuitView::opSelected, this, &MainWindow::inspectCircuitOp);
     connect(graphView_, &GraphView::nodeSelected, this, &MainWindow::inspectGraphNode);
     connect(graphView_, &GraphView::nodeContextMenuRequested, this, &MainWindow::showGraphNodeMenu);
@@ -289,6 +312,10 @@ void MainWindow::createMenus()
     pipeline->addAction(stepForwardAction_);
     pipeline->addAction(lastAction_);
 
+    QMenu* quantum = menuBar()->addMenu(tr("&Quantum"));
+    quantum->addAction(tr("Run &VQE…"), this, &MainWindow::vqeDialog);
+    quantum->addAction(tr("&Open VQE Run from the Session History…"), this, &MainWindow::recordedVqeDialog);
+
     viewMenu_ = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* d : docks_)
         viewMenu_->addAction(d->toggleViewAction());
@@ -380,6 +407,46 @@ void MainWindow::inspectCircuitOp(int index)
     const InspectorContent content = inspectCircuitOpContent(*c, index, document_->selectedRecord() ? document_->selectedRecord()->name : std::string(),
                                                              circuitView_->opColumns()[static_cast<size_t>(index)], circuitView_->columnCount());
     inspector_->show(content.heading, content.sections);
+    // Picking a gate picks its column: the State view shows the state just after it.
+    stateView_->stepTo(circuitView_->opColumns()[static_cast<size_t>(index)] + 1);
+}
+
+void MainWindow::showNumbersCheck()
+{
+    const QString failure = document_->compiled().numbersFailure;
+    if (!numbersBanner_) {
+        if (failure.isEmpty())
+            return;
+        numbersBanner_ = new QLabel(this);
+        numbersBanner_->setObjectName(QStringLiteral("numbersBanner"));
+        numbersBanner_->setWordWrap(true);
+        numbersBanner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        numbersBanner_->setStyleSheet(QStringLiteral("QLabel { background: #fde2e1; color: #7a1010; border: 1px solid #d04040; padding: 4px; }"));
+        if (auto* layout = qobject_cast<QVBoxLayout*>(centralWidget()->layout()))
+            layout->insertWidget(0, numbersBanner_);
+    }
+    numbersBanner_->setVisible(!failure.isEmpty());
+    if (QDockWidget* d = dock(QStringLiteral("problemsDock")); d && !failure.isEmpty()) {
+        d->show();
+        d->raise();
+    }
+    numbersBanner_->setText(failure.isEmpty() ? QString()
+                                              : tr("<b>Numbers check failed:</b> the Spyre simulator's outputs differ from the reference interpreter's "
+                                                   "(%1). The compile is shown, but this program computes the wrong result; the error is in Problems.")
+                                                    .arg(failure.toHtmlEscaped()));
+}
+
+QString MainWindow::numbersBannerText() const { return numbersBanner_ && !numbersBanner_->isHidden() ? numbersBanner_->text() : QString(); }
+
+void MainWindow::showStateAfterColumn(int column)
+{
+    const quantum::Circuit* c = circuitView_->circuit();
+    if (!c)
+        return;
+    // Small teaching circuits take microseconds; stateAfterColumn itself refuses states beyond the State view's limit.
+    JobControl control;
+    stateView_->showStep(stateAfterColumn(*c, circuitView_->opColumns(), column, control));
+    circuitView_->setStepMarker(column);
 }
 
 void MainWindow::openFile(const QString& path)
@@ -665,12 +732,14 @@ void MainWindow::compile(const QString& path, const CompileRequest& given)
         Qt::SingleShotConnection);
     const QString dbPath = windowSession_ ? QString::fromStdString(windowSession_->store().path()) : QString();
     const session::RowId sessionId = windowSession_ ? windowSession_->id() : 0;
+    // A pinned recompile is an experiment: its history point is tagged, never a regression.
+    const bool whatIf = !request.spyre.pins.empty() || !request.spyre.splitPins.empty();
     jobs_->start(
         title,
-        [path, dbPath, sessionId, request](JobControl& control) -> std::any {
+        [path, dbPath, sessionId, request, whatIf](JobControl& control) -> std::any {
             CompiledDocument doc = compileDocument(path, control, request);
             if (!dbPath.isEmpty())
-                recordRun(doc, dbPath.toStdString(), sessionId, "compile");
+                recordRun(doc, dbPath.toStdString(), sessionId, whatIf ? session::kWhatIfRunKind : "compile");
             return doc;
         },
         [this, path](std::any result) {
@@ -681,6 +750,7 @@ void MainWindow::compile(const QString& path, const CompileRequest& given)
                 problems_->log(doc.simulationNote);
             document_->setCompiled(std::move(doc));
             showWhatIf();
+            charts_->showArtifact(path);
             emit documentOpened(path);
         });
 }
@@ -986,6 +1056,140 @@ void MainWindow::updateTitle()
     setWindowFilePath(document_->path());
     setWindowTitle(document_->isOpen() ? QFileInfo(document_->path()).fileName() + QStringLiteral(" — Spyglass")
                                        : QStringLiteral("Spyglass"));
+}
+
+void MainWindow::runVqe(const quantum::VqeOptions& options, const QString& hamiltonianFile)
+{
+    const QString dbPath = windowSession_ ? QString::fromStdString(windowSession_->store().path()) : QString();
+    const session::RowId sessionId = windowSession_ ? windowSession_->id() : 0;
+    const std::string hfile = hamiltonianFile.toStdString();
+    // A bad Hamiltonian file fails the job: the runner's failed() puts its file:line:column in Problems.
+    jobs_->start(
+        tr("VQE, %1 qubits").arg(options.qubits),
+        [options, hfile, dbPath, sessionId](JobControl& control) -> std::any {
+            quantum::VqeReport report = quantum::runVqeReport(options, hfile, true, &control);
+            QString note;
+            if (!dbPath.isEmpty()) {
+                // Its own connection on the worker; a store that cannot be written costs the history, not the run.
+                try {
+                    session::SessionStore store(dbPath.toStdString());
+                    session::SessionRecorder recorder(store, sessionId);
+                    recordVqeRun(report, hfile, recorder);
+                } catch (const std::exception& e) {
+                    note = QStringLiteral("this VQE run was not recorded in the session history: %1").arg(QString::fromUtf8(e.what()));
+                }
+            }
+            return std::make_pair(std::move(report), note);
+        },
+        [this](std::any result) {
+            auto [report, note] = std::any_cast<std::pair<quantum::VqeReport, QString>>(std::move(result));
+            if (!note.isEmpty())
+                problems_->log(note);
+            vqeView_->setReport(std::move(report), tr("run in this window"));
+            centralTabs_->setCurrentWidget(vqeView_);
+        });
+}
+
+bool MainWindow::showRecordedVqeRun(qint64 runId)
+{
+    if (!windowSession_) {
+        problems_->addProblem(Diagnostic{Severity::Error, {}, "no session history is open, so there are no recorded VQE runs", {}, {}});
+        return false;
+    }
+    try {
+        session::SessionStore& store = windowSession_->store();
+        quantum::VqeReport report = recordedVqeReport(store, runId);
+        QString origin = tr("run %1").arg(runId);
+        if (const auto detail = store.runDetail(runId))
+            if (const auto s = store.session(detail->run.sessionId))
+                origin = tr("run %1 of session '%2', %3").arg(runId).arg(QString::fromStdString(s->name), QString::fromStdString(detail->run.startedAt));
+        vqeView_->setReport(std::move(report), origin);
+        centralTabs_->setCurrentWidget(vqeView_);
+        return true;
+    } catch (const InputError& e) {
+        problems_->addProblem(e.diagnostic());
+        return false;
+    }
+}
+
+void MainWindow::vqeDialog()
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Run VQE"));
+    auto* form = new QFormLayout(&dialog);
+    auto spin = [&](int lo, int hi, int value) {
+        auto* s = new QSpinBox(&dialog);
+        s->setRange(lo, hi);
+        s->setValue(value);
+        return s;
+    };
+    const quantum::VqeOptions defaults;
+    QSpinBox* qubits = spin(1, 24, defaults.qubits);
+    QSpinBox* layers = spin(0, 50, defaults.layers);
+    auto* optimizer = new QComboBox(&dialog);
+    optimizer->addItems({QStringLiteral("nelder-mead"), QStringLiteral("spsa")});
+    QSpinBox* iterations = spin(0, 1000000, defaults.iterations);
+    QSpinBox* seed = spin(0, std::numeric_limits<int>::max(), static_cast<int>(defaults.seed));
+    auto* hamiltonian = new QLineEdit(&dialog);
+    hamiltonian->setPlaceholderText(tr("empty: the transverse-field Ising chain"));
+    auto* browse = new QPushButton(tr("Browse…"), &dialog);
+    connect(browse, &QPushButton::clicked, &dialog, [&] {
+        const QString f = QFileDialog::getOpenFileName(&dialog, tr("Hamiltonian"), QString(), tr("Pauli sums (*.txt *.ham *.pauli);;All files (*)"));
+        if (!f.isEmpty())
+            hamiltonian->setText(f);
+    });
+    auto* hrow = new QHBoxLayout;
+    hrow->addWidget(hamiltonian, 1);
+    hrow->addWidget(browse);
+    form->addRow(tr("Qubits"), qubits);
+    form->addRow(tr("Ansatz layers"), layers);
+    form->addRow(tr("Optimiser"), optimizer);
+    form->addRow(tr("Iterations"), iterations);
+    form->addRow(tr("Seed"), seed);
+    form->addRow(tr("Hamiltonian file"), hrow);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    form->addRow(buttons);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    quantum::VqeOptions o;
+    o.qubits = qubits->value();
+    o.layers = layers->value();
+    o.optimizer = optimizer->currentText().toStdString();
+    o.iterations = iterations->value();
+    o.seed = static_cast<uint64_t>(seed->value());
+    runVqe(o, hamiltonian->text().trimmed());
+}
+
+void MainWindow::recordedVqeDialog()
+{
+    if (!windowSession_) {
+        showRecordedVqeRun(0);   // says why there is nothing
+        return;
+    }
+    const std::vector<RecordedVqeRun> runs = recordedVqeRuns(windowSession_->store());
+    if (runs.empty()) {
+        QMessageBox::information(this, tr("Open VQE Run"),
+                                 tr("The session history has no VQE runs yet. Run one with Quantum > Run VQE… or "
+                                    "spyglass-cli vqe --session NAME."));
+        return;
+    }
+    QStringList labels;
+    for (const RecordedVqeRun& r : runs) {
+        const QJsonObject result = QJsonDocument::fromJson(QByteArray::fromStdString(r.run.resultJson)).object();
+        labels << tr("run %7 · %1 · session '%2' · %3 qubits, %4, %5 iterations · E = %6")
+                      .arg(QString::fromStdString(r.run.startedAt), QString::fromStdString(r.sessionName))
+                      .arg(result.value(QLatin1String("qubits")).toInt())
+                      .arg(result.value(QLatin1String("optimizer")).toString())
+                      .arg(result.value(QLatin1String("iterations")).toInt())
+                      .arg(result.value(QLatin1String("energy")).toDouble(), 0, 'f', 6)
+                      .arg(r.run.id);
+    }
+    bool ok = false;
+    const QString choice = QInputDialog::getItem(this, tr("Open VQE Run"), tr("Recorded VQE runs, newest first:"), labels, 0, false, &ok);
+    if (ok)
+        showRecordedVqeRun(runs[static_cast<size_t>(labels.indexOf(choice))].run.id);
 }
 
 }  // namespace spyglass

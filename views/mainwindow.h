@@ -26,6 +26,10 @@ struct Program;
 struct PlanSummary;
 }
 
+namespace spyglass::quantum {
+struct VqeOptions;
+}
+
 namespace spyglass::plugins {
 struct LoadedPlugin;
 }
@@ -55,6 +59,7 @@ class TimelinePanel;
 class JobRunner;
 class PipelineView;
 class ProblemsView;
+class VqeView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -78,6 +83,14 @@ public:
     void coreSplitDialog(const QString& op);
     void clearPins();
     QString whatIfText() const;
+    // The red banner over the views when the open model's numbers check failed (empty when hidden).
+    QString numbersBannerText() const;
+    // Quantum > Run VQE: runs the search on the worker (hamiltonianFile empty: the TFIM chain), records it in the
+    // window's session as `spyglass-cli vqe --session` does, and shows it in the VQE tab.
+    void runVqe(const quantum::VqeOptions& options, const QString& hamiltonianFile = {});
+    // Quantum > Open VQE Run: a VQE run recorded in the session store (by this window or by the CLI), in the VQE
+    // tab. A run that cannot be shown is a Problems entry; returns whether it was shown.
+    bool showRecordedVqeRun(qint64 runId);
     // The status bar's simulator summary ("Spyre sim: kernel time …, roofline …"), empty without a simulation.
     QString simulationStatusText() const;
 
@@ -96,6 +109,7 @@ public:
     WorkDivisionView* workDivision() const { return workDivision_; }
     StickLayoutView* stickLayout() const { return stickLayout_; }
     ChartsView* charts() const { return charts_; }
+    VqeView* vqeView() const { return vqeView_; }
     ScratchpadMapPanel* scratchpad() const { return scratchpad_; }
     WindowSession* windowSession() const { return windowSession_.get(); }
     QTabWidget* centralTabs() const { return centralTabs_; }
@@ -150,10 +164,16 @@ private:
     void showGraphNodeMenu(const QString& id, const QPoint& globalPos);
     void inspectCircuitOp(int index);
     void inspectGraphNode(const QString& id);
+    // The State view's step: the state of the circuit on show after drawing column `column` (-1: |0…0⟩).
+    void showStateAfterColumn(int column);
+    void showNumbersCheck();
+    void vqeDialog();
+    void recordedVqeDialog();
 
     QTabWidget* centralTabs_ = nullptr;
     IrView* irView_ = nullptr;
     CircuitView* circuitView_ = nullptr;
+    VqeView* vqeView_ = nullptr;
     GraphView* graphView_ = nullptr;
     StateView* stateView_ = nullptr;
     InspectorView* inspector_ = nullptr;
@@ -165,6 +185,7 @@ private:
     std::unique_ptr<WindowSession> windowSession_;
     ChartsView* charts_ = nullptr;
     QLabel* whatIf_ = nullptr;
+    QLabel* numbersBanner_ = nullptr;
     std::vector<const plugins::LoadedPlugin*> passPlugins_;   // loaded by the user, in order
     QAction* loadPluginAction_ = nullptr;
     // What a what-if recompile is compared with: the plan before it, the pass the user was on, the simulated time.

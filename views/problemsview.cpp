@@ -1,6 +1,12 @@
 #include "views/problemsview.h"
 
+#include "core/common/input_file.h"
+
 #include <QDateTime>
+#include <QLabel>
+#include <QSplitter>
+#include <QTextBlock>
+#include <QFontDatabase>
 #include <QHeaderView>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
@@ -8,6 +14,8 @@
 #include <QTabWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace spyglass {
 
@@ -25,17 +33,47 @@ ProblemsView::ProblemsView(QWidget* parent) : QWidget(parent)
     problems_->setHeaderLabels({tr("Severity"), tr("Location"), tr("Message")});
     problems_->setRootIsDecorated(false);
     problems_->header()->setStretchLastSection(true);
+    // The location in full (a path can be long): sized to its text, and cut at the left, never the line:column.
+    problems_->header()->setSectionResizeMode(ColSeverity, QHeaderView::ResizeToContents);
+    problems_->header()->setSectionResizeMode(ColLocation, QHeaderView::ResizeToContents);
+    problems_->setTextElideMode(Qt::ElideLeft);
+    problems_->setWordWrap(true);
     log_ = new QPlainTextEdit(tabs_);
     log_->setObjectName(QStringLiteral("logText"));
     log_->setReadOnly(true);
     log_->setMaximumBlockCount(5000);
-    tabs_->addTab(problems_, tr("Problems"));
+    sourceBox_ = new QWidget(tabs_);
+    sourceHeading_ = new QLabel(sourceBox_);
+    sourceHeading_->setObjectName(QStringLiteral("sourceHeading"));
+    sourceHeading_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    source_ = new QPlainTextEdit(sourceBox_);
+    source_->setObjectName(QStringLiteral("sourcePane"));
+    source_->setReadOnly(true);
+    source_->setLineWrapMode(QPlainTextEdit::NoWrap);
+    source_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    auto* sourceLayout = new QVBoxLayout(sourceBox_);
+    sourceLayout->setContentsMargins(0, 0, 0, 0);
+    sourceLayout->addWidget(sourceHeading_);
+    sourceLayout->addWidget(source_, 1);
+    sourceBox_->hide();   // until a problem is opened
+    auto* split = new QSplitter(Qt::Horizontal, tabs_);
+    split->addWidget(problems_);
+    split->addWidget(sourceBox_);
+    tabs_->addTab(split, tr("Problems"));
     tabs_->addTab(log_, tr("Log"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(tabs_);
 
-    connect(problems_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
+    // Double-click (itemDoubleClicked, whatever the style's single-click activation) or Enter (itemActivated).
+    auto open = [this](QTreeWidgetItem* item) {
+        showSource(item->data(ColLocation, RoleFile).toString(), item->data(ColLocation, RoleLine).toInt(), item->data(ColLocation, RoleColumn).toInt(),
+                   item->text(ColSeverity) + QStringLiteral(": ") + item->text(ColMessage));
+    };
+    connect(problems_, &QTreeWidget::itemDoubleClicked, this, open);
+    connect(problems_, &QTreeWidget::itemActivated, this, [this, open](QTreeWidgetItem* item) {
+        if (!sourceBox_->isVisible() || underline_.line != item->data(ColLocation, RoleLine).toInt())
+            open(item);
         emit locationActivated(item->data(ColLocation, RoleFile).toString(), item->data(ColLocation, RoleLine).toInt(),
                                item->data(ColLocation, RoleColumn).toInt());
     });
@@ -55,6 +93,7 @@ void ProblemsView::addProblem(const Diagnostic& d)
     if (d.location.column > 0)
         loc += QLatin1Char(':') + QString::number(d.location.column);
     item->setText(ColLocation, loc);
+    item->setToolTip(ColLocation, loc);
     item->setData(ColLocation, RoleFile, QString::fromStdString(d.location.file));
     item->setData(ColLocation, RoleLine, d.location.line);
     item->setData(ColLocation, RoleColumn, d.location.column);
@@ -63,7 +102,7 @@ void ProblemsView::addProblem(const Diagnostic& d)
         message = QString::fromStdString(d.node) + QStringLiteral(": ") + message;
     item->setText(ColMessage, message);
     item->setToolTip(ColMessage, QString::fromStdString(d.format()));
-    tabs_->setCurrentWidget(problems_);
+    tabs_->setCurrentIndex(0);
     log(QString::fromLatin1(severityName(d.severity)) + QStringLiteral(": ") + loc + QStringLiteral(": ") + message);
     emit problemAdded();
 }
@@ -95,6 +134,76 @@ void ProblemsView::addErrorText(const QString& text)
 void ProblemsView::log(const QString& line)
 {
     log_->appendPlainText(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss.zzz  ")) + line);
+}
+
+QString ProblemsView::sourceHeading() const { return sourceHeading_->text(); }
+
+bool ProblemsView::showSource(const QString& file, int line, int column, const QString& message)
+{
+    if (!sourceBox_->isVisible())
+        if (auto* split = qobject_cast<QSplitter*>(sourceBox_->parentWidget()))
+            split->setSizes({split->width() * 11 / 20, split->width() * 9 / 20});   // the list keeps its messages readable
+    sourceBox_->show();
+    underline_ = {};
+    source_->setExtraSelections({});
+    QString where = file;
+    if (line > 0)
+        where += QStringLiteral(":%1").arg(line) + (column > 0 ? QStringLiteral(":%1").arg(column) : QString());
+    if (file.isEmpty()) {
+        sourceHeading_->setText(tr("This problem names no file."));
+        source_->clear();
+        return false;
+    }
+    std::string bytes;
+    try {
+        // The explorer's own bound on documents; a source with an error in it is far smaller.
+        bytes = readInputFile(file.toStdString(), "a source file", 64ull * 1024 * 1024);
+    } catch (const InputError& e) {
+        sourceHeading_->setText(tr("%1: cannot show it").arg(where));
+        source_->setPlainText(QString::fromStdString(e.diagnostic().message));
+        return false;
+    }
+    if (bytes.find('\0') != std::string::npos) {
+        sourceHeading_->setText(tr("%1: a binary file (e.g. an ONNX protobuf); the message names the node").arg(where));
+        source_->clear();
+        return false;
+    }
+    source_->setPlainText(QString::fromUtf8(bytes));
+    sourceHeading_->setText(message.isEmpty() ? tr("%1 (read-only)").arg(where) : tr("%1: %2 (read-only)").arg(where, message));
+    const QTextBlock block = source_->document()->findBlockByNumber(line - 1);
+    if (line <= 0 || !block.isValid())
+        return true;
+    QList<QTextEdit::ExtraSelection> marks;
+    QTextEdit::ExtraSelection shade;
+    shade.format.setBackground(QColor(0xff, 0xec, 0xec));
+    shade.format.setProperty(QTextFormat::FullWidthSelection, true);
+    shade.cursor = QTextCursor(block);
+    marks << shade;
+    // From the column to the end of the token there (a whole line when the column is unknown).
+    const QString text = block.text();
+    int first = column > 0 ? std::min<int>(column - 1, std::max<int>(0, text.size() - 1)) : 0;
+    int end = first;
+    if (column > 0) {
+        while (end < text.size() && !text[end].isSpace() && (end == first || (text[end].isLetterOrNumber() || text[end] == QLatin1Char('_'))))
+            ++end;
+    } else {
+        end = static_cast<int>(text.size());
+    }
+    end = std::max(end, std::min<int>(first + 1, text.size()));
+    QTextEdit::ExtraSelection wave;
+    wave.format.setUnderlineStyle(QTextCharFormat::WaveUnderline);
+    wave.format.setUnderlineColor(Qt::red);
+    wave.cursor = QTextCursor(block);
+    wave.cursor.setPosition(block.position() + first);
+    wave.cursor.setPosition(block.position() + end, QTextCursor::KeepAnchor);
+    marks << wave;
+    source_->setExtraSelections(marks);
+    underline_ = {line, first + 1, end + 1};
+    QTextCursor at(block);
+    at.setPosition(block.position() + first);
+    source_->setTextCursor(at);
+    source_->centerCursor();
+    return true;
 }
 
 int ProblemsView::problemCount() const { return problems_->topLevelItemCount(); }

@@ -1,11 +1,13 @@
 #pragma once
-// The Problems dock: errors and warnings with their file:line:column (double-click jumps to the source),
-// and a Log tab with what the application did (jobs started, finished, cancelled).
+// The Problems dock: errors and warnings with their full file:line:column; double-click opens the file in a
+// read-only source pane beside the list, scrolled to the line, with the error's line shaded and its text from the
+// column on underlined; and a Log tab with what the application did (jobs started, finished, cancelled).
 
 #include "core/common/diagnostics.h"
 
 #include <QWidget>
 
+class QLabel;
 class QPlainTextEdit;
 class QTabWidget;
 class QTreeWidget;
@@ -27,6 +29,20 @@ public:
     QString problemText(int row) const;   // "file:line:col: message", for tests and copy
     QTreeWidget* problemsTree() const { return problems_; }
 
+    // Opens `file` in the source pane at line:column (1-based; 0 = unknown) and underlines from there. A file that
+    // cannot be read or is not text says so in the pane; `message` is shown above the text. Returns whether the
+    // file's text is shown.
+    bool showSource(const QString& file, int line, int column, const QString& message = {});
+    QPlainTextEdit* sourcePane() const { return source_; }
+    QString sourceHeading() const;
+    // The underlined range of the source pane: the 1-based line and the [first, last) columns.
+    struct Underline {
+        int line = 0;
+        int firstColumn = 0;
+        int endColumn = 0;
+    };
+    Underline underline() const { return underline_; }
+
 signals:
     void locationActivated(const QString& file, int line, int column);
     void problemAdded();   // so the window can bring the dock forward
@@ -35,6 +51,10 @@ private:
     QTabWidget* tabs_;
     QTreeWidget* problems_;
     QPlainTextEdit* log_;
+    QWidget* sourceBox_;
+    QLabel* sourceHeading_;
+    QPlainTextEdit* source_;
+    Underline underline_;
 };
 
 }  // namespace spyglass

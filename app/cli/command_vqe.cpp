@@ -5,9 +5,9 @@
 
 #include "core/common/diagnostics.h"
 #include "core/quantum/distributed_statevector.h"
-#include "core/quantum/vqe.h"
+#include "core/quantum/vqe_report.h"
+#include "core/workbench/vqe_record.h"
 
-#include <QJsonArray>
 #include <QJsonObject>
 
 #include <cstdio>
@@ -44,44 +44,19 @@ int runVqeCommand(Args& args)
     if (precision != "double" && precision != "single")
         throw UsageError("--precision must be double or single");
     o.precision = precision == "double" ? Precision::Double : Precision::Single;
-    if (hfile)
-        o.hamiltonian = readPauliSumFile(*hfile);
-    const VqeResult r = runVqe(o, &commandJob());
+    const VqeReport report = runVqeReport(o, hfile.value_or(std::string()), !noExact, &commandJob());
+    const VqeResult& r = report.result;
+    const std::optional<double>& exact = report.exactEnergy;
     if (!r.note.empty())
         std::cerr << r.note << '\n';
-    std::optional<double> exact;
-    if (o.qubits <= 14 && !noExact)
-        exact = exactGroundEnergy(o.hamiltonian ? *o.hamiltonian : tfimHamiltonian(o.qubits), o.qubits);
-    if (session) {
-        auto& rec = session->recorder();
-        rec.beginRun({.kind = "vqe", .artifactPath = hfile ? *hfile : std::string(), .artifactKind = hfile ? "hamiltonian" : "",
-                      .optionsJson = "{\"qubits\":" + std::to_string(o.qubits) + ",\"layers\":" + std::to_string(o.layers) + ",\"optimizer\":\""
-                                     + o.optimizer + "\",\"iterations\":" + std::to_string(o.iterations) + ",\"seed\":" + std::to_string(o.seed) + "}"});
-        rec.addCircuitTiming(o.qubits, 0, r.wallMs, "vqe");
-        rec.setSimulationWallMs(r.wallMs);
-        char energy[64];
-        std::snprintf(energy, sizeof energy, "{\"energy\":%.17g,\"evaluations\":%d}", r.energy, r.evaluations);
-        rec.setResultJson(energy);
-        rec.finishRun(spyglass::session::RunStatus::Ok);
-    }
+    const QJsonObject json = vqeReportJson(report);
+    if (session)
+        recordVqeRun(report, hfile.value_or(std::string()), session->recorder());
     if (args.json()) {
-        QJsonObject j;
-        j[QStringLiteral("energy")] = r.energy;
-        if (exact)
-            j[QStringLiteral("exact_energy")] = *exact;
-        j[QStringLiteral("evaluations")] = r.evaluations;
-        j[QStringLiteral("wall_ms")] = r.wallMs;
-        j[QStringLiteral("qubits")] = o.qubits;
-        j[QStringLiteral("layers")] = o.layers;
-        j[QStringLiteral("parameters")] = static_cast<int>(r.parameters.size());
-        j[QStringLiteral("optimizer")] = QString::fromStdString(o.optimizer);
-        j[QStringLiteral("iterations")] = o.iterations;
-        j[QStringLiteral("seed")] = static_cast<double>(o.seed);
-        j[QStringLiteral("ranks")] = r.ranks;
-        printJson(j);
+        printJson(json);
         return ExitOk;
     }
-    std::cout << "VQE " << (hfile ? *hfile : "TFIM chain (J = h = 1, periodic)") << ", " << o.qubits << " qubits, " << o.layers << " layers, "
+    std::cout << "VQE " << report.hamiltonianName << ", " << o.qubits << " qubits, " << o.layers << " layers, "
               << o.optimizer << " " << o.iterations << " iterations, seed " << o.seed << "\n";
     std::cout << "  energy       " << r.energy << "\n";
     if (exact)
@@ -96,7 +71,8 @@ const RegisterCommand reg{{"vqe", "variational ground-state search (TFIM chain o
                            runVqeCommand,
                            "Ansatz: L layers of [RY on every qubit, CZ ring] and a final RY layer; start uniform in [-pi, pi).\n"
                            "Hamiltonian file: terms like '0.5 Z0 Z1 + -1.0 X3', '+' or newlines between terms, '#' comments.\n"
-                           "For N <= 14 the exact ground energy (Lanczos) is printed as exact_energy."}};
+                           "For N <= 14 the exact ground energy (Lanczos) is printed as exact_energy; --json adds the best energy after every\n"
+                           "iteration (history), the Hamiltonian's terms and the optimiser's settings."}};
 
 }  // namespace
 }  // namespace spyglass::cli

@@ -69,11 +69,12 @@ namespace {
 
 void nelderMead(const Objective& f, std::vector<double> x0, int iterations, VqeResult& res, JobControl* job)
 {
+    const NelderMeadSettings s;
     const size_t P = x0.size();
     std::vector<std::vector<double>> simplex(P + 1, x0);
     std::vector<double> fv(P + 1);
     for (size_t i = 1; i <= P; ++i)
-        simplex[i][i - 1] += 0.5;
+        simplex[i][i - 1] += s.initialStep;
     for (size_t i = 0; i <= P; ++i)
         fv[i] = f(simplex[i]);
     std::vector<size_t> order(P + 1);
@@ -93,10 +94,10 @@ void nelderMead(const Objective& f, std::vector<double> x0, int iterations, VqeR
                 x[d] = centroid[d] + t * (simplex[worst][d] - centroid[d]);
             return x;
         };
-        const auto xr = along(-1.0);
+        const auto xr = along(-s.reflection);
         const double fr = f(xr);
         if (fr < fv[best]) {
-            const auto xe = along(-2.0);
+            const auto xe = along(-s.expansion);
             const double fe = f(xe);
             if (fe < fr) {
                 simplex[worst] = xe;
@@ -110,7 +111,7 @@ void nelderMead(const Objective& f, std::vector<double> x0, int iterations, VqeR
             fv[worst] = fr;
         } else {
             const bool outside = fr < fv[worst];
-            const auto xc = along(outside ? -0.5 : 0.5);
+            const auto xc = along(outside ? -s.contraction : s.contraction);
             const double fc = f(xc);
             if (fc < (outside ? fr : fv[worst])) {
                 simplex[worst] = xc;
@@ -120,7 +121,7 @@ void nelderMead(const Objective& f, std::vector<double> x0, int iterations, VqeR
                     if (i == best)
                         continue;
                     for (size_t d = 0; d < P; ++d)
-                        simplex[i][d] = simplex[best][d] + 0.5 * (simplex[i][d] - simplex[best][d]);
+                        simplex[i][d] = simplex[best][d] + s.shrink * (simplex[i][d] - simplex[best][d]);
                     fv[i] = f(simplex[i]);
                 }
             }
@@ -133,7 +134,8 @@ void nelderMead(const Objective& f, std::vector<double> x0, int iterations, VqeR
 
 void spsa(const Objective& f, std::vector<double> x, int iterations, uint64_t seed, VqeResult& res, JobControl* job)
 {
-    const double a = 0.2, c = 0.1, A = 10, alpha = 0.602, gamma = 0.101;
+    const SpsaSettings s;
+    const double a = s.a, c = s.c, A = s.A, alpha = s.alpha, gamma = s.gamma;
     std::mt19937_64 rng(seed ^ 0x5bd1e995ULL);
     const size_t P = x.size();
     std::vector<double> delta(P), xp(P), xm(P);

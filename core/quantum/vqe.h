@@ -8,10 +8,9 @@
 //           timed faster on probe evaluations (the energies do not depend on it); under mpirun -np 2^k the
 //           ansatz circuit runs fused (<= 4 qubits) on the distributed complex state instead, every rank
 //           computing the same energies and so taking the same optimiser steps;
-//   optimisers: Nelder-Mead (initial simplex step 0.5; reflection 1, expansion 2, contraction 0.5,
-//           shrink 0.5; one iteration = one simplex update) and SPSA (a = 0.2, c = 0.1, A = 10,
-//           alpha = 0.602, gamma = 0.101, Rademacher perturbations from the seed; two evaluations per
-//           iteration). Both run exactly `iterations` iterations and report the best energy evaluated.
+//   optimisers: Nelder-Mead (NelderMeadSettings; one iteration = one simplex update) and SPSA (SpsaSettings,
+//           Rademacher perturbations from the seed; two evaluations per iteration). Both run exactly
+//           `iterations` iterations and report the best energy evaluated.
 
 #include "core/common/job_control.h"
 #include "core/quantum/circuit.h"
@@ -23,6 +22,23 @@
 #include <vector>
 
 namespace spyglass::quantum {
+
+// The optimisers' constants, in one place: the optimisers run with them and the VQE view lists them.
+struct NelderMeadSettings {
+    double initialStep = 0.5;   // the initial simplex: x0 plus this along each parameter
+    double reflection = 1;
+    double expansion = 2;
+    double contraction = 0.5;
+    double shrink = 0.5;
+};
+struct SpsaSettings {
+    // Step a_k = a / (k + 1 + A)^alpha, perturbation c_k = c / (k + 1)^gamma (Spall's recommended exponents).
+    double a = 0.2;
+    double c = 0.1;
+    double A = 10;
+    double alpha = 0.602;
+    double gamma = 0.101;
+};
 
 struct VqeOptions {
     int qubits = 4;
@@ -39,7 +55,7 @@ struct VqeResult {
     std::vector<double> parameters;
     int evaluations = 0;
     double wallMs = 0;
-    std::vector<double> history;   // best energy after each iteration
+    std::vector<double> history;   // best energy after each iteration (one entry per iteration)
     int ranks = 1;                 // MPI ranks that held the state (distributed_statevector.h)
     std::string note;              // why fewer ranks than launched did, if so
 };

@@ -61,7 +61,7 @@ std::vector<HistoryPoint> artifactHistory(SessionStore& store, RowId artifactId,
         break;
     }
     SqliteStatement st(store.connection().handle(),
-                       std::string("SELECT r.id, r.session_id, r.started_at, ") + value +
+                       std::string("SELECT r.id, r.session_id, r.started_at, ") + value + ", r.kind" +
                            " FROM runs r WHERE " +
                            (match == ArtifactMatch::SameContent
                                 ? std::string("r.artifact_id = ?")
@@ -80,9 +80,11 @@ std::vector<HistoryPoint> artifactHistory(SessionStore& store, RowId artifactId,
         p.startedAt = st.text(2);
         p.value = st.real(3);
         p.bestEarlier = best;
-        p.regression = best && p.value > *best * (1.0 + threshold);
+        p.whatIf = st.text(4) == kWhatIfRunKind;
+        p.regression = !p.whatIf && best && p.value > *best * (1.0 + threshold);
         out.push_back(p);
-        best = best ? std::min(*best, p.value) : p.value;
+        if (!p.whatIf)
+            best = best ? std::min(*best, p.value) : p.value;
     }
     return out;
 }

@@ -36,7 +36,13 @@ struct HistoryPoint {
     double value = 0.0;
     std::optional<double> bestEarlier;   // the lowest value of the runs before this one
     bool regression = false;             // value > bestEarlier * (1 + threshold)
+    // A run of kind kWhatIfRunKind (the explorer's pinned recompiles): drawn, but an experiment is never flagged
+    // and is not the baseline later runs are measured against.
+    bool whatIf = false;
 };
+
+// The run kind the explorer records a what-if (pinned) recompile under.
+constexpr const char* kWhatIfRunKind = "what-if";
 
 // Which runs count as "the same artifact": the same bytes (compiler or option changes on one model), or every
 // version of the file at that path (edits to the model show up in its history too).

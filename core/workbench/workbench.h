@@ -14,6 +14,7 @@
 #include "core/model/model_loader.h"
 #include "core/plugins/pass_plugin_loader.h"
 #include "core/quantum/pipeline.h"
+#include "core/quantum/state_analysis.h"
 #include "core/spyre/pass.h"
 
 #include <QString>
@@ -60,15 +61,31 @@ struct QuantumRunResult {
     };
     std::vector<Amplitude> topAmplitudes;  // most probable first
     std::vector<std::array<double, 3>> bloch;   // per qubit
+    // Every basis state's probability by index (bit k = qubit k), for up to kMaxBasisQubits qubits.
+    std::vector<double> probabilities;
+    // What the counts estimate, from the state: the marginal over the measured clbits (circuits that measure).
+    std::optional<quantum::MeasuredDistribution> measured;
+    // For a state part-way along the circuit (stateAfterColumn): the last drawing column applied (-1: none, the
+    // initial |0…0⟩). Unset for the final state.
+    std::optional<int> column;
     QString note;                          // why something is missing, in plain words
 };
+
+// Beyond this the State view lists the most probable states instead of all 2^n.
+constexpr int kMaxBasisQubits = 10;
+
+// The state after every op in drawing columns 0..column (opColumns as the Circuit view places them, one per op),
+// measurements left out: the step-by-step view along the circuit. No shots; note says why there is no state
+// (too many qubits, a reset or a condition on the way).
+std::shared_ptr<const QuantumRunResult> stateAfterColumn(const quantum::Circuit& c, const std::vector<int>& opColumns, int column,
+                                                         JobControl& control);
 
 struct CompiledDocument {
     QString path;
     DocumentKind kind = DocumentKind::Unknown;
     QString sourceText;                   // the file as read (empty for binary models)
     PassRecords passes;                   // one record per pass, in order
-    std::vector<Diagnostic> diagnostics;  // warnings that did not stop the compile
+    std::vector<Diagnostic> diagnostics;  // problems that did not stop the compile (a failed numbers check is an error)
     // Circuit documents: the circuit after each pass (parallel to `passes`) and the simulation.
     std::vector<std::shared_ptr<const quantum::Circuit>> circuits;
     std::shared_ptr<const QuantumRunResult> quantumRun;
@@ -83,6 +100,8 @@ struct CompiledDocument {
     std::shared_ptr<const spyresim::SimResult> simulation;
     // One line for the log: the numerics check against the reference interpreter, or why there was none.
     QString simulationNote;
+    // The numerics check failed: which outputs differ and by how much (an Error in diagnostics says the same).
+    QString numbersFailure;
 };
 
 // Files larger than this are refused before reading (a model or circuit of this size is not a document).

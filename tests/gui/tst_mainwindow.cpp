@@ -33,6 +33,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTreeWidget>
+#include <QSlider>
 #include <QtTest>
 
 #include <imgui.h>
@@ -139,6 +140,9 @@ private slots:
         }
         QVERIFY(w.circuitView()->selectOp(0));
         QVERIFY(!w.inspector()->value(QStringLiteral("qubits")).isEmpty());
+        // Picking op 0 stepped the State view to its column; the slider's end is the final state again.
+        QVERIFY(w.stateView()->shownRun() && w.stateView()->shownRun()->column);
+        w.stateView()->stepTo(w.stateView()->stepSlider()->maximum());
         // The State view shows the simulation of the final circuit: QFT of a basis state is uniform.
         const auto run = w.document()->compiled().quantumRun;
         QVERIFY(run && run->hasState);

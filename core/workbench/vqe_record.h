@@ -1,0 +1,31 @@
+#pragma once
+// A VQE run in the session store, as `spyglass-cli vqe --session` and the explorer's Quantum > Run VQE record it:
+// kind "vqe", the Hamiltonian file (if any) as the artifact, the recipe as the options, the whole report
+// (vqeReportJson, with the energy after every iteration) as the result, so the VQE view can redraw it later.
+
+#include "core/quantum/vqe_report.h"
+#include "core/session/session_types.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace spyglass::session {
+class SessionRecorder;
+class SessionStore;
+}
+
+namespace spyglass {
+
+void recordVqeRun(const quantum::VqeReport& report, const std::string& hamiltonianFile, session::SessionRecorder& recorder);
+
+// The recorded VQE runs of every session in the store, newest first (what the explorer offers to reopen).
+struct RecordedVqeRun {
+    session::RunInfo run;
+    std::string sessionName;
+};
+std::vector<RecordedVqeRun> recordedVqeRuns(session::SessionStore& store);
+// The report of run `runId`; InputError when it is not a VQE run or was recorded without the per-iteration energies.
+quantum::VqeReport recordedVqeReport(session::SessionStore& store, session::RowId runId);
+
+}  // namespace spyglass

@@ -1,0 +1,144 @@
+// Problems you can act on (issue 16 item 8): the full file:line:column is visible in the list; double-clicking a
+// problem opens its file in a read-only source pane with the error underlined at that line and column; a failed
+// numbers check (a deliberately miscompiling pass plugin, tests/plugins/miscompile.cpp, on the softmax example) is
+// an error in Problems and a banner over the views, and a model whose numbers agree has neither.
+#include "common/guitestutil.h"
+#include "common/testutil.h"
+
+#include "views/document.h"
+#include "views/mainwindow.h"
+#include "views/problemsview.h"
+
+#include <QDockWidget>
+#include <QHeaderView>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QtTest>
+
+using namespace spyglass;
+using namespace spyglass::test;
+
+namespace {
+
+QString plugin(const char* name) { return binaryDir() + QStringLiteral("/tests/plugins/") + QLatin1String(name) + QStringLiteral(".so"); }
+
+}  // namespace
+
+class TestProblemsGui : public QObject {
+    Q_OBJECT
+    QTemporaryDir dataHome_;
+    QTemporaryDir files_;
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+        qputenv("XDG_DATA_HOME", dataHome_.path().toLocal8Bit());
+    }
+
+    void doubleClickOpensTheSourceWithTheErrorUnderlined()
+    {
+        // A long path, so that a narrow Location column would cut it.
+        const QString dir = files_.filePath(QStringLiteral("a/rather/deeply/nested/folder/of/circuits"));
+        QVERIFY(QDir().mkpath(dir));
+        const QString path = dir + QStringLiteral("/out_of_range.qasm");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[2];\nh q[0];\ncx q[0], q[7];\n");
+        f.close();
+
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(!openAndWait(w, path));
+        ProblemsView* problems = w.problems();
+        QCOMPARE(problems->problemCount(), 1);
+        const QString where = path + QStringLiteral(":5:12");
+        QVERIFY2(problems->problemText(0).startsWith(where + QStringLiteral(": ")), qPrintable(problems->problemText(0)));
+        QVERIFY(w.dock(QStringLiteral("problemsDock"))->isVisible());
+        // Shown in full: the Location column is as wide as its text.
+        QTreeWidget* tree = problems->problemsTree();
+        QTreeWidgetItem* item = tree->topLevelItem(0);
+        QCOMPARE(item->text(1), where);
+        QVERIFY2(tree->header()->sectionSize(1) >= tree->fontMetrics().horizontalAdvance(where),
+                 qPrintable(QStringLiteral("%1 px for %2 px of text").arg(tree->header()->sectionSize(1)).arg(tree->fontMetrics().horizontalAdvance(where))));
+
+        // Double-click: the file in the source pane, read-only, the error's token ("7" of q[7]) underlined.
+        const QRect r = tree->visualItemRect(item);
+        QTest::mouseClick(tree->viewport(), Qt::LeftButton, Qt::NoModifier, r.center());
+        QVERIFY(!problems->sourcePane()->isVisible());   // one click selects, it does not open
+        QTest::mouseDClick(tree->viewport(), Qt::LeftButton, Qt::NoModifier, r.center());
+        QVERIFY(QTest::qWaitFor([&] { return problems->sourcePane()->isVisible(); }, 2000));
+        QVERIFY(problems->sourcePane()->isReadOnly());
+        QVERIFY(problems->sourcePane()->toPlainText().contains(QStringLiteral("cx q[0], q[7];")));
+        QVERIFY(problems->sourceHeading().contains(where));
+        const ProblemsView::Underline u = problems->underline();
+        QCOMPARE(u.line, 5);
+        QCOMPARE(u.firstColumn, 12);
+        QCOMPARE(u.endColumn, 13);
+        QCOMPARE(problems->sourcePane()->textCursor().blockNumber(), 4);
+        const auto marks = problems->sourcePane()->extraSelections();
+        QCOMPARE(marks.size(), 2);
+        QCOMPARE(marks[1].cursor.selectedText(), QStringLiteral("7"));
+        QCOMPARE(marks[1].format.underlineStyle(), QTextCharFormat::WaveUnderline);
+        QTest::qWait(50);
+        QVERIFY(w.dock(QStringLiteral("problemsDock"))->grab().save(outputDir() + QStringLiteral("/view-problems-source.png")));
+
+        // A problem without a file says so instead of showing a stale file.
+        QVERIFY(!problems->showSource(QString(), 0, 0));
+        QVERIFY(problems->sourcePane()->toPlainText().isEmpty());
+        // A binary file (an ONNX protobuf) is not dumped as text.
+        QVERIFY(!problems->showSource(sourcePath(QStringLiteral("resources/examples/transformer_encoder_layer.onnx")), 0, 0));
+        QVERIFY(problems->sourceHeading().contains(QStringLiteral("binary")));
+    }
+
+    void failedNumbersCheckIsAnErrorWithABanner()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.loadPassPlugin(plugin("miscompile")));
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/softmax.onnxtxt"))));
+        bool ran = false;
+        for (const PassRecord& p : w.document()->passes())
+            ran = ran || (p.name == "swap_division" && p.changed);
+        QVERIFY(ran);
+        const QString failure = w.document()->compiled().numbersFailure;
+        QVERIFY2(!failure.isEmpty(), qPrintable(w.document()->compiled().simulationNote));
+        int errors = 0;
+        for (const Diagnostic& d : w.document()->diagnostics())
+            errors += d.severity == Severity::Error && d.message.find("differ from the reference interpreter") != std::string::npos;
+        QCOMPARE(errors, 1);
+        bool listed = false;
+        for (int i = 0; i < w.problems()->problemCount(); ++i)
+            listed = listed || (w.problems()->problemsTree()->topLevelItem(i)->text(0) == QLatin1String("error") &&
+                                w.problems()->problemText(i).contains(QStringLiteral("differ from the reference interpreter")));
+        QVERIFY(listed);
+        // In front of the other bottom docks (not behind Timeline or Charts).
+        QVERIFY(!w.dock(QStringLiteral("problemsDock"))->visibleRegion().isEmpty());
+        QVERIFY(w.dock(QStringLiteral("timelineDock"))->visibleRegion().isEmpty());
+        QVERIFY2(w.numbersBannerText().contains(QStringLiteral("Numbers check failed")), qPrintable(w.numbersBannerText()));
+        QVERIFY(w.numbersBannerText().contains(failure.toHtmlEscaped()));
+        QTest::qWait(50);
+        QVERIFY(w.grab().save(outputDir() + QStringLiteral("/mainwindow-numbers-failed.png")));
+    }
+
+    void agreeingNumbersHaveNoBanner()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/softmax.onnxtxt"))));
+        QVERIFY(w.document()->compiled().simulationNote.contains(QStringLiteral("within tolerance")));
+        QVERIFY(w.document()->compiled().numbersFailure.isEmpty());
+        QVERIFY(w.numbersBannerText().isEmpty());
+        QCOMPARE(w.problems()->problemCount(), 0);
+    }
+};
+
+QTEST_MAIN(TestProblemsGui)
+#include "tst_problems_gui.moc"

@@ -1,0 +1,202 @@
+// The VQE view (views/vqeview.h) against `spyglass-cli vqe --json`, a separate process: the energy after every
+// iteration, the exact ground-energy line, the Hamiltonian's terms and the optimiser's settings the view shows
+// are the CLI's, for a run made in the window (Quantum > Run VQE) and for the CLI's own run read back from the
+// session store (Quantum > Open VQE Run).
+#include "common/guitestutil.h"
+#include "common/testutil.h"
+
+#include "views/chartsview.h"
+#include "views/mainwindow.h"
+#include "views/problemsview.h"
+#include "views/vqeview.h"
+
+#include "core/quantum/circuit.h"
+#include "core/quantum/vqe_report.h"
+#include "views/circuitview.h"
+#include "core/session/session_store.h"
+#include "core/workbench/vqe_record.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineSeries>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QValueAxis>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace spyglass;
+using namespace spyglass::test;
+
+namespace {
+
+// Small enough to take milliseconds, long enough that the energy falls over many iterations.
+const QStringList kRecipe = {QStringLiteral("--qubits"), QStringLiteral("4"),         QStringLiteral("--layers"),     QStringLiteral("2"),
+                             QStringLiteral("--optimizer"), QStringLiteral("nelder-mead"), QStringLiteral("--iterations"), QStringLiteral("150"),
+                             QStringLiteral("--seed"),      QStringLiteral("7")};
+
+quantum::VqeOptions recipeOptions()
+{
+    quantum::VqeOptions o;
+    o.qubits = 4;
+    o.layers = 2;
+    o.optimizer = "nelder-mead";
+    o.iterations = 150;
+    o.seed = 7;
+    return o;
+}
+
+QJsonObject cliVqe(const QStringList& extra = {})
+{
+    const CliResult r = runCli(QStringList{QStringLiteral("vqe")} + kRecipe + extra + QStringList{QStringLiteral("--json")});
+    if (r.exitCode != 0)
+        qWarning() << r.err;
+    return QJsonDocument::fromJson(r.out).object();
+}
+
+// The view's curve equals the CLI's history, point by point; the exact line sits at the CLI's exact energy.
+void compareWithCli(const VqeView& view, const QJsonObject& cli)
+{
+    const QJsonArray history = cli.value(QLatin1String("history")).toArray();
+    QCOMPARE(history.size(), 150);
+    const QList<QPointF> points = view.energySeries()->points();
+    QCOMPARE(points.size(), history.size());
+    for (int i = 0; i < points.size(); ++i) {
+        QCOMPARE(points[i].x(), double(i + 1));
+        const double want = history[i].toDouble();
+        QVERIFY2(std::fabs(points[i].y() - want) <= 1e-12 * std::fabs(want),
+                 qPrintable(QStringLiteral("iteration %1: view %2, CLI %3").arg(i + 1).arg(points[i].y(), 0, 'g', 17).arg(want, 0, 'g', 17)));
+    }
+    const double exact = cli.value(QLatin1String("exact_energy")).toDouble();
+    const QList<QPointF> line = view.exactSeries()->points();
+    QCOMPARE(line.size(), 2);
+    QCOMPARE(line[0].y(), exact);
+    QCOMPARE(line[1].y(), exact);
+    QCOMPARE(line[1].x(), double(history.size()));
+    // The energy axis fits the data: the exact line and the first (highest) energy both inside, no empty half.
+    const double first = history.first().toDouble(), best = history.last().toDouble();
+    QVERIFY(view.energyAxis()->min() < exact && view.energyAxis()->max() > first);
+    QVERIFY(view.energyAxis()->max() - view.energyAxis()->min() < 1.2 * (first - exact));
+    QVERIFY2(best < first && best > exact, qPrintable(QStringLiteral("%1 .. %2, exact %3").arg(first).arg(best).arg(exact)));
+    // The Hamiltonian's terms: the 4-qubit periodic TFIM chain has 4 ZZ and 4 X terms.
+    QCOMPARE(view.termsTable()->rowCount(), 8);
+    QCOMPARE(view.termsTable()->item(0, 1)->text(), QStringLiteral("Z0 Z1"));
+    QCOMPARE(view.termsTable()->item(7, 1)->text(), QStringLiteral("X3"));
+    QCOMPARE(view.termsTable()->item(7, 0)->text(), QStringLiteral("-1"));
+    // The optimiser's settings, as the CLI reports them.
+    const QJsonObject settings = cli.value(QLatin1String("optimizer_settings")).toObject();
+    QCOMPARE(view.settingsTable()->rowCount(), 3 + static_cast<int>(settings.size()));
+    for (int row = 3; row < view.settingsTable()->rowCount(); ++row) {
+        const QString name = view.settingsTable()->item(row, 0)->text();
+        QVERIFY2(settings.contains(name), qPrintable(name));
+        QCOMPARE(view.settingsTable()->item(row, 1)->text().toDouble(), settings.value(name).toDouble());
+    }
+    QVERIFY(view.summary()->text().contains(QString::number(cli.value(QLatin1String("energy")).toDouble(), 'f', 6)));
+    QVERIFY(view.summary()->text().contains(QString::number(exact, 'f', 6)));
+    QVERIFY(view.ansatz()->text().contains(QStringLiteral("12 parameters")));
+    // The ansatz drawn with the CLI's best parameters: 3 RY layers of 4 and 2 CZ rings of 4, in 6 columns.
+    const quantum::Circuit* c = view.ansatzCircuit()->circuit();
+    QVERIFY(c);
+    QCOMPARE(c->ops.size(), size_t(20));
+    const QJsonArray theta = cli.value(QLatin1String("best_parameters")).toArray();
+    QCOMPARE(theta.size(), 12);
+    int ry = 0;
+    for (const quantum::Op& op : c->ops)
+        if (op.name == "ry")
+            QCOMPARE(op.params[0], theta[ry++].toDouble());
+    QCOMPARE(ry, 12);
+}
+
+}  // namespace
+
+class TestVqeView : public QObject {
+    Q_OBJECT
+    QTemporaryDir dataHome_;
+    QString db_;
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+        qputenv("XDG_DATA_HOME", dataHome_.path().toLocal8Bit());
+        db_ = dataHome_.filePath(QStringLiteral("vqe.db"));
+        setSessionDatabasePath(db_);
+    }
+    void cleanupTestCase() { setSessionDatabasePath(QString()); }
+
+    void runInTheWindowEqualsCli()
+    {
+        const QJsonObject cli = cliVqe();
+        QVERIFY(!cli.isEmpty());
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.runVqe(recipeOptions());
+        QVERIFY(QTest::qWaitFor([&] { return w.vqeView()->report().has_value(); }, 60000));
+        QCOMPARE(w.centralTabs()->currentWidget(), static_cast<QWidget*>(w.vqeView()));
+        compareWithCli(*w.vqeView(), cli);
+        // The window recorded the run in its session: it can be reopened from the store with the same curve.
+        const auto runs = recordedVqeRuns(w.windowSession()->store());
+        QVERIFY(!runs.empty());
+        QCOMPARE(runs.front().run.sessionId, w.windowSession()->id());
+        w.vqeView()->clear();
+        QVERIFY(w.showRecordedVqeRun(runs.front().run.id));
+        compareWithCli(*w.vqeView(), cli);
+        QTest::qWait(100);
+        const QImage shot = w.vqeView()->grab().toImage();
+        QVERIFY(distinctColours(shot) > 8);
+        QVERIFY(shot.save(outputDir() + QStringLiteral("/view-vqe.png")));
+        QVERIFY(w.grab().save(outputDir() + QStringLiteral("/mainwindow-vqe.png")));
+    }
+
+    void cliRunFromTheSessionStore()
+    {
+        const QJsonObject cli = cliVqe({QStringLiteral("--session"), QStringLiteral("from-cli"), QStringLiteral("--db"), db_});
+        QVERIFY(!cli.isEmpty());
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        session::RowId cliRun = 0;
+        for (const RecordedVqeRun& r : recordedVqeRuns(w.windowSession()->store()))
+            if (r.sessionName == "from-cli")
+                cliRun = r.run.id;
+        QVERIFY(cliRun != 0);
+        QVERIFY(w.showRecordedVqeRun(cliRun));
+        compareWithCli(*w.vqeView(), cli);
+        QVERIFY(w.vqeView()->summary()->text().contains(QStringLiteral("from-cli")));
+    }
+
+    void aRunThatIsNotVqeIsAProblem()
+    {
+        MainWindow w;
+        const int before = w.problems()->problemCount();
+        QVERIFY(!w.showRecordedVqeRun(987654));
+        QCOMPARE(w.problems()->problemCount(), before + 1);
+        QVERIFY(!w.vqeView()->report());
+    }
+
+    void badHamiltonianIsAProblemNotACrash()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bad.txt"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("0.5 Z0 Z1 +\n-1.0 Q3\n");
+        f.close();
+        MainWindow w;
+        const int before = w.problems()->problemCount();
+        w.runVqe(recipeOptions(), path);
+        QVERIFY(QTest::qWaitFor([&] { return w.problems()->problemCount() > before; }, 30000));
+        QVERIFY(!w.vqeView()->report());
+    }
+};
+
+QTEST_MAIN(TestVqeView)
+#include "tst_vqe_view.moc"
