@@ -5,6 +5,7 @@
 //   quantum_bench --emit-peer-circuits DIR       the circuits of the peer harness (bench/peers), as gate lists
 //   quantum_bench --peer-run LIST [--single] [--fuse K] [--dump OUT]   our side of the harness: one timed run
 //   quantum_bench --fidelity DUMP_A DUMP_B       |<a|b>|^2 / (<a|a><b|b>) over the dumped amplitudes
+//   quantum_bench --bandwidth Q                  triad and in-place bandwidth over arrays of a 2^Q complex128 state
 //
 // 1. Bandwidth: STREAM triad a = b + s*c over arrays the size of the state (best of 3), and an in-place
 //    read-modify-write pass (what an unfused gate does).
@@ -20,6 +21,7 @@
 #include "core/quantum/ansatz_real.h"
 #include "core/quantum/generators.h"
 #include "core/quantum/kernels.h"
+#include "core/quantum/pass.h"
 #include "core/quantum/pipeline.h"
 #include "core/quantum/simulator.h"
 #include "core/quantum/vqe.h"
@@ -242,13 +244,18 @@ int peerRun(const std::string& file, Precision prec, int fuse, const char* dump)
     const double t0 = now(), c0 = cpuNow();
     StateVector sv(c.numQubits, prec);
     const double t1 = now(), c1 = cpuNow();
-    const std::vector<kernels::PreparedGate> gates = prepareGates(fuse > 1 ? prepareForSimulation(c, fuse) : c);
+    Circuit sim = c;
+    std::string fusion = "off";
+    if (fuse > 1)
+        fusion = makeFusePass(fuse)->run(sim).summary;
+    const std::vector<kernels::PreparedGate> gates = prepareGates(sim);
     const double t2 = now(), c2 = cpuNow();
     const StateVector::Passes passes = sv.applyAll(gates);
     const double t3 = now(), c3 = cpuNow();
     // The phases, wall and CPU seconds (CPU over wall above the thread count: time lost to other processes).
     std::printf("time_s %.6f\npasses %d\nops %zu\nphases_wall alloc %.4f fuse %.4f gates %.4f\nphases_cpu alloc %.4f fuse %.4f gates %.4f\n",
                 t3 - t0, passes.total(), gates.size(), t1 - t0, t2 - t1, t3 - t2, c1 - c0, c2 - c1, c3 - c2);
+    std::printf("fusion %s\n", fusion.c_str());
     if (dump)
         peers::writeDump(dump, c.numQubits, [&](uint64_t i, double& re, double& im) {
             const cplx a = sv.amplitude(i);
@@ -299,6 +306,12 @@ int main(int argc, char** argv)
         if (const char* file = argValue(argc, argv, "--peer-run"))
             return peerRun(file, flagArg(argc, argv, "--single") ? Precision::Single : Precision::Double, intArg(argc, argv, "--fuse", 4),
                            argValue(argc, argv, "--dump"));
+        if (const char* q = argValue(argc, argv, "--bandwidth")) {
+            // The harness's bandwidth line: arrays the size of a complex128 state of q qubits.
+            const Bandwidth bw = measureBandwidth((size_t(1) << std::atoi(q)) * 16);
+            std::printf("triad_gbs %.1f\nrmw_gbs %.1f\n", bw.triad, bw.rmw);
+            return 0;
+        }
         if (argc == 4 && std::strcmp(argv[1], "--fidelity") == 0)
             return fidelity(argv[2], argv[3]);
     } catch (const std::exception& e) {
