@@ -45,7 +45,6 @@ for t in qsim_driver quest_driver qulacs_driver; do
         echo "build_peers: $out/build/$t"
     else
         echo "build_peers: $t failed to build, see $out/$t.log" >&2
-
     fi
 done
 # A peer that failed is left out of the run (run_peers.sh says which); only a failed configuration stops it.
