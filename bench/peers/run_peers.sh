@@ -41,9 +41,11 @@ echo "# peers side by side: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, $(free -g | awk '/Mem:/ {print $2}') GiB;" \
      "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset}"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$bench" --bandwidth 26 | grep -v checksum | tr '\n' ' '
-echo
-rmw=$("$bench" --bandwidth 26 | awk '/rmw_gbs/ {print $2}')
+# Arrays of 2^24 complex128 (256 MiB each, 8x the L3 here): big enough for DRAM bandwidth, and quicker to first
+# touch than state-sized ones on a virtual machine whose fresh pages are slow.
+bw=$("$bench" --bandwidth 24 | grep -v checksum)
+echo "bandwidth (STREAM-style, 3 arrays of 256 MiB, best of 3): $(echo "$bw" | tr '\n' ' ')"
+rmw=$(echo "$bw" | awk '/rmw_gbs/ {print $2}')
 results=$work/times.tsv
 : > "$results"
 for r in $(seq 1 "$rounds"); do
