@@ -42,8 +42,8 @@ namespace {
 // no zeroing pass of its own, only a first touch of each page, which the threads do in parallel, each on the
 // contiguous share the static schedule of the kernels gives it (on a NUMA machine the pages then sit on the node
 // of the thread that updates them, and two threads take the page faults at once). And the mapping can be asked
-// for transparent huge pages: a tile run reads every row of a tile at a stride of 2^13 amplitudes, a separate
-// 4 KiB page (and TLB miss) per row without them.
+// for transparent huge pages (a tile run reads every row of a tile at a stride of 2^13 amplitudes, a separate
+// 4 KiB page and TLB miss per row without them), on a huge-page boundary.
 constexpr size_t kMapBytes = size_t(2) << 20;
 constexpr size_t kHugePage = size_t(2) << 20;
 }  // namespace
@@ -63,11 +63,13 @@ StateVector::StateVector(int n, Precision p) : n_(n), prec_(p)
         mapBytes_ = mapped;
         data_ = aligned;
 #ifdef MADV_HUGEPAGE
-        // Advice only: without THP the state works the same. SPYGLASS_NO_HUGEPAGES=1 leaves it out (the kernel's
-        // compaction on a fragmented machine can cost more than the huge pages give).
+        // Opt-in (SPYGLASS_HUGEPAGES=1): with THP in "madvise" mode the advice makes the page faults compact memory
+        // first, and on this machine, whose free memory is fragmented by the page cache, a 1 GiB state then took
+        // 1.7-2.8 s of CPU to fault in against 0.56-0.66 s without it, for a gain of under 10% in the gates after
+        // (GHZ 26, complex128, quantum_bench --peer-run, 2026-12-01).
         static const bool huge = [] {
-            const char* e = std::getenv("SPYGLASS_NO_HUGEPAGES");
-            return !(e && *e && *e != '0');
+            const char* e = std::getenv("SPYGLASS_HUGEPAGES");
+            return e && *e && *e != '0';
         }();
         if (huge)
             madvise(aligned, bytes_, MADV_HUGEPAGE);
