@@ -6,7 +6,8 @@
 #
 #   bench/peers/run_peers.sh BUILD [ROUNDS]      (BUILD: the Spyglass build folder, peers built into BUILD/peers)
 #
-# CIRCUITS limits the circuits (names of BUILD/peers/circuits/*.txt without .txt). Prints the machine, load
+# CIRCUITS limits the circuits (names of BUILD/peers/circuits/*.txt without .txt). Prints (and writes to
+# BUILD/peers/report.md) the machine, load
 # averages, the STREAM-style bandwidth, every time, then the medians with fidelity against Spyglass complex128
 # (over the amplitudes gate_list.h dumps) and the memory bound: passes x 2 x state bytes / in-place bandwidth.
 set -uo pipefail
@@ -16,6 +17,8 @@ bench=$build/bench/quantum/quantum_bench
 drivers=$build/peers/build
 work=$build/peers/run
 mkdir -p "$work" "$build/peers/circuits"
+# Everything printed also goes to BUILD/peers/report.md.
+exec > >(tee "$build/peers/report.md") 2>&1
 "$bench" --emit-peer-circuits "$build/peers/circuits" > /dev/null || exit 1
 circuits=${CIRCUITS:-"qft_20 qft_22 qft_24 qft_26 qft_28 random_20 random_22 random_24 random_26 h20_26 ghz_26 vqe_24"}
 
