@@ -106,11 +106,10 @@ void writeDump(const std::string& path, int n, Amp amp)
     std::fclose(f);
 }
 
-// Command line of every driver: FILE [--dump OUT] [--fuse K] [--threads T] [--single]
+// Command line of every driver: FILE [--dump OUT] [--fuse K] (threads: OMP_NUM_THREADS)
 struct DriverArgs {
     std::string file, dump;
     int fuse = 4;
-    bool single = false;
 };
 
 inline DriverArgs parseArgs(int argc, char** argv)
@@ -122,13 +121,11 @@ inline DriverArgs parseArgs(int argc, char** argv)
             a.dump = argv[++i];
         else if (s == "--fuse" && i + 1 < argc)
             a.fuse = std::stoi(argv[++i]);
-        else if (s == "--single")
-            a.single = true;
         else
             a.file = s;
     }
     if (a.file.empty())
-        throw std::runtime_error("usage: driver GATE_LIST [--dump OUT] [--fuse K] [--single]");
+        throw std::runtime_error("usage: driver GATE_LIST [--dump OUT] [--fuse K]");
     return a;
 }
 
