@@ -2,6 +2,10 @@
 //
 //   quantum_bench [--min-qubits 22] [--max-qubits 26] [--qft-min 20] [--qft-max 26] [--fuse-max 4]
 //                 [--vqe-qubits 20] [--no-vqe] [--no-table] [--single]
+//   quantum_bench --emit-peer-circuits DIR       the circuits of the peer harness (bench/peers), as gate lists
+//   quantum_bench --peer-run LIST [--single] [--fuse K] [--dump OUT]   our side of the harness: one timed run
+//   quantum_bench --fidelity DUMP_A DUMP_B       |<a|b>|^2 / (<a|a><b|b>) over the dumped amplitudes
+//   quantum_bench --bandwidth Q                  triad and in-place bandwidth over arrays of a 2^Q complex128 state
 //
 // 1. Bandwidth: STREAM triad a = b + s*c over arrays the size of the state (best of 3), and an in-place
 //    read-modify-write pass (what an unfused gate does).
@@ -17,9 +21,12 @@
 #include "core/quantum/ansatz_real.h"
 #include "core/quantum/generators.h"
 #include "core/quantum/kernels.h"
+#include "core/quantum/pass.h"
 #include "core/quantum/pipeline.h"
 #include "core/quantum/simulator.h"
 #include "core/quantum/vqe.h"
+
+#include "bench/peers/gate_list.h"
 
 #include <omp.h>
 
@@ -29,8 +36,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <string>
+#include <stdexcept>
 #include <vector>
 
 using namespace spyglass::quantum;
@@ -40,6 +49,13 @@ namespace {
 double now()
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double cpuNow()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
 double median3(double a, double b, double c) { return std::max(std::min(a, b), std::min(std::max(a, b), c)); }
@@ -138,10 +154,170 @@ bool flagArg(int argc, char** argv, const char* name)
     return false;
 }
 
+const char* argValue(int argc, char** argv, const char* name)
+{
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::strcmp(argv[i], name) == 0)
+            return argv[i + 1];
+    return nullptr;
+}
+
+void writeGateList(const std::string& path, const Circuit& c)
+{
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (!f)
+        throw std::runtime_error(path + ": cannot write");
+    std::fprintf(f, "# %s\nqubits %d\n", c.name.c_str(), c.numQubits);
+    for (const Op& op : c.ops) {
+        if (op.kind != OpKind::Gate)
+            continue;
+        std::fprintf(f, "%s", op.name.c_str());
+        for (int q : op.qubits)
+            std::fprintf(f, " %d", q);
+        for (double p : op.params)
+            std::fprintf(f, " %.17g", p);
+        std::fprintf(f, "\n");
+    }
+    std::fclose(f);
+}
+
+Circuit hadamards26()
+{
+    Circuit h;
+    h.name = "20 H on distinct qubits (7i mod 26) of 26";
+    h.numQubits = 26;
+    for (int i = 0; i < 20; ++i) {
+        Op op;
+        op.name = "h";
+        op.qubits = {(7 * i) % 26};
+        h.ops.push_back(op);
+    }
+    return h;
+}
+
+// The harness's circuits: QFT 20-28 (no swaps: every simulator would move amplitudes the same way), random layered
+// 20-26 (20 layers, seed 5, as in section 4), 20 H on 26, GHZ 26, and the VQE-TFIM ansatz (24 qubits, 4 layers).
+int emitPeerCircuits(const std::string& dir)
+{
+    std::vector<std::pair<std::string, Circuit>> out;
+    for (int n = 20; n <= 28; n += 2)
+        out.emplace_back("qft_" + std::to_string(n), makeQft(n, 0, false));
+    for (int n = 20; n <= 26; n += 2)
+        out.emplace_back("random_" + std::to_string(n), makeRandomLayers(n, 20, 5));
+    out.emplace_back("h20_26", hadamards26());
+    Circuit ghz = makeGhz(26);
+    ghz.ops.erase(std::remove_if(ghz.ops.begin(), ghz.ops.end(), [](const Op& op) { return op.kind != OpKind::Gate; }), ghz.ops.end());
+    out.emplace_back("ghz_26", ghz);
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> u(-3.14159, 3.14159);
+    std::vector<double> theta(24 * 5);
+    for (double& t : theta)
+        t = u(rng);
+    out.emplace_back("vqe_24", vqeAnsatz(24, 4, theta));
+    for (const auto& [name, c] : out) {
+        writeGateList(dir + "/" + name + ".txt", c);
+        std::printf("%s/%s.txt: %d qubits, %d gates\n", dir.c_str(), name.c_str(), c.numQubits, c.gateCount());
+    }
+    return 0;
+}
+
+Circuit circuitOf(const peers::GateList& l)
+{
+    Circuit c;
+    c.numQubits = l.qubits;
+    c.qregs.push_back({"q", l.qubits, 0});
+    for (const peers::Gate& g : l.gates) {
+        Op op;
+        op.name = g.name;
+        op.qubits.assign(g.q, g.q + g.arity);
+        if (peers::hasAngle(g.name))
+            op.params = {g.angle};
+        c.ops.push_back(op);
+    }
+    return c;
+}
+
+// Timed like the peers' drivers: from the state's allocation to the last gate, fusion included.
+int peerRun(const std::string& file, Precision prec, int fuse, const char* dump)
+{
+    const Circuit c = circuitOf(peers::readGateList(file));
+    const double t0 = now(), c0 = cpuNow();
+    StateVector sv(c.numQubits, prec);
+    const double t1 = now(), c1 = cpuNow();
+    Circuit sim = c;
+    std::string fusion = "off";
+    if (fuse > 1)
+        fusion = makeFusePass(fuse)->run(sim).summary;
+    const std::vector<kernels::PreparedGate> gates = prepareGates(sim);
+    const double t2 = now(), c2 = cpuNow();
+    const StateVector::Passes passes = sv.applyAll(gates);
+    const double t3 = now(), c3 = cpuNow();
+    // The phases, wall and CPU seconds (CPU over wall above the thread count: time lost to other processes).
+    std::printf("time_s %.6f\npasses %d\nops %zu\nphases_wall alloc %.4f fuse %.4f gates %.4f\nphases_cpu alloc %.4f fuse %.4f gates %.4f\n",
+                t3 - t0, passes.total(), gates.size(), t1 - t0, t2 - t1, t3 - t2, c1 - c0, c2 - c1, c3 - c2);
+    std::printf("fusion %s\n", fusion.c_str());
+    if (dump)
+        peers::writeDump(dump, c.numQubits, [&](uint64_t i, double& re, double& im) {
+            const cplx a = sv.amplitude(i);
+            re = a.real();
+            im = a.imag();
+        });
+    return 0;
+}
+
+std::vector<cplx> readDump(const char* path)
+{
+    std::FILE* f = std::fopen(path, "rb");
+    if (!f)
+        throw std::runtime_error(std::string(path) + ": cannot open");
+    std::vector<cplx> v;
+    double re_im[2];
+    while (std::fread(re_im, sizeof re_im, 1, f) == 1)
+        v.emplace_back(re_im[0], re_im[1]);
+    std::fclose(f);
+    return v;
+}
+
+int fidelity(const char* a, const char* b)
+{
+    const std::vector<cplx> x = readDump(a), y = readDump(b);
+    if (x.size() != y.size() || x.empty()) {
+        std::fprintf(stderr, "%s and %s hold different numbers of amplitudes (%zu, %zu)\n", a, b, x.size(), y.size());
+        return 2;
+    }
+    cplx dot = 0;
+    double nx = 0, ny = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        dot += std::conj(x[i]) * y[i];
+        nx += std::norm(x[i]);
+        ny += std::norm(y[i]);
+    }
+    std::printf("fidelity %.9f\n", nx > 0 && ny > 0 ? std::norm(dot) / (nx * ny) : 0.0);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
+    try {
+        if (const char* dir = argValue(argc, argv, "--emit-peer-circuits"))
+            return emitPeerCircuits(dir);
+        if (const char* file = argValue(argc, argv, "--peer-run"))
+            return peerRun(file, flagArg(argc, argv, "--single") ? Precision::Single : Precision::Double, intArg(argc, argv, "--fuse", 4),
+                           argValue(argc, argv, "--dump"));
+        if (const char* q = argValue(argc, argv, "--bandwidth")) {
+            // The harness's bandwidth line: arrays the size of a complex128 state of q qubits.
+            const Bandwidth bw = measureBandwidth((size_t(1) << std::atoi(q)) * 16);
+            std::printf("triad_gbs %.1f\nrmw_gbs %.1f\n", bw.triad, bw.rmw);
+            return 0;
+        }
+        if (argc == 4 && std::strcmp(argv[1], "--fidelity") == 0)
+            return fidelity(argv[2], argv[3]);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "quantum_bench: %s\n", e.what());
+        return 2;
+    }
     const int minQ = intArg(argc, argv, "--min-qubits", 22), maxQ = intArg(argc, argv, "--max-qubits", 26);
     const int qftMin = intArg(argc, argv, "--qft-min", 20), qftMax = intArg(argc, argv, "--qft-max", 26);
     const int fuseMax = intArg(argc, argv, "--fuse-max", 4);

@@ -1,12 +1,17 @@
 // fuse: groups gates into blocks acting on at most k qubits, each multiplied into one matrix, so the simulator
 // applies one kernel per block instead of one per gate. Merging is not free: a dense k-qubit block costs 2^k
-// multiply-adds per amplitude, while the simulator's cache blocking already spares most memory passes. So a
-// gate joins a block only when the merged block is estimated to run no slower than its parts applied one by one
-// (kernels::relativeCost of the prepared kernels): runs of diagonal gates (phases, cz, rzz, the controlled phases
-// of a QFT) and gates on the same qubits merge; a Hadamard does not absorb phases on other qubits, and one-qubit
-// gates on different qubits pair up but do not grow into large dense tensor products.
-// A non-diagonal block also stays within one of the simulator's cache blocks (StateVector::fitsCacheBlocks): a
-// block across them would cost a pass over the whole state of its own.
+// multiply-adds per amplitude, while the simulator's cache blocking already spares most memory passes. So the
+// pass builds two fusions and keeps whichever of them, or the circuit as it came, is estimated to run fastest
+// (estimatedCost: the kernels' relativeCost plus the memory passes StateVector::countPasses plans):
+// - cost-aware: a gate joins a block only when the merged block is estimated to run no slower than its parts
+//   applied one by one (kernels::relativeCost of the prepared kernels): runs of diagonal gates (phases, cz, rzz,
+//   the controlled phases of a QFT) and gates on the same qubits merge; a Hadamard does not absorb phases on
+//   other qubits, and one-qubit gates on different qubits pair up but do not grow into large tensor products;
+// - wide, as qsim's multi-qubit fuser does: gates on different qubits grow a block up to k qubits whatever the
+//   kernel costs and wherever its qubits are, which pays where blocks save passes over the state that the cache
+//   blocking cannot (gates that fit no cache block each cost a pass).
+// A non-diagonal cost-aware block stays within one of the simulator's cache blocks (StateVector::fitsCacheBlocks):
+// a block across them would cost a pass over the whole state of its own.
 // Greedy: open blocks are kept on disjoint qubit sets; a gate that does not merge closes (emits) the blocks it
 // touches and opens a new one.
 #include "core/quantum/pass.h"
@@ -17,10 +22,17 @@
 #include "core/quantum/statevector.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace spyglass::quantum {
 
 namespace {
+
+// One pass over a state too large for the cache, per amplitude in relativeCost's units (single-thread ns): an
+// in-place read-modify-write of 32 bytes (complex128) at the 88-107 GB/s BENCHMARKS.md measured for two threads
+// on the quiet machine (0.3 ns of wall time per amplitude, 0.6 thread-ns), plus as much again for a tile's copy
+// into and out of its buffer.
+constexpr double kPassCost = 1.2;
 
 struct Block {
     std::vector<int> qubits;     // matrix index bit j = qubits[j]
@@ -40,11 +52,69 @@ public:
     }
     PassResult run(Circuit& c, PassContext&) override
     {
+        const int before = c.gateCount();
+        struct Candidate {
+            const char* name;
+            std::vector<Op> ops;
+            int blocks = 0, fusedGates = 0;
+            double cost = 0;
+        };
+        Candidate cand[3] = {{"unfused", c.ops}, {"cost-aware", {}}, {"wide", {}}};
+        for (int i = 1; i < 3; ++i) {
+            blocks_ = fusedGates_ = 0;
+            cand[i].ops = fuseOps(c, c.ops, i == 2);
+            cand[i].blocks = blocks_;
+            cand[i].fusedGates = fusedGates_;
+        }
+        int best = 0;
+        for (int i = 0; i < 3; ++i) {
+            cand[i].cost = estimatedCost(c, cand[i].ops);
+            // Ties go to the simpler circuit (fewer merges), so fusing never costs more than not fusing.
+            if (cand[i].cost < cand[best].cost * (1 - 1e-9))
+                best = i;
+        }
+        c.ops = std::move(cand[best].ops);
+        char costs[160];
+        std::snprintf(costs, sizeof costs, " (estimated cost per amplitude: unfused %.3g, cost-aware %.3g, wide %.3g)", cand[0].cost,
+                      cand[1].cost, cand[2].cost);
+        PassResult r;
+        r.changed = cand[best].blocks > 0;
+        if (best == 0)
+            r.summary = "kept " + std::to_string(before) + " gates unfused" + costs;
+        else
+            r.summary = std::string(cand[best].name) + ": fused " + std::to_string(cand[best].fusedGates) + " of " + std::to_string(before) +
+                        " gates into " + std::to_string(cand[best].blocks) + " block(s) of <= " + std::to_string(k_) + " qubits; " +
+                        std::to_string(c.gateCount()) + " gate ops remain" + costs;
+        return r;
+    }
+
+private:
+    // What the simulator would spend per amplitude on `ops`: every gate's kernel (kernels::relativeCost) and every
+    // pass over the state (StateVector::countPasses) at kPassCost. Below the cache-blocking size the whole state
+    // is in cache and passes cost nothing extra.
+    double estimatedCost(const Circuit& c, const std::vector<Op>& ops) const
+    {
+        std::vector<kernels::PreparedGate> gates;
+        double kernelsCost = 0;
+        for (const Op& op : ops) {
+            if (op.kind != OpKind::Gate || op.cond.active() || !(op.fused || c.isPrimitive(op)))
+                continue;
+            gates.push_back(prepareOp(c, op));
+            kernelsCost += kernels::relativeCost(gates.back());
+        }
+        // A state small enough for every gate to fit the cache blocks is one the simulator does not block at all.
+        std::vector<int> all(static_cast<size_t>(c.numQubits));
+        for (int q = 0; q < c.numQubits; ++q)
+            all[static_cast<size_t>(q)] = q;
+        if (StateVector::fitsCacheBlocks(c.numQubits, all))
+            return kernelsCost;
+        return kernelsCost + StateVector::countPasses(c.numQubits, Precision::Double, gates).total() * kPassCost;
+    }
+
+    std::vector<Op> fuseOps(const Circuit& c, std::vector<Op> ops, bool wide)
+    {
         std::vector<Op> out;
         std::vector<Block> open;
-        blocks_ = 0;
-        fusedGates_ = 0;
-        const int before = c.gateCount();
         auto emitWhere = [&](auto pred) {
             for (size_t b = 0; b < open.size();) {
                 if (pred(open[b])) {
@@ -61,7 +131,7 @@ public:
                     return true;
             return false;
         };
-        for (Op& op : c.ops) {
+        for (Op& op : ops) {
             const bool fusable = op.kind == OpKind::Gate && !op.cond.active() && c.isPrimitive(op) &&
                                  static_cast<int>(op.qubits.size()) <= k_;
             if (!fusable) {
@@ -93,7 +163,7 @@ public:
                     if (static_cast<int>(open[b].qubits.size() + single.qubits.size()) > k_)
                         continue;
                     Block merged = merge({&open[b]}, single);
-                    if (merged.cost <= open[b].cost + single.cost && fitsCacheBlocks(c.numQubits, merged) &&
+                    if ((wide || merged.cost <= open[b].cost + single.cost) && fitsCacheBlocks(c.numQubits, merged, wide) &&
                         (best == open.size() || merged.cost < bestMerged.cost)) {
                         best = b;
                         bestMerged = std::move(merged);
@@ -116,7 +186,7 @@ public:
             }
             if (static_cast<int>(unionSize) <= k_) {
                 Block merged = merge(parts, single);
-                if (merged.cost <= apart && fitsCacheBlocks(c.numQubits, merged)) {
+                if ((wide || merged.cost <= apart) && fitsCacheBlocks(c.numQubits, merged, wide)) {
                     for (size_t i = hit.size(); i-- > 0;)
                         open.erase(open.begin() + static_cast<long>(hit[i]));
                     open.push_back(std::move(merged));
@@ -131,23 +201,19 @@ public:
         }
         for (Block& b : open)
             emit(b, out);
-        c.ops = std::move(out);
-        PassResult r;
-        r.changed = blocks_ > 0;
-        r.summary = "fused " + std::to_string(fusedGates_) + " of " + std::to_string(before) + " gates into " + std::to_string(blocks_) +
-                    " block(s) of <= " + std::to_string(k_) + " qubits; " + std::to_string(c.gateCount()) + " gate ops remain";
-        return r;
+        return out;
     }
 
-private:
     // A non-diagonal block runs in one pass over one cache block, and, when the state is spread over MPI ranks,
     // only on local qubits: a block that took a global qubit in would need that qubit swapped in for the whole
     // block, where its gates alone might need no exchange (a diagonal or a control on a global qubit moves nothing).
-    bool fitsCacheBlocks(int numQubits, const Block& b) const
+    // Wide fusion may cross the cache blocks (a block there costs a pass of its own, but may replace several gates
+    // that each cost one); the whole-circuit estimate decides whether that pays.
+    bool fitsCacheBlocks(int numQubits, const Block& b, bool wide) const
     {
         if (b.diagonal)
             return true;
-        return StateVector::fitsCacheBlocks(numQubits, b.qubits) &&
+        return (wide || StateVector::fitsCacheBlocks(numQubits, b.qubits)) &&
                std::all_of(b.qubits.begin(), b.qubits.end(), [&](int q) { return q < localQubits_; });
     }
 

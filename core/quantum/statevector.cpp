@@ -13,6 +13,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace spyglass::quantum {
@@ -36,17 +37,67 @@ void checkMemory(int n, Precision p, int copies)
     }
 }
 
+namespace {
+// States from 2 MiB up come straight from mmap, for two reasons. Its pages are zero already, so the state needs
+// no zeroing pass of its own, only a first touch of each page, which the threads do in parallel, each on the
+// contiguous share the static schedule of the kernels gives it (on a NUMA machine the pages then sit on the node
+// of the thread that updates them, and two threads take the page faults at once). And the mapping can be asked
+// for transparent huge pages (a tile run reads every row of a tile at a stride of 2^13 amplitudes, a separate
+// 4 KiB page and TLB miss per row without them), on a huge-page boundary.
+constexpr size_t kMapBytes = size_t(2) << 20;
+constexpr size_t kHugePage = size_t(2) << 20;
+}  // namespace
+
 StateVector::StateVector(int n, Precision p) : n_(n), prec_(p)
 {
     checkMemory(n, p);
-    const size_t bytes = std::max<size_t>(64, (size_t(1) << n) * (p == Precision::Double ? 16 : 8));
-    data_ = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    bytes_ = std::max<size_t>(64, (size_t(1) << n) * (p == Precision::Double ? 16 : 8));
+    if (bytes_ >= kMapBytes) {
+        // One huge page more than needed, so the state can start on a huge-page boundary.
+        const size_t mapped = bytes_ + kHugePage;
+        void* m = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED)
+            throw InputError(SourceLocation{}, "could not allocate the state vector (" + std::to_string(bytes_ >> 20) + " MiB)");
+        char* aligned = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(m) + kHugePage - 1) & ~(kHugePage - 1));
+        mapBase_ = m;
+        mapBytes_ = mapped;
+        data_ = aligned;
+#ifdef MADV_HUGEPAGE
+        // Opt-in (SPYGLASS_HUGEPAGES=1): with THP in "madvise" mode the advice makes the page faults compact memory
+        // first, and on this machine, whose free memory is fragmented by the page cache, a 1 GiB state then took
+        // 1.7-2.8 s of CPU to fault in against 0.56-0.66 s without it, for a gain of under 10% in the gates after
+        // (GHZ 26, complex128, quantum_bench --peer-run, 2026-12-01).
+        static const bool huge = [] {
+            const char* e = std::getenv("SPYGLASS_HUGEPAGES");
+            return e && *e && *e != '0';
+        }();
+        if (huge)
+            madvise(aligned, bytes_, MADV_HUGEPAGE);
+#endif
+        char* bytes = static_cast<char*>(data_);
+        const int64_t pages = int64_t((bytes_ + 4095) / 4096);
+#pragma omp parallel for schedule(static)
+        for (int64_t pg = 0; pg < pages; ++pg)
+            bytes[pg * 4096] = 0;
+        if (prec_ == Precision::Double)
+            dataDouble()[0] = 1;
+        else
+            dataFloat()[0] = 1;
+        return;
+    }
+    data_ = std::aligned_alloc(64, (bytes_ + 63) / 64 * 64);
     if (!data_)
-        throw InputError(SourceLocation{}, "could not allocate the state vector (" + std::to_string(bytes >> 20) + " MiB)");
+        throw InputError(SourceLocation{}, "could not allocate the state vector (" + std::to_string(bytes_ >> 20) + " MiB)");
     setZero();
 }
 
-StateVector::~StateVector() { std::free(data_); }
+StateVector::~StateVector()
+{
+    if (mapBase_)
+        munmap(mapBase_, mapBytes_);
+    else
+        std::free(data_);
+}
 
 namespace {
 template <class T>
@@ -118,7 +169,9 @@ void StateVector::apply(const kernels::PreparedGate& g)
 
 namespace {
 constexpr int kChunkQubits = 13;   // 2^13 amplitudes: 128 KiB in complex128, fits in L2
-constexpr int kTileAmplitudeQubits = 15;   // a tile holds <= 2^15 amplitudes (512 KiB in complex128) when it can
+// A tile holds <= 512 KiB when it can: 2^15 amplitudes in complex128, 2^16 in complex64. The one more low qubit
+// in complex64 makes a tile's rows whole 64-byte cache lines at 26 qubits (half lines, each read twice, before).
+constexpr int kTileAmplitudeQubits = 15;
 constexpr size_t kLookAheadGates = 4096;   // gates examined per cache-blocked run
 
 // Parity of the set bits without a popcount instruction (the portable build has none; a libcall per
@@ -284,6 +337,18 @@ void chunkRun(T* a, int n, int b, const std::vector<BlockGate>& gates)
         applyInBlock(a + (uint64_t(ch) << (b + 1)), b, gates, uint64_t(ch) << b);
 }
 
+// A tile's rows are short (4 to 64 amplitudes): a memcpy call for each costs more than the copy itself.
+template <class T>
+inline void copyRow(T* __restrict dst, const T* __restrict src, uint64_t values)
+{
+    if (values % 8 == 0) {
+        for (uint64_t i = 0; i < values; i += 8)
+            __builtin_memcpy(dst + i, src + i, 8 * sizeof(T));
+    } else {
+        std::memcpy(dst, src, values * sizeof(T));
+    }
+}
+
 // Tiles: 2^w contiguous amplitudes (qubits < w) of every one of the 2^(n-b) rows (qubits >= b), the qubits
 // w..b-1 fixed, copied into a contiguous buffer of w + n - b qubits where tile qubit j is state qubit j (j < w)
 // or j - w + b (j >= w).
@@ -299,10 +364,10 @@ void tileRun(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
 #pragma omp for schedule(dynamic, 1)
         for (int64_t t = 0; t < tiles; ++t) {
             for (uint64_t r = 0; r < rows; ++r)
-                std::memcpy(buf + 2 * (r << w), a + 2 * ((r << b) | (uint64_t(t) << w)), 2 * cols * sizeof(T));
+                copyRow(buf + 2 * (r << w), a + 2 * ((r << b) | (uint64_t(t) << w)), 2 * cols);
             applyInBlock(buf, tq, gates, uint64_t(t) << w);
             for (uint64_t r = 0; r < rows; ++r)
-                std::memcpy(a + 2 * ((r << b) | (uint64_t(t) << w)), buf + 2 * (r << w), 2 * cols * sizeof(T));
+                copyRow(a + 2 * ((r << b) | (uint64_t(t) << w)), buf + 2 * (r << w), 2 * cols);
         }
         std::free(buf);
     }
@@ -311,46 +376,38 @@ void tileRun(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
 }  // namespace
 
 namespace {
-int tileLowQubits(int n) { return std::clamp(kTileAmplitudeQubits - (n - kChunkQubits), 2, kChunkQubits); }
+int tileLowQubits(int n, Precision p)
+{
+    return std::clamp(kTileAmplitudeQubits + (p == Precision::Single) - (n - kChunkQubits), 2, kChunkQubits);
+}
 }  // namespace
 
 bool StateVector::fitsCacheBlocks(int n, const std::vector<int>& qubits)
 {
     if (n <= kChunkQubits + 1)
         return true;
-    const int b = kChunkQubits, w = tileLowQubits(n);
+    // complex128's tiles: complex64's have one more low qubit, so what fits the one fits the other.
+    const int b = kChunkQubits, w = tileLowQubits(n, Precision::Double);
     const bool chunk = std::all_of(qubits.begin(), qubits.end(), [&](int q) { return q < b; });
     const bool tile = std::all_of(qubits.begin(), qubits.end(), [&](int q) { return q < w || q >= b; });
     return chunk || tile;
 }
 
-StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGate>& gates, JobControl* job)
+namespace {
+
+// Cache blocking. A chunk is 2^b contiguous amplitudes (qubits >= b fixed); a tile is 2^w columns x all 2^(n-b)
+// high rows, <= 512 KiB (qubits w..b-1 fixed). A gate fits a block when its non-diagonal targets are free there
+// (controls and diagonal factors on fixed qubits are resolved per block, see BlockGate). Each step takes the
+// longest run of gates fitting chunks (or tiles) that can move to the front past the gates it skips (gates on
+// disjoint qubits commute, and so do two diagonal gates) and applies it in one memory pass; a gate that fits
+// neither (or a run of one) is applied alone. step(kind, gate indices, gates applied before): kind 0 chunks,
+// 1 tiles, -1 one gate alone. The plan depends on the gates and n only, so the fuse pass can count the passes
+// of a gate list without a state.
+template <class Step>
+void planRuns(int n, int w, const std::vector<kernels::PreparedGate>& gates, Step step)
 {
-    Passes passes;
-    const auto between = [&](size_t applied) {
-        if (job) {
-            job->checkpoint();
-            job->report(double(applied) / double(std::max<size_t>(1, gates.size())), "simulating");
-        }
-    };
-    if (n_ <= kChunkQubits + 1) {
-        for (size_t i = 0; i < gates.size(); ++i) {
-            if (i % 256 == 0)
-                between(i);
-            apply(gates[i]);
-        }
-        passes.singleGates = static_cast<int>(gates.size());
-        return passes;
-    }
-    // Cache blocking. A chunk is 2^b contiguous amplitudes (qubits >= b fixed); a tile is 2^w columns x all
-    // 2^(n-b) high rows, <= 2^15 amplitudes (qubits w..b-1 fixed). A gate fits a block when its non-diagonal
-    // targets are free there (controls and diagonal factors on fixed qubits are resolved per block, see
-    // BlockGate). Each step takes the longest run of gates fitting chunks (or tiles) that can move to the front
-    // past the gates it skips (gates on disjoint qubits commute, and so do two diagonal gates) and applies it in
-    // one memory pass; a gate that fits neither (or a run of one) is applied alone.
     const int b = kChunkQubits;
-    const int w = tileLowQubits(n_);
-    const uint64_t all = n_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << n_) - 1;
+    const uint64_t all = n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
     const uint64_t chunkFixed = all & ~((uint64_t(1) << b) - 1);
     const uint64_t tileFixed = ((uint64_t(1) << b) - 1) & ~((uint64_t(1) << w) - 1);
     const size_t count = gates.size();
@@ -365,7 +422,6 @@ StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGat
     std::vector<size_t> run[2];
     size_t first = 0, applied = 0;
     while (first < count) {
-        between(applied);
         for (int kind = 0; kind < 2; ++kind) {
             run[kind].clear();
             uint64_t skipped = 0, skippedDense = 0;   // qubits of the gates left behind (of the non-diagonal ones)
@@ -387,38 +443,87 @@ StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGat
         }
         const int kind = run[1].size() > run[0].size() ? 1 : 0;
         if (run[kind].size() < 2) {
-            apply(gates[first]);
+            step(-1, std::vector<size_t>{first}, applied);
             done[first] = 1;
             ++applied;
-            ++passes.singleGates;
         } else {
+            step(kind, run[kind], applied);
             applied += run[kind].size();
-            const uint64_t fixed = kind == 0 ? chunkFixed : tileFixed;
-            std::vector<BlockGate> blockGates;
-            blockGates.reserve(run[kind].size());
-            for (size_t i : run[kind]) {
-                if (kind == 0)
-                    blockGates.push_back(specialise(gates[i], fixed, [](int q) { return q; }));
-                else
-                    blockGates.push_back(specialise(gates[i], fixed, [&](int q) { return q < w ? q : q - b + w; }));
+            for (size_t i : run[kind])
                 done[i] = 1;
-            }
-            ++(kind == 0 ? passes.chunkRuns : passes.tileRuns);
-            if (kind == 0) {
-                if (prec_ == Precision::Double)
-                    chunkRun(dataDouble(), n_, b, blockGates);
-                else
-                    chunkRun(dataFloat(), n_, b, blockGates);
-            } else {
-                if (prec_ == Precision::Double)
-                    tileRun(dataDouble(), n_, b, w, blockGates);
-                else
-                    tileRun(dataFloat(), n_, b, w, blockGates);
-            }
         }
         while (first < count && done[first])
             ++first;
     }
+}
+
+}  // namespace
+
+StateVector::Passes StateVector::countPasses(int n, Precision p, const std::vector<kernels::PreparedGate>& gates)
+{
+    Passes passes;
+    if (n <= kChunkQubits + 1) {
+        passes.singleGates = static_cast<int>(gates.size());
+        return passes;
+    }
+    planRuns(n, tileLowQubits(n, p), gates, [&](int kind, const std::vector<size_t>&, size_t) {
+        ++(kind < 0 ? passes.singleGates : kind == 0 ? passes.chunkRuns : passes.tileRuns);
+    });
+    return passes;
+}
+
+StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGate>& gates, JobControl* job)
+{
+    Passes passes;
+    const auto between = [&](size_t applied) {
+        if (job) {
+            job->checkpoint();
+            job->report(double(applied) / double(std::max<size_t>(1, gates.size())), "simulating");
+        }
+    };
+    if (n_ <= kChunkQubits + 1) {
+        for (size_t i = 0; i < gates.size(); ++i) {
+            if (i % 256 == 0)
+                between(i);
+            apply(gates[i]);
+        }
+        passes.singleGates = static_cast<int>(gates.size());
+        return passes;
+    }
+    const int b = kChunkQubits;
+    const int w = tileLowQubits(n_, prec_);
+    const uint64_t all = n_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << n_) - 1;
+    const uint64_t chunkFixed = all & ~((uint64_t(1) << b) - 1);
+    const uint64_t tileFixed = ((uint64_t(1) << b) - 1) & ~((uint64_t(1) << w) - 1);
+    planRuns(n_, w, gates, [&](int kind, const std::vector<size_t>& run, size_t applied) {
+        between(applied);
+        if (kind < 0) {
+            apply(gates[run[0]]);
+            ++passes.singleGates;
+            return;
+        }
+        const uint64_t fixed = kind == 0 ? chunkFixed : tileFixed;
+        std::vector<BlockGate> blockGates;
+        blockGates.reserve(run.size());
+        for (size_t i : run) {
+            if (kind == 0)
+                blockGates.push_back(specialise(gates[i], fixed, [](int q) { return q; }));
+            else
+                blockGates.push_back(specialise(gates[i], fixed, [&](int q) { return q < w ? q : q - b + w; }));
+        }
+        ++(kind == 0 ? passes.chunkRuns : passes.tileRuns);
+        if (kind == 0) {
+            if (prec_ == Precision::Double)
+                chunkRun(dataDouble(), n_, b, blockGates);
+            else
+                chunkRun(dataFloat(), n_, b, blockGates);
+        } else {
+            if (prec_ == Precision::Double)
+                tileRun(dataDouble(), n_, b, w, blockGates);
+            else
+                tileRun(dataFloat(), n_, b, w, blockGates);
+        }
+    });
     return passes;
 }
 

@@ -56,6 +56,8 @@ public:
         int total() const { return chunkRuns + tileRuns + singleGates; }
     };
     Passes applyAll(const std::vector<kernels::PreparedGate>& gates, JobControl* job = nullptr);
+    // The passes applyAll would make for `gates` on an n-qubit state, without one.
+    static Passes countPasses(int numQubits, Precision p, const std::vector<kernels::PreparedGate>& gates);
     // Whether a non-diagonal gate on `qubits` of an n-qubit state can join applyAll's chunk or tile runs (a gate
     // that cannot costs a pass over the state of its own): the fuse pass keeps its blocks within this.
     static bool fitsCacheBlocks(int numQubits, const std::vector<int>& qubits);
@@ -74,6 +76,9 @@ private:
     int n_;
     Precision prec_;
     void* data_ = nullptr;
+    size_t bytes_ = 0;
+    void* mapBase_ = nullptr;   // set when the state is an mmap of mapBytes_ (large states)
+    size_t mapBytes_ = 0;
 };
 
 }  // namespace spyglass::quantum

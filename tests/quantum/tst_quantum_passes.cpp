@@ -10,6 +10,8 @@
 #include "core/quantum/pipeline.h"
 #include "core/quantum/qasm_parser.h"
 #include "core/quantum/qpir_printer.h"
+#include "core/quantum/simulator.h"
+#include "core/quantum/statevector.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -270,6 +272,70 @@ private slots:
         QVERIFY(f.gateCount() * 3 < c.gateCount() * 2);
         const auto psi = qt::randomState(8, 5);
         QVERIFY(qt::fidelity(qt::runOn(c, psi), qt::runOn(f, psi)) > 1 - 1e-9);
+    }
+
+    // 20 Hadamards on distinct qubits of 26 (the peer harness's circuit): whatever fusion keeps, the simulator makes
+    // at most the two passes (one of chunks, one of tiles) the unfused gates take, not one per gate.
+    void fuseKeepsDistinctHadamardsInFewPasses()
+    {
+        Circuit c;
+        c.numQubits = 26;
+        for (int i = 0; i < 20; ++i) {
+            Op op;
+            op.name = "h";
+            op.qubits = {(7 * i) % 26};
+            c.ops.push_back(op);
+        }
+        Circuit f = c;
+        makeFusePass(4)->run(f);
+        QVERIFY(f.gateCount() <= c.gateCount());
+        const auto unfused = StateVector::countPasses(26, Precision::Double, prepareGates(c));
+        const auto fused = StateVector::countPasses(26, Precision::Double, prepareGates(f));
+        QCOMPARE(unfused.total(), 2);
+        QVERIFY2(fused.total() <= unfused.total(), qPrintable(QStringLiteral("%1 passes fused").arg(fused.total())));
+    }
+
+    // Dense gates that fit no cache block (on a middle qubit 10..12 and a high one of an 18-qubit state) cost a pass
+    // each; the wide candidate merges gates on different qubits into 4-qubit blocks and is kept because it makes
+    // fewer passes, as qsim's fuser would. The state is unchanged.
+    void fuseMergesGatesOnDifferentQubitsWherePassesPay()
+    {
+        const int n = 18;
+        Circuit c;
+        c.numQubits = n;
+        c.qregs.push_back({"q", n, 0});
+        const int pairs[6][2] = {{10, 13}, {11, 14}, {12, 15}, {10, 16}, {11, 17}, {12, 13}};
+        for (const auto& pr : pairs) {
+            Op op;
+            op.name = "swap";
+            op.qubits = {pr[0], pr[1]};
+            c.ops.push_back(op);
+        }
+        Circuit f = c;
+        const PassResult r = makeFusePass(4)->run(f);
+        QVERIFY2(r.summary.rfind("wide", 0) == 0, r.summary.c_str());
+        const auto unfused = StateVector::countPasses(n, Precision::Double, prepareGates(c));
+        const auto fused = StateVector::countPasses(n, Precision::Double, prepareGates(f));
+        QCOMPARE(unfused.total(), 6);
+        QVERIFY2(fused.total() < unfused.total(), qPrintable(QStringLiteral("%1 passes fused").arg(fused.total())));
+        const auto psi = qt::randomState(n, 9);
+        QVERIFY(qt::fidelity(qt::runOn(c, psi), qt::runOn(f, psi)) > 1 - 1e-12);
+    }
+
+    // The fuse pass plans with countPasses: it must count what applyAll does.
+    void countPassesMatchesApplyAll()
+    {
+        for (int fuse : {0, 4}) {
+            const Circuit raw = prepareForSimulation(makeRandomLayers(16, 6, 2), 0);
+            const Circuit c = fuse ? prepareForSimulation(raw, fuse) : raw;
+            const auto gates = prepareGates(c);
+            StateVector sv(16, Precision::Single);
+            const auto applied = sv.applyAll(gates);
+            const auto counted = StateVector::countPasses(16, Precision::Single, gates);
+            QCOMPARE(counted.chunkRuns, applied.chunkRuns);
+            QCOMPARE(counted.tileRuns, applied.tileRuns);
+            QCOMPARE(counted.singleGates, applied.singleGates);
+        }
     }
 
     void qasmExportRoundTrips_data()

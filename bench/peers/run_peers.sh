@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The side-by-side run: the same gate lists (quantum_bench --emit-peer-circuits) on Spyglass (complex128 and
+# complex64, fused <= 4 as `qsim` runs by default), qsim (complex64, fusion 3 and 4), qulacs (complex128, its
+# optimize_light and optimize(2)) and QuEST (complex128, no fusion), in interleaved rounds: every round runs every
+# circuit on every simulator once, so a change in the machine's load hits all of them alike.
+#
+#   bench/peers/run_peers.sh BUILD [ROUNDS]      (BUILD: the Spyglass build folder, peers built into BUILD/peers)
+#
+# CIRCUITS limits the circuits (names of BUILD/peers/circuits/*.txt without .txt). Prints (and writes to
+# BUILD/peers/report.md) the machine, load
+# averages, the STREAM-style bandwidth, every time, then the medians with fidelity against Spyglass complex128
+# (over the amplitudes gate_list.h dumps) and the memory bound: passes x 2 x state bytes / in-place bandwidth.
+set -uo pipefail
+build=$(cd "${1:?usage: run_peers.sh BUILD [ROUNDS]}" && pwd)
+rounds=${2:-3}
+bench=$build/bench/quantum/quantum_bench
+drivers=$build/peers/build
+work=$build/peers/run
+mkdir -p "$work" "$build/peers/circuits"
+# Everything printed also goes to BUILD/peers/report.md.
+exec > >(tee "$build/peers/report.md") 2>&1
+"$bench" --emit-peer-circuits "$build/peers/circuits" > /dev/null || exit 1
+circuits=${CIRCUITS:-"qft_20 qft_22 qft_24 qft_26 qft_28 random_20 random_22 random_24 random_26 h20_26 ghz_26 vqe_24"}
+
+variants="ours-f64 ours-f32"
+[ -x "$drivers/qsim_driver" ] && variants="$variants qsim-f32-fuse3 qsim-f32-fuse4"
+[ -x "$drivers/qulacs_driver" ] && variants="$variants qulacs-f64-light qulacs-f64-opt2"
+[ -x "$drivers/quest_driver" ] && variants="$variants quest-f64"
+for p in qsim qulacs quest; do [ -x "$drivers/${p}_driver" ] || echo "note: no $drivers/${p}_driver (bench/peers/build_peers.sh did not build it)"; done
+
+command_of() {   # variant file -> command line
+    case $1 in
+        ours-f64) echo "$bench --peer-run $2 --fuse 4" ;;
+        ours-f32) echo "$bench --peer-run $2 --fuse 4 --single" ;;
+        qsim-f32-fuse3) echo "$drivers/qsim_driver $2 --fuse 3" ;;
+        qsim-f32-fuse4) echo "$drivers/qsim_driver $2 --fuse 4" ;;
+        qulacs-f64-light) echo "$drivers/qulacs_driver $2 --fuse -1" ;;
+        qulacs-f64-opt2) echo "$drivers/qulacs_driver $2 --fuse 2" ;;
+        quest-f64) echo "$drivers/quest_driver $2" ;;
+    esac
+}
+
+echo "# peers side by side: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null)"
+echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, $(free -g | awk '/Mem:/ {print $2}') GiB;" \
+     "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset}"
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+# Arrays of 2^24 complex128 (256 MiB each, 8x the L3 here): big enough for DRAM bandwidth, and quicker to first
+# touch than state-sized ones on a virtual machine whose fresh pages are slow.
+bw=$("$bench" --bandwidth 24 | grep -v checksum)
+echo "bandwidth (STREAM-style, 3 arrays of 256 MiB, best of 3): $(echo "$bw" | tr '\n' ' ')"
+rmw=$(echo "$bw" | awk '/rmw_gbs/ {print $2}')
+results=$work/times.tsv
+: > "$results"
+for r in $(seq 1 "$rounds"); do
+    for c in $circuits; do
+        f=$build/peers/circuits/$c.txt
+        for v in $variants; do
+            dump=
+            [ "$r" = 1 ] && dump="--dump $work/$c.$v.bin"
+            out=$($(command_of "$v" "$f") $dump 2> "$work/err.txt")
+            t=$(echo "$out" | awk '/^time_s/ {print $2}')
+            passes=$(echo "$out" | awk '/^passes/ {print $2}')
+            [ -n "$t" ] || { t=failed; echo "$v on $c failed: $(head -c 300 "$work/err.txt")"; }
+            printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$c" "$v" "$t" "${passes:--}" "$(cut -d' ' -f1 /proc/loadavg)" >> "$results"
+        done
+    done
+    echo "round $r done, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+done
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "## all times (round, circuit, simulator, s, our passes, 1-min load average)"
+cat "$results"
+echo
+echo "## medians of $rounds rounds; fidelity against ours-f64; memory bound = passes x 2 x state bytes / ${rmw} GB/s (in-place)"
+echo "| circuit | simulator | median s | fidelity | passes | memory bound s |"
+echo "|---|---|---|---|---|---|"
+for c in $circuits; do
+    n=$(awk '/^qubits/ {print $2}' "$build/peers/circuits/$c.txt")
+    for v in $variants; do
+        med=$(awk -F'\t' -v c="$c" -v v="$v" '$2 == c && $3 == v && $4 != "failed" {print $4}' "$results" | sort -g |
+              awk '{a[NR] = $1} END {if (NR) print a[int((NR + 1) / 2)]; else print "failed"}')
+        passes=$(awk -F'\t' -v c="$c" -v v="$v" '$2 == c && $3 == v {p = $5} END {print p}' "$results")
+        fid=-
+        [ "$v" != ours-f64 ] && [ -f "$work/$c.$v.bin" ] && fid=$("$bench" --fidelity "$work/$c.ours-f64.bin" "$work/$c.$v.bin" | awk '{print $2}')
+        bound=-
+        if [ "$passes" != - ] && [ -n "$rmw" ]; then
+            bytes=$([ "$v" = ours-f32 ] && echo 8 || echo 16)
+            bound=$(awk -v p="$passes" -v n="$n" -v b="$bytes" -v bw="$rmw" 'BEGIN {printf "%.4f", p * 2 * b * 2^n / (bw * 1e9)}')
+        fi
+        echo "| $c | $v | $med | $fid | $passes | $bound |"
+    done
+done
