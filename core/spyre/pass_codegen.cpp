@@ -97,7 +97,7 @@ Kernel kernelOf(const Program& program, const Op& op, int index)
             for (const auto& [var, c] : a.index.terms)
                 if (var >= kIndirectVar)
                     indirectCoeff = c;
-            if (indirectCoeff != 0 && !buf.lx.inLx && std::string(role) == "load") {
+            if (indirectCoeff != 0 && !buf.lx.inLx && role == AccessRole::Load) {
                 int64_t points = 1;
                 for (int v = 0; v < op.numVars(); ++v)
                     points *= op.varRange(v);

@@ -76,7 +76,7 @@ BisectReport bisectNumerics(const model::ModelGraph& graph, const spyre::KernelB
     options.trace = false;
     options.afterKernel = [&](const spyre::Kernel& k, const std::map<std::string, DeviceTensor>& memory) {
         for (const spyre::KernelTensorArg& a : k.tensors) {
-            if (a.role != "store")
+            if (a.role != spyre::AccessRole::Store)
                 continue;
             const DeviceTensor& d = memory.at(a.tensor);
             const int v = graph.findValue(d.meta().origin);

@@ -72,7 +72,7 @@ private slots:
         spyre::KernelBundle broken = c.bundle();
         bool altered = false;
         for (const spyre::BundleTensor& t : broken.tensors)
-            if (t.kind == "constant" && t.origin == "w2" && broken.constants.count(t.name)) {
+            if (t.kind == spyre::BufferKind::Constant && t.origin == "w2" && broken.constants.count(t.name)) {
                 auto f = std::make_shared<std::vector<float>>(*broken.constants.at(t.name).f);
                 (*f)[5] *= 1.1f;
                 broken.constants[t.name].f = f;

@@ -20,7 +20,7 @@ public:
             return {false, "nothing to do: not lowered"};
         for (spyre::Op& op : program.ops)
             for (spyre::Stmt& s : op.body)
-                if (s.kind == spyre::StmtKind::Compute && s.fn == "truediv" && s.args.size() == 2) {
+                if (s.kind == spyre::StmtKind::Compute && s.fn == spyre::BodyFn::TrueDiv && s.args.size() == 2) {
                     std::swap(s.args[0], s.args[1]);
                     return {true, "swapped the division in " + op.name};
                 }
