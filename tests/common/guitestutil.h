@@ -4,12 +4,23 @@
 #include "views/mainwindow.h"
 
 #include <QImage>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QSignalSpy>
 #include <QtTest>
 
 #include <set>
 
 namespace spyglass::test {
+
+// The app's settings and session history in `home` and Qt's test locations, never the user's or another suite's.
+inline void isolateAppData(const QTemporaryDir& home)
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+    qputenv("XDG_DATA_HOME", home.path().toLocal8Bit());
+}
 
 // Opens `path` and waits until it compiled (true) or failed (false).
 inline bool openAndWait(MainWindow& w, const QString& path, int timeoutMs = 60000)

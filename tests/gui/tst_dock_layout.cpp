@@ -29,8 +29,7 @@ class TestDockLayout : public QObject {
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        qputenv("XDG_DATA_HOME", dataHome_.path().toLocal8Bit());
+        isolateAppData(dataHome_);
     }
 
     void startUpShowsNoEmptyOrIrrelevantDock()

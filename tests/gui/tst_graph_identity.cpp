@@ -57,8 +57,7 @@ class TestGraphIdentity : public QObject {
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        qputenv("XDG_DATA_HOME", dataHome_.path().toLocal8Bit());
+        isolateAppData(dataHome_);
         w_ = std::make_unique<MainWindow>();
         w_->resize(1400, 900);
         w_->show();

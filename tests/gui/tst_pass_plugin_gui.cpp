@@ -36,8 +36,7 @@ class TestPassPluginGui : public QObject {
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        qputenv("XDG_DATA_HOME", dataHome_.path().toLocal8Bit());
+        isolateAppData(dataHome_);
     }
 
     void loadedPluginsJoinTheOpenAndLaterDocuments()

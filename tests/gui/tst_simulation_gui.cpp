@@ -70,9 +70,7 @@ class TestSimulationGui : public QObject {
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();
-        qputenv("XDG_DATA_HOME", dataHome_.path().toLocal8Bit());
+        isolateAppData(dataHome_);
     }
 
     void timelineShowsTheSimulatorTrace_data()

@@ -54,8 +54,7 @@ class TestSpyreViews : public QObject {
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        qputenv("XDG_DATA_HOME", dataHome_.path().toLocal8Bit());
+        isolateAppData(dataHome_);
     }
 
     void layoutWhatIfRecompilesWithAPinAndShowsTheDifference()

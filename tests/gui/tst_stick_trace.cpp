@@ -31,8 +31,7 @@ class TestStickTrace : public QObject {
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        qputenv("XDG_DATA_HOME", dataHome_.path().toLocal8Bit());
+        isolateAppData(dataHome_);
         w_ = std::make_unique<MainWindow>();
         w_->resize(1600, 1000);
         w_->show();

@@ -91,9 +91,7 @@ class TestVqeExample : public QObject {
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();
-        qputenv("XDG_DATA_HOME", dataHome_.path().toLocal8Bit());
+        isolateAppData(dataHome_);
     }
 
     void exampleIsWhatOurVqeComputes()

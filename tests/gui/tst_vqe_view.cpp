@@ -122,9 +122,7 @@ class TestVqeView : public QObject {
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();
-        qputenv("XDG_DATA_HOME", dataHome_.path().toLocal8Bit());
+        isolateAppData(dataHome_);
         db_ = dataHome_.filePath(QStringLiteral("vqe.db"));
         setSessionDatabasePath(db_);
     }
