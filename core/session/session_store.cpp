@@ -5,6 +5,8 @@
 #include "core/session/session_schema.h"
 #include "core/session/sqlite_db.h"
 
+#include <thread>
+#include <chrono>
 #include <QDateTime>
 #include <QDir>
 #include <QSysInfo>
@@ -201,7 +203,7 @@ SessionStore::SessionStore(std::string path, Access access) : path_(std::move(pa
     const fs::path parent = fs::path(path_).parent_path().empty() ? fs::path(".") : fs::path(path_).parent_path();
     const bool cannotWrite = ::access(path_.c_str(), W_OK) != 0 || ::access(parent.c_str(), W_OK) != 0;
     try {
-        openAndUpgrade(isNew, readOnly_ && logEmpty && cannotWrite);
+        openWithRetry(isNew, readOnly_ && logEmpty && cannotWrite);
     } catch (const SqliteError& e) {
         db_.reset();
         const int primary = e.code() & 0xff;
@@ -218,6 +220,26 @@ SessionStore::SessionStore(std::string path, Access access) : path_(std::move(pa
 }
 
 SessionStore::~SessionStore() = default;
+
+// SQLite answers BUSY at once, without its busy handler, where waiting could deadlock (connections that each hold
+// a read lock and want the write lock, as when several processes create one file at the same moment). Its
+// documented remedy is to start again; this does, until the busy timeout would have passed.
+void SessionStore::openWithRetry(bool fileIsNew, bool immutable)
+{
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+        try {
+            openAndUpgrade(fileIsNew, immutable);
+            return;
+        } catch (const SqliteError& e) {
+            const int primary = e.code() & 0xff;
+            db_.reset();
+            if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) || std::chrono::steady_clock::now() - start > std::chrono::seconds(10))
+                throw;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    }
+}
 
 void SessionStore::openAndUpgrade(bool fileIsNew, bool immutable)
 {

@@ -72,6 +72,7 @@ public:
     SqliteConnection& connection() { return *db_; }
 
 private:
+    void openWithRetry(bool fileIsNew, bool immutable);
     void openAndUpgrade(bool fileIsNew, bool immutable);
     std::vector<RunInfo> queryRuns(const char* where, RowId key);
 
