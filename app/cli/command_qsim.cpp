@@ -4,18 +4,15 @@
 #include "app/cli/session_option.h"
 
 #include "core/common/diagnostics.h"
-#include "core/quantum/pipeline.h"
-#include "core/quantum/qasm_parser.h"
 #include "core/quantum/simulator.h"
+#include "core/workbench/circuit_run.h"
 
 #include <QJsonObject>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <random>
 
 namespace spyglass::cli {
 namespace {
@@ -63,50 +60,38 @@ int runQsim(Args& args)
     if (precision != "double" && precision != "single")
         throw UsageError("--precision must be double or single, got '" + precision + "'");
 
-    ParseResult parsed = parseQasmFile(file);
-    for (const Diagnostic& w : parsed.warnings)
+    CircuitRunRequest request;
+    request.shots = static_cast<int>(shots);
+    if (seedOpt)
+        request.seed = static_cast<uint64_t>(*seedOpt);
+    request.precision = precision == "double" ? Precision::Double : Precision::Single;
+    request.fusion = !noFusion;
+    request.fuseMaxQubits = static_cast<int>(fuseMax);
+    request.force = force;
+    const CircuitRun run = runCircuitFile(file, request, commandJob());
+    for (const Diagnostic& w : run.warnings)
         std::cerr << w.format() << '\n';
-    std::unique_ptr<Circuit> inlinedPtr;
-    SimResult res;
-    SimOptions opt;
-    try {
-        const Circuit inlined = prepareForSimulation(parsed.circuit, 0);
-        const Circuit sim = noFusion ? inlined : prepareForSimulation(inlined, static_cast<int>(fuseMax), distributed::localQubits(inlined.numQubits));
-
-        opt.shots = static_cast<int>(shots);
-        // Under mpirun every rank draws the same shots: rank 0's seed.
-        opt.seed = distributed::broadcast(seedOpt ? static_cast<uint64_t>(*seedOpt) : std::random_device{}());
-        opt.precision = precision == "double" ? Precision::Double : Precision::Single;
-        if (!force)
-            opt.maxWork = kMaxSimulationWork;
-        res = simulate(sim, opt, &commandJob());
-
-        if (!res.note.empty())
-            std::cerr << res.note << '\n';
-        if (svOut && distributed::ranks() > 1) {
-            const auto ds = finalDistributedState(sim, opt.precision);
-            distributed::inTurn([&] {
-                if (ds->holdsAmplitudes())
-                    writeStatevector(*svOut, *ds->local(), sim.numQubits, ds->offset());
-            });
-        } else if (svOut) {
-            auto sv = finalState(sim, opt.precision);
-            writeStatevector(*svOut, *sv, sim.numQubits, 0);
+    const SimResult& res = run.result;
+    const Circuit& inlined = run.circuit;
+    if (!res.note.empty())
+        std::cerr << res.note << '\n';
+    if (svOut) {
+        try {
+            if (distributed::ranks() > 1) {
+                const auto ds = finalDistributedState(run.simulated, request.precision);
+                distributed::inTurn([&] {
+                    if (ds->holdsAmplitudes())
+                        writeStatevector(*svOut, *ds->local(), inlined.numQubits, ds->offset());
+                });
+            } else {
+                writeStatevector(*svOut, *finalState(run.simulated, request.precision), inlined.numQubits, 0);
+            }
+        } catch (const InputError& e) {
+            rethrowWithFile(e, file, inlined.name);
         }
-        inlinedPtr = std::make_unique<Circuit>(inlined);
-    } catch (const InputError& e) {
-        rethrowWithFile(e, file, parsed.circuit.name);
     }
-    const Circuit& inlined = *inlinedPtr;
-    if (session) {
-        auto& rec = session->recorder();
-        rec.beginRun({.kind = "qsim", .artifactPath = file, .artifactKind = "qasm",
-                      .optionsJson = "{\"shots\":" + std::to_string(shots) + ",\"seed\":" + std::to_string(opt.seed) + ",\"precision\":\"" + precision
-                                     + "\",\"fusion\":" + (noFusion ? "false" : "true") + "}"});
-        rec.addCircuitTiming(inlined.numQubits, inlined.gateCount(), res.simMs, parsed.circuit.name);
-        rec.setSimulationWallMs(res.simMs);
-        rec.finishRun(spyglass::session::RunStatus::Ok);
-    }
+    if (session)
+        recordRun(run, session->recorder());
 
     if (args.json()) {
         QJsonObject counts;
@@ -119,7 +104,7 @@ int runQsim(Args& args)
         o[QStringLiteral("sim_ms")] = res.simMs;
         o[QStringLiteral("fused_blocks")] = res.fusedBlocks;
         o[QStringLiteral("shots")] = static_cast<double>(shots);
-        o[QStringLiteral("seed")] = static_cast<double>(opt.seed);
+        o[QStringLiteral("seed")] = static_cast<double>(run.seed);
         o[QStringLiteral("precision")] = QString::fromStdString(precision);
         o[QStringLiteral("trajectories")] = res.trajectories;
         o[QStringLiteral("ranks")] = res.ranks;
@@ -132,7 +117,7 @@ int runQsim(Args& args)
         return ExitOk;
     }
     std::cout << file << ": " << inlined.numQubits << " qubits, " << inlined.gateCount() << " gates, " << res.fusedBlocks
-              << " fused blocks, " << shots << " shots (seed " << opt.seed << ")" << (res.trajectories ? ", per-shot trajectories" : "")
+              << " fused blocks, " << shots << " shots (seed " << run.seed << ")" << (res.trajectories ? ", per-shot trajectories" : "")
               << ", " << res.simMs << " ms";
     if (distributed::ranks() > 1)
         std::cout << ", " << res.ranks << " MPI ranks (" << res.traffic.exchanges << " exchanges, " << res.traffic.bytesSent

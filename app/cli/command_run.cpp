@@ -60,24 +60,14 @@ struct BackendOptions {
 
 using InputSource = std::function<const std::vector<HostTensor>&()>;
 
-struct KernelTiming {
-    std::string name;
-    std::string op;
-    double timeNs = 0;
-    int cores = 0;
-    double rooflineNs = 0;
-    double utilisation = 0;
-    int64_t bytes = 0;
-    int64_t lxPeakBytes = 0;
-};
-
 // What a backend returns. Fields a backend cannot measure stay empty and are printed as null.
 struct BackendResult {
     std::vector<HostTensor> outputs;   // in ModelGraph::outputs order
-    std::optional<double> kernelTimeNs;
-    std::optional<double> rooflineNs;
-    std::optional<double> bytesMoved;
-    std::optional<std::vector<KernelTiming>> kernels;
+    // The Spyre simulation (null for the reference backend, which measures no device time), the plan's scratchpad
+    // peak, and the compile's passes (empty for a bundle): what the session records, through the workbench.
+    std::shared_ptr<const spyresim::SimResult> sim;
+    int64_t lxPeakBytes = 0;
+    PassRecords passes;
     bool computedOutputs = true;   // false for a timing-only simulation
     std::vector<std::string> notes;
     std::optional<QJsonObject> tuning;   // --plan tuned: the search (recorded in the session with the --json object)
@@ -130,18 +120,14 @@ spyresim::SimOptions simOptions(const BackendOptions& options)
 
 // Simulation results -> the backend result; writes the Chrome trace when asked, as the GUI's Timeline shows and
 // exports it (core/workbench: kernels lane first).
-void fillFromSimulation(BackendResult& r, const spyresim::SimResult& sim, const BackendOptions& options, int64_t lxPeak,
+void fillFromSimulation(BackendResult& r, std::shared_ptr<const spyresim::SimResult> simulation, const BackendOptions& options, int64_t lxPeak,
                         const std::string& artifact)
 {
-    r.kernelTimeNs = sim.kernelTimeNs;
-    r.rooflineNs = sim.rooflineNs;
-    r.bytesMoved = static_cast<double>(sim.bytesMoved);
+    const spyresim::SimResult& sim = *simulation;
+    r.sim = std::move(simulation);
+    r.lxPeakBytes = lxPeak;
     r.computedOutputs = !options.noNumerics;
     r.notes = sim.notes;
-    std::vector<KernelTiming> ks;
-    for (const spyresim::KernelTime& k : sim.kernels)
-        ks.push_back(KernelTiming{k.name, k.op, k.timeNs, k.cores, k.rooflineNs, k.utilisation, k.bytesRead + k.bytesWritten, lxPeak});
-    r.kernels = std::move(ks);
     if (options.trace && sim.trace) {
         std::ofstream out(*options.trace, std::ios::binary);
         if (!out)
@@ -184,7 +170,8 @@ BackendResult runSpyreBackend(const ModelGraph& graph, const InputSource& inputs
     const SpyreRunResult run = runOnSpyre(doc, graph, options.noNumerics ? std::vector<HostTensor>{} : inputs(), so, &job);
     BackendResult r;
     r.outputs = run.outputs;
-    fillFromSimulation(r, *run.sim, options, doc.programs.back()->scratchpad.peakBytes, graph.sourcePath);
+    fillFromSimulation(r, run.sim, options, doc.programs.back()->scratchpad.peakBytes, graph.sourcePath);
+    r.passes = doc.passes;
     r.notes.insert(r.notes.begin(), std::string("plan ") + (request.spyre.baseline ? "baseline" : tuned ? "tuned" : "optimized") + ", scratchpad " +
                                         spyre::scratchpadPolicyName(request.spyre.scratchpad) + ", target " + doc.target->name);
     if (tuning) {
@@ -300,6 +287,7 @@ struct RunContext {
     Expectation expected;
     bool generatedInputs = false;
     CliSession* session = nullptr;
+    std::string targetPath;   // the Spyre target the run simulates on (recorded with the run, as the explorer does)
     double wallMs = 0;
 };
 
@@ -337,7 +325,7 @@ void beginSessionRun(const RunContext& ctx, const char* kind, const char* artifa
     opts[QStringLiteral("test_data")] = testData ? QJsonValue(QString::fromStdString(*testData)) : QJsonValue(QJsonValue::Null);
     opts[QStringLiteral("rtol")] = optionalNumber(ctx.rtolOpt);
     opts[QStringLiteral("atol")] = optionalNumber(ctx.atolOpt);
-    ctx.session->recorder().beginRun({.kind = kind, .artifactPath = ctx.file, .artifactKind = artifactKind,
+    ctx.session->recorder().beginRun({.kind = kind, .artifactPath = ctx.file, .artifactKind = artifactKind, .targetPath = ctx.targetPath,
                                       .optionsJson = QJsonDocument(opts).toJson(QJsonDocument::Compact).toStdString()});
 }
 
@@ -419,12 +407,14 @@ int reportRun(Args& args, const RunContext& ctx, const BackendResult& result, st
     }
     if (!result.computedOutputs)
         text << "--no-numerics: timing only, no outputs computed\n";
-    if (result.kernels) {
-        text << "simulated kernel time " << *result.kernelTimeNs / 1000.0 << " us (roofline bound " << *result.rooflineNs / 1000.0 << " us), "
-             << static_cast<int64_t>(*result.bytesMoved) << " B moved between device memory and LX, " << result.kernels->size() << " kernel(s)\n";
-        for (const KernelTiming& k : *result.kernels)
+    if (result.sim) {
+        const spyresim::SimResult& sim = *result.sim;
+        text << "simulated kernel time " << sim.kernelTimeNs / 1000.0 << " us (roofline bound " << sim.rooflineNs / 1000.0 << " us), "
+             << sim.bytesMoved << " B moved between device memory and LX, " << sim.kernels.size() << " kernel(s)\n";
+        for (const spyresim::KernelTime& k : sim.kernels)
             text << "  " << k.name << " " << k.op << ": " << k.timeNs / 1000.0 << " us on " << k.cores << " core(s), utilisation "
-                 << static_cast<int>(std::lround(k.utilisation * 100)) << "%, roofline " << k.rooflineNs / 1000.0 << " us, " << k.bytes << " B\n";
+                 << static_cast<int>(std::lround(k.utilisation * 100)) << "%, roofline " << k.rooflineNs / 1000.0 << " us, "
+                 << k.bytesRead + k.bytesWritten << " B\n";
     }
     if (checked)
         text << (ok ? "result: all outputs match" : "result: MISMATCH") << " (rtol " << rtol << ", atol " << atol << ")\n";
@@ -461,12 +451,13 @@ int reportRun(Args& args, const RunContext& ctx, const BackendResult& result, st
     j[QStringLiteral("max_rel_err")] = optionalNumber(maxRel);
     j[QStringLiteral("rtol")] = rtol;
     j[QStringLiteral("atol")] = atol;
-    j[QStringLiteral("kernel_time_ns")] = optionalNumber(result.kernelTimeNs);
-    j[QStringLiteral("roofline_ns")] = optionalNumber(result.rooflineNs);
-    j[QStringLiteral("bytes_moved")] = optionalNumber(result.bytesMoved);
-    if (result.kernels) {
+    const spyresim::SimResult* sim = result.sim.get();
+    j[QStringLiteral("kernel_time_ns")] = sim ? QJsonValue(sim->kernelTimeNs) : QJsonValue(QJsonValue::Null);
+    j[QStringLiteral("roofline_ns")] = sim ? QJsonValue(sim->rooflineNs) : QJsonValue(QJsonValue::Null);
+    j[QStringLiteral("bytes_moved")] = sim ? QJsonValue(static_cast<double>(sim->bytesMoved)) : QJsonValue(QJsonValue::Null);
+    if (sim) {
         QJsonArray ks;
-        for (const KernelTiming& k : *result.kernels) {
+        for (const spyresim::KernelTime& k : sim->kernels) {
             QJsonObject ko;
             ko[QStringLiteral("name")] = QString::fromStdString(k.name);
             ko[QStringLiteral("op")] = QString::fromStdString(k.op);
@@ -474,7 +465,7 @@ int reportRun(Args& args, const RunContext& ctx, const BackendResult& result, st
             ko[QStringLiteral("cores")] = k.cores;
             ko[QStringLiteral("roofline_ns")] = k.rooflineNs;
             ko[QStringLiteral("utilisation")] = k.utilisation;
-            ko[QStringLiteral("bytes_moved")] = static_cast<double>(k.bytes);
+            ko[QStringLiteral("bytes_moved")] = static_cast<double>(k.bytesRead + k.bytesWritten);
             ks.append(ko);
         }
         j[QStringLiteral("kernels")] = ks;
@@ -488,10 +479,11 @@ int reportRun(Args& args, const RunContext& ctx, const BackendResult& result, st
 
     if (ctx.session) {
         auto& rec = ctx.session->recorder();
-        if (result.kernels)
-            for (const KernelTiming& k : *result.kernels)
-                rec.addKernelTiming(k.name, k.timeNs, k.bytes, k.lxPeakBytes);
-        rec.setSimulationWallMs(ctx.wallMs);
+        rec.addPassTimings(result.passes);
+        if (result.sim)
+            recordSimulation(*result.sim, result.lxPeakBytes, rec);
+        else
+            rec.setSimulationWallMs(ctx.wallMs);   // the reference interpreter's run
         rec.setResultJson(QJsonDocument(j).toJson(QJsonDocument::Compact).toStdString());
         rec.finishRun(ok ? session::RunStatus::Ok : session::RunStatus::Failed, ok ? std::string() : "outputs do not match the expected values");
     }
@@ -519,6 +511,8 @@ int runRun(Args& args)
     args.finish();
     const Backend& backend = findBackend(backendName);
     ctx.backend = &backend;
+    if (std::string(backend.name) == "spyre")
+        ctx.targetPath = options.target.value_or(spyre::SpyreTarget::defaultPath());
     validateTolerances(ctx.rtolOpt, ctx.atolOpt);
     if (options.noNumerics && options.bisect)
         throw UsageError("--bisect compares computed values: it cannot be combined with --no-numerics");
@@ -618,6 +612,7 @@ int runBundle(Args& args)
     ctx.backend = &findBackend("spyre");
     const spyre::KernelBundle bundle = spyre::loadKernelBundle(dir);
     const spyre::SpyreTarget target = spyre::SpyreTarget::loadOrDefault(options.target);
+    ctx.targetPath = target.path;
     if (bundle.cores > target.cores)
         throw InputError(SourceLocation{dir + "/manifest.json", 0, 0}, "the bundle was compiled for " + std::to_string(bundle.cores) +
                                                                           " cores, the target has " + std::to_string(target.cores));
@@ -674,11 +669,11 @@ int runBundle(Args& args)
     beginSessionRun(ctx, "run", "bundle", testData);
     const BackendResult result = runRecorded(ctx, [&] {
         JobControl& job = commandJob();
-        const spyresim::SimResult sim = spyresim::simulate(bundle, target, inputs, simOptions(options), &job);
+        auto sim = std::make_shared<const spyresim::SimResult>(spyresim::simulate(bundle, target, inputs, simOptions(options), &job));
         BackendResult r;
         if (!options.noNumerics)
             for (const OutputSpec& o : ctx.outputs)
-                r.outputs.push_back(sim.outputs.at(o.name));
+                r.outputs.push_back(sim->outputs.at(o.name));
         fillFromSimulation(r, sim, options, bundle.lxPeakBytes, dir);
         return r;
     }, ctx.wallMs);

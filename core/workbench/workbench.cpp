@@ -1,5 +1,7 @@
 #include "core/workbench/workbench.h"
 
+#include "core/workbench/circuit_run.h"
+
 #include "core/common/diagnostics.h"
 #include "core/common/pass_dump.h"
 #include "core/model/model_loader.h"
@@ -420,16 +422,18 @@ void recordRun(const CompiledDocument& doc, session::SessionRecorder& recorder, 
     start.optionsJson = optionsJson;
     recorder.beginRun(start);
     recorder.addPassTimings(doc.passes);
-    if (doc.simulation) {
-        const int64_t lxPeak = doc.programs.empty() ? 0 : doc.programs.back()->scratchpad.peakBytes;
-        for (const spyresim::KernelTime& k : doc.simulation->kernels)
-            recorder.addKernelTiming(k.name, k.timeNs, k.bytesRead + k.bytesWritten, lxPeak);
-        recorder.setSimulationWallMs(doc.simulation->wallMs);
-    }
+    if (doc.simulation)
+        recordSimulation(*doc.simulation, doc.programs.empty() ? 0 : doc.programs.back()->scratchpad.peakBytes, recorder);
     if (doc.quantumRun && !doc.circuits.empty() && !doc.quantumRun->counts.empty())
-        recorder.addCircuitTiming(doc.quantumRun->qubits, doc.circuits.back()->gateCount(), doc.quantumRun->simMs,
-                                  QFileInfo(doc.path).fileName().toStdString());
+        recordCircuitTiming(*doc.circuits.back(), doc.quantumRun->simMs, doc.path.toStdString(), recorder);
     recorder.finishRun(session::RunStatus::Ok);
+}
+
+void recordSimulation(const spyresim::SimResult& sim, int64_t lxPeakBytes, session::SessionRecorder& recorder)
+{
+    for (const spyresim::KernelTime& k : sim.kernels)
+        recorder.addKernelTiming(k.name, k.timeNs, k.bytesRead + k.bytesWritten, lxPeakBytes);
+    recorder.setSimulationWallMs(sim.wallMs);
 }
 
 void recordRun(CompiledDocument& doc, const std::string& dbPath, int64_t sessionId, const std::string& kind, const std::string& optionsJson)

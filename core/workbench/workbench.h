@@ -164,5 +164,9 @@ void recordRun(const CompiledDocument& doc, session::SessionRecorder& recorder, 
 // A store that cannot be written is not a failed compile: a warning is added to the document instead.
 void recordRun(CompiledDocument& doc, const std::string& dbPath, int64_t sessionId, const std::string& kind,
                const std::string& optionsJson = {});
+// The rows of a Spyre simulation in the run being recorded: one kernel row per kernel (its time, the bytes it
+// moved, the plan's scratchpad peak) and the simulation's host time. recordRun writes them for the explorer,
+// `run --backend spyre` and `run-bundle` for theirs.
+void recordSimulation(const spyresim::SimResult& sim, int64_t lxPeakBytes, session::SessionRecorder& recorder);
 
 }  // namespace spyglass

@@ -5,6 +5,7 @@
 #include "core/session/session_recorder.h"
 #include "core/session/session_store.h"
 #include "core/session/sqlite_db.h"
+#include "core/workbench/workbench.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -182,6 +183,69 @@ private slots:
         QCOMPARE(runs[0].status, RunStatus::Ok);
         QCOMPARE(runs[0].artifact.id, runs[1].artifact.id);   // same file, same artifact
         QVERIFY(runs[0].simWallMs.value_or(0) > 0);
+    }
+
+    void cliAndExplorerRecordTheSameRows()
+    {
+        // The explorer records its compile through the workbench; `run --backend spyre` and `qsim` through the same
+        // workbench calls, so one file gives the same kernel rows, pass names, target and circuit row from either.
+        const QString model = dataPath(QStringLiteral("spyre/models/mlp.onnxtxt"));
+        const QString circuit = sourcePath(QStringLiteral("resources/examples/qft4.qasm"));
+        const QString db = tmp_.filePath(QStringLiteral("same.db"));
+        CliResult r = runCli({QStringLiteral("run"), model, QStringLiteral("--backend"), QStringLiteral("spyre"), QStringLiteral("--session"),
+                              QStringLiteral("same"), QStringLiteral("--db"), db});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        r = runCli({QStringLiteral("qsim"), circuit, QStringLiteral("--seed"), QStringLiteral("7"), QStringLiteral("--session"), QStringLiteral("same"),
+                    QStringLiteral("--db"), db});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        SessionStore store(db.toStdString());
+        const RowId session = store.listSessions().at(0).id;
+        {
+            spyglass::JobControl control;
+            const spyglass::CompiledDocument doc = spyglass::compileDocument(model, control);
+            SessionRecorder rec(store, session);
+            spyglass::recordRun(doc, rec, "compile");
+            const spyglass::CompiledDocument qdoc = spyglass::compileDocument(circuit, control);
+            spyglass::recordRun(qdoc, rec, "compile");
+        }
+        const auto runs = store.runs(session);   // newest first
+        QCOMPARE(runs.size(), size_t(4));
+        auto detailOf = [&](const char* kind, const char* artifactKind) {
+            for (const RunInfo& run : runs)
+                if (run.kind == kind && run.artifact.kind == artifactKind)
+                    return *store.runDetail(run.id);
+            qFatal("no %s run of a %s", kind, artifactKind);
+        };
+        const RunDetail cliRun = detailOf("run", "onnx"), guiRun = detailOf("compile", "onnx");
+        QCOMPARE(cliRun.run.targetHash, guiRun.run.targetHash);
+        QVERIFY(!cliRun.run.targetHash.empty());
+        QCOMPARE(cliRun.run.artifact.id, guiRun.run.artifact.id);
+        QVERIFY(!cliRun.kernels.empty());
+        QCOMPARE(cliRun.kernels.size(), guiRun.kernels.size());
+        for (size_t k = 0; k < cliRun.kernels.size(); ++k) {
+            QCOMPARE(cliRun.kernels[k].name, guiRun.kernels[k].name);
+            QCOMPARE(cliRun.kernels[k].simNs, guiRun.kernels[k].simNs);
+            QCOMPARE(cliRun.kernels[k].bytesMoved, guiRun.kernels[k].bytesMoved);
+            QCOMPARE(cliRun.kernels[k].lxPeakBytes, guiRun.kernels[k].lxPeakBytes);
+        }
+        // Every pass of the compile the run made is a pass of the explorer's (which also times reading the file).
+        QVERIFY(!cliRun.passes.empty());
+        QStringList cliPasses, guiPasses;
+        for (const PassTiming& p : cliRun.passes)
+            cliPasses << QString::fromStdString(p.name);
+        for (const PassTiming& p : guiRun.passes)
+            guiPasses << QString::fromStdString(p.name);
+        for (const QString& p : cliPasses)
+            QVERIFY2(guiPasses.contains(p), qPrintable(p + QStringLiteral(" not in ") + guiPasses.join(QLatin1Char(' '))));
+        const RunDetail qsimRun = detailOf("qsim", "qasm"), qguiRun = detailOf("compile", "qasm");
+        QCOMPARE(qsimRun.run.artifact.id, qguiRun.run.artifact.id);
+        QCOMPARE(qsimRun.circuits.size(), size_t(1));
+        QCOMPARE(qguiRun.circuits.size(), size_t(1));
+        QCOMPARE(qsimRun.circuits[0].name, std::string("qft4.qasm"));
+        QCOMPARE(qsimRun.circuits[0].name, qguiRun.circuits[0].name);
+        QCOMPARE(qsimRun.circuits[0].qubits, qguiRun.circuits[0].qubits);
+        QCOMPARE(QJsonDocument::fromJson(QByteArray::fromStdString(qsimRun.run.optionsJson)).object()[QStringLiteral("seed")].toString(),
+                 QStringLiteral("7"));
     }
 
     void defaultDatabaseFollowsXdgDataHome()
