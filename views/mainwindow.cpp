@@ -5,41 +5,25 @@
 #include "core/plugins/pass_plugin_loader.h"
 
 #include "views/chartsview.h"
-#include "views/circuitinspect.h"
-#include "views/circuitview.h"
 #include "views/document.h"
 #include "views/graphlayout.h"
 #include "views/graphview.h"
-#include "views/imguihost.h"
-#include "views/inspectorview.h"
-#include "views/irview.h"
-#include "views/scratchpadmappanel.h"
-#include "views/stateview.h"
-#include "views/sticklayoutview.h"
-#include "views/workdivisionview.h"
-#include "views/timelinepanel.h"
 #include "views/jobrunner.h"
-#include "views/pipelineview.h"
 #include "views/problemsview.h"
 #include "views/spyregraph.h"
-#include "views/spyreinspect.h"
+#include "views/vqedialogs.h"
 #include "views/vqeview.h"
 
 #include "core/common/resource_paths.h"
-#include "core/quantum/circuit.h"
-#include "core/quantum/export.h"
+#include "core/common/units.h"
+#include "core/common/versions.h"
+#include "core/plugins/pass_plugin_loader.h"
 #include "core/quantum/vqe_report.h"
-#include "core/workbench/vqe_record.h"
-#include "core/spyre/kernel_bundle.h"
-#include "core/session/session_charts.h"
-#include "core/session/session_recorder.h"
 #include "core/session/session_store.h"
 #include "core/spyre/loop_ir.h"
-#include "core/spyre/op_geometry.h"
-#include "core/spyre/plan_summary.h"
 #include "core/spyre/spyre_target.h"
 #include "core/spyresim/spyre_simulator.h"
-#include "core/common/versions.h"
+#include "core/workbench/vqe_record.h"
 
 #include <QAction>
 #include <QApplication>
@@ -48,34 +32,21 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
-#include <QComboBox>
-#include <QDialog>
-#include <QDialogButtonBox>
-#include <QFormLayout>
-#include <QHBoxLayout>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QPushButton>
-#include <QSpinBox>
-
-#include <algorithm>
 #include <QFileInfo>
 #include <QInputDialog>
-#include <QRegularExpression>
-#include <QVBoxLayout>
 #include <QLabel>
-#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
-#include <QSaveFile>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
 #include <QToolBar>
 #include <QToolButton>
+#include <QVBoxLayout>
 
 #include <imgui.h>
 
@@ -105,38 +76,38 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
     setAcceptDrops(true);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
 
-    centralTabs_ = new QTabWidget(this);
-    centralTabs_->setObjectName(QStringLiteral("centralTabs"));
-    centralTabs_->setDocumentMode(true);
-    irView_ = new IrView(document_, centralTabs_);
-    graphView_ = new GraphView(centralTabs_);
-    circuitView_ = new CircuitView(centralTabs_);
-    centralTabs_->addTab(irView_, tr("IR"));
-    centralTabs_->addTab(graphView_, tr("Graph"));
-    centralTabs_->addTab(circuitView_, tr("Circuit"));
-    vqeView_ = new VqeView(centralTabs_);
-    centralTabs_->addTab(vqeView_, tr("VQE"));
-    whatIf_ = new QLabel(this);
-    whatIf_->setObjectName(QStringLiteral("whatIfBanner"));
-    whatIf_->setWordWrap(true);
-    whatIf_->setStyleSheet(QStringLiteral("QLabel { background: #fff4d6; border: 1px solid #e0c060; padding: 4px; }"));
-    whatIf_->hide();
+    // A session per window in the history database; without one (an unusable database) the window still works.
+    std::optional<Diagnostic> noHistory;
+    try {
+        windowSession_ = std::make_unique<WindowSession>();
+    } catch (const InputError& e) {
+        noHistory = e.diagnostic();
+    }
+    views_ = new WindowViews(document_, this, windowSession_ ? &windowSession_->store() : nullptr);
+    if (noHistory)
+        views_->problems()->addProblem(*noHistory);
+    if (windowSession_)
+        views_->charts()->selectSession(windowSession_->id());
+    whatIfBanner_ = new QLabel(this);
+    whatIfBanner_->setObjectName(QStringLiteral("whatIfBanner"));
+    whatIfBanner_->setWordWrap(true);
+    whatIfBanner_->setStyleSheet(QStringLiteral("QLabel { background: #fff4d6; border: 1px solid #e0c060; padding: 4px; }"));
+    whatIfBanner_->hide();
     auto* centre = new QWidget(this);
     auto* centreLayout = new QVBoxLayout(centre);
     centreLayout->setContentsMargins(0, 0, 0, 0);
     centreLayout->setSpacing(0);
-    centreLayout->addWidget(whatIf_);
-    centreLayout->addWidget(centralTabs_, 1);
+    centreLayout->addWidget(whatIfBanner_);
+    centreLayout->addWidget(views_->centralTabs(), 1);
     setCentralWidget(centre);
 
     createActions();
-    createDocks();
     createMenus();
     createStatusBar();
     defaultState_ = saveState(kLayoutVersion);
     restoreLayout();
     applyLayoutFor(DocumentKind::Unknown);
-    connect(problems_, &ProblemsView::problemAdded, this, [this] {
+    connect(views_->problems(), &ProblemsView::problemAdded, this, [this] {
         if (QDockWidget* d = dock(QStringLiteral("problemsDock"))) {
             d->show();
             d->raise();
@@ -146,34 +117,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
     connect(document_, &Document::documentChanged, this, &MainWindow::updateActions);
     connect(document_, &Document::selectedPassChanged, this, &MainWindow::updateActions);
     connect(document_, &Document::documentChanged, this, &MainWindow::updateTitle);
-    // The pictures of the selected pass follow the document themselves.
-    circuitView_->followDocument(document_);
-    // The State view steps along the circuit the Circuit view draws (connected after it, so its columns are current).
-    auto stepColumns = [this] { stateView_->setStepColumns(circuitView_->circuit() ? circuitView_->columnCount() : 0); };
-    connect(document_, &Document::documentChanged, this, stepColumns);
-    connect(document_, &Document::selectedPassChanged, this, stepColumns);
-    connect(stateView_, &StateView::stepRequested, this, &MainWindow::showStateAfterColumn);
-    connect(stateView_, &StateView::finalStateShown, circuitView_, [this] { circuitView_->setStepMarker(std::nullopt); });
-    followDocument(graphView_, document_);
-    followDocument(scratchpad_, scratchpadHost_, document_);
-    followDocument(timeline_, timelineHost_, document_);
-    followDocument(workDivision_, document_);
-    followDocument(stickLayout_, document_);
     connect(document_, &Document::documentChanged, this, [this] {
         applyLayoutFor(document_->kind());
-        // Bring forward the picture that fits the document.
-        if (document_->kind() == DocumentKind::Circuit)
-            centralTabs_->setCurrentWidget(circuitView_);
-        else if (document_->kind() == DocumentKind::Model)
-            centralTabs_->setCurrentWidget(graphView_);
-        inspector_->clear();
         showSimulation();
     });
     // After the layout of the kind is applied, so that a failed numbers check brings Problems forward over it.
     connect(document_, &Document::documentChanged, this, &MainWindow::showNumbersCheck);
-    connect(circuitView_, &CircuitView::opSelected, this, &MainWindow::inspectCircuitOp);
-    connect(graphView_, &GraphView::nodeSelected, this, &MainWindow::inspectGraphNode);
-    connect(graphView_, &GraphView::nodeContextMenuRequested, this, &MainWindow::showGraphNodeMenu);
+    connect(views_->graph(), &GraphView::nodeContextMenuRequested, this, &MainWindow::showGraphNodeMenu);
     updateActions();
     updateTitle();
 }
@@ -182,8 +132,8 @@ MainWindow::~MainWindow()
 {
     jobs_->cancel();
     jobs_->waitForIdle();
-    delete charts_;   // it reads the window session's store: gone before the session ends
-    charts_ = nullptr;
+    delete views_;   // its Charts read the window session's store: gone before the session ends
+    views_ = nullptr;
 }
 
 void MainWindow::createActions()
@@ -221,8 +171,8 @@ void MainWindow::createActions()
     resetLayoutAction_ = new QAction(tr("Reset &Layout"), this);
     connect(resetLayoutAction_, &QAction::triggered, this, [this] {
         restoreState(defaultState_, kLayoutVersion);
-        for (QDockWidget* d : docks_)
-            d->show();
+        for (const WindowViews::Dock& d : views_->docks())
+            d.dock->show();
     });
 
     auto* toolbar = addToolBar(tr("Pipeline"));
@@ -233,59 +183,6 @@ void MainWindow::createActions()
     toolbar->addAction(stepBackAction_);
     toolbar->addAction(stepForwardAction_);
     toolbar->addAction(lastAction_);
-}
-
-QDockWidget* MainWindow::addDock(const QString& title, const QString& objectName, QWidget* w, Qt::DockWidgetArea area)
-{
-    auto* dock = new QDockWidget(title, this);
-    dock->setObjectName(objectName);
-    dock->setWidget(w);
-    addDockWidget(area, dock);
-    docks_.append(dock);
-    return dock;
-}
-
-void MainWindow::createDocks()
-{
-    pipeline_ = new PipelineView(document_, this);
-    addDock(tr("Pipeline"), QStringLiteral("pipelineDock"), pipeline_, Qt::LeftDockWidgetArea);
-    inspector_ = new InspectorView(this);
-    QDockWidget* inspectorDock = addDock(tr("Inspector"), QStringLiteral("inspectorDock"), inspector_, Qt::RightDockWidgetArea);
-    stateView_ = new StateView(document_, this);
-    QDockWidget* stateDock = addDock(tr("State"), QStringLiteral("stateDock"), stateView_, Qt::RightDockWidgetArea);
-    problems_ = new ProblemsView(this);
-    QDockWidget* problemsDock = addDock(tr("Problems"), QStringLiteral("problemsDock"), problems_, Qt::BottomDockWidgetArea);
-    auto timeline = std::make_unique<TimelinePanel>();
-    timeline_ = timeline.get();
-    timelineHost_ = new ImGuiHost(std::move(timeline), this);
-    QDockWidget* timelineDock = addDock(tr("Timeline"), QStringLiteral("timelineDock"), timelineHost_, Qt::BottomDockWidgetArea);
-    tabifyDockWidget(problemsDock, timelineDock);
-    workDivision_ = new WorkDivisionView(this);
-    QDockWidget* workDock = addDock(tr("Work division"), QStringLiteral("workDivisionDock"), workDivision_, Qt::BottomDockWidgetArea);
-    tabifyDockWidget(problemsDock, workDock);
-    stickLayout_ = new StickLayoutView(this);
-    QDockWidget* stickDock = addDock(tr("Stick layout"), QStringLiteral("stickLayoutDock"), stickLayout_, Qt::BottomDockWidgetArea);
-    tabifyDockWidget(problemsDock, stickDock);
-    auto scratchpad = std::make_unique<ScratchpadMapPanel>();
-    scratchpad_ = scratchpad.get();
-    scratchpadHost_ = new ImGuiHost(std::move(scratchpad), this);
-    QDockWidget* scratchDock = addDock(tr("Scratchpad"), QStringLiteral("scratchpadDock"), scratchpadHost_, Qt::BottomDockWidgetArea);
-    tabifyDockWidget(problemsDock, scratchDock);
-    // A session per window in the history database; without one (an unusable database) the window still works.
-    try {
-        windowSession_ = std::make_unique<WindowSession>();
-    } catch (const InputError& e) {
-        problems_->addProblem(e.diagnostic());
-    }
-    charts_ = new ChartsView(windowSession_ ? &windowSession_->store() : nullptr, this);
-    if (windowSession_)
-        charts_->selectSession(windowSession_->id());
-    QDockWidget* chartsDock = addDock(tr("Charts"), QStringLiteral("chartsDock"), charts_, Qt::BottomDockWidgetArea);
-    tabifyDockWidget(problemsDock, chartsDock);
-    problemsDock->raise();
-    resizeDocks({docks_.first(), inspectorDock}, {360, 420}, Qt::Horizontal);
-    resizeDocks({inspectorDock, stateDock}, {260, 520}, Qt::Vertical);
-    resizeDocks({problemsDock}, {170}, Qt::Vertical);
 }
 
 void MainWindow::createMenus()
@@ -313,18 +210,26 @@ void MainWindow::createMenus()
     pipeline->addAction(lastAction_);
 
     QMenu* quantum = menuBar()->addMenu(tr("&Quantum"));
-    quantum->addAction(tr("Run &VQE…"), this, &MainWindow::vqeDialog);
-    quantum->addAction(tr("&Open VQE Run from the Session History…"), this, &MainWindow::recordedVqeDialog);
+    quantum->addAction(tr("Run &VQE…"), this, [this] {
+        if (const auto request = askVqeRun(this))
+            runVqe(request->options, request->hamiltonianFile);
+    });
+    quantum->addAction(tr("&Open VQE Run from the Session History…"), this, [this] {
+        if (!windowSession_)
+            showRecordedVqeRun(0);   // says why there is nothing
+        else if (const auto run = askRecordedVqeRun(this, windowSession_->store()))
+            showRecordedVqeRun(*run);
+    });
 
     viewMenu_ = menuBar()->addMenu(tr("&View"));
-    for (QDockWidget* d : docks_)
-        viewMenu_->addAction(d->toggleViewAction());
+    for (const WindowViews::Dock& d : views_->docks())
+        viewMenu_->addAction(d.dock->toggleViewAction());
     viewMenu_->addSeparator();
     viewMenu_->addAction(resetLayoutAction_);
     // Window-wide Ctrl+F brings the Graph forward with its find field (the view's own shortcut needs its focus).
     viewMenu_->addAction(tr("&Find in Graph…"), QKeySequence::Find, this, [this] {
-        centralTabs_->setCurrentWidget(graphView_);
-        graphView_->showFind();
+        views_->centralTabs()->setCurrentWidget(views_->graph());
+        views_->graph()->showFind();
     });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -362,7 +267,7 @@ void MainWindow::createStatusBar()
         showBusy(true);
         progress_->setValue(0);
         statusLabel_->setText(title + QStringLiteral("…"));
-        problems_->log(tr("started: %1").arg(title));
+        views_->problems()->log(tr("started: %1").arg(title));
     });
     connect(jobs_, &JobRunner::progress, this, [this](double f, const QString& what) {
         progress_->setValue(static_cast<int>(f * 1000));
@@ -371,44 +276,18 @@ void MainWindow::createStatusBar()
     connect(jobs_, &JobRunner::finished, this, [this, showBusy](const QString& title) {
         showBusy(false);
         statusLabel_->setText(tr("%1: done").arg(title));
-        problems_->log(tr("finished: %1").arg(title));
+        views_->problems()->log(tr("finished: %1").arg(title));
     });
     connect(jobs_, &JobRunner::failed, this, [this, showBusy](const QString& title, const QString& message) {
         showBusy(false);
         statusLabel_->setText(tr("%1: failed").arg(title));
-        problems_->addErrorText(message);
+        views_->problems()->addErrorText(message);
     });
     connect(jobs_, &JobRunner::cancelled, this, [this, showBusy](const QString& title) {
         showBusy(false);
         statusLabel_->setText(tr("%1: cancelled").arg(title));
-        problems_->log(tr("cancelled: %1").arg(title));
+        views_->problems()->log(tr("cancelled: %1").arg(title));
     });
-}
-
-void MainWindow::inspectGraphNode(const QString& id)
-{
-    const auto program = document_->selectedProgram();
-    if (!program)
-        return;
-    const InspectorContent c = inspectSpyreNode(*program, document_->compiled().target.get(), id.toStdString());
-    if (!c.found)
-        return;
-    inspector_->show(c.heading, c.sections);
-    // Show the selected op's or buffer's text in the IR view too.
-    irView_->revealText(c.heading.section(QLatin1Char(' '), 0, 0) + QLatin1Char(':'))
-        || irView_->revealText(c.heading.section(QLatin1Char(' '), 0, 0));
-}
-
-void MainWindow::inspectCircuitOp(int index)
-{
-    const quantum::Circuit* c = circuitView_->circuit();
-    if (!c || index < 0 || index >= static_cast<int>(c->ops.size()))
-        return;
-    const InspectorContent content = inspectCircuitOpContent(*c, index, document_->selectedRecord() ? document_->selectedRecord()->name : std::string(),
-                                                             circuitView_->opColumns()[static_cast<size_t>(index)], circuitView_->columnCount());
-    inspector_->show(content.heading, content.sections);
-    // Picking a gate picks its column: the State view shows the state just after it.
-    stateView_->stepTo(circuitView_->opColumns()[static_cast<size_t>(index)] + 1);
 }
 
 void MainWindow::showNumbersCheck()
@@ -438,21 +317,10 @@ void MainWindow::showNumbersCheck()
 
 QString MainWindow::numbersBannerText() const { return numbersBanner_ && !numbersBanner_->isHidden() ? numbersBanner_->text() : QString(); }
 
-void MainWindow::showStateAfterColumn(int column)
-{
-    const quantum::Circuit* c = circuitView_->circuit();
-    if (!c)
-        return;
-    // Small teaching circuits take microseconds; stateAfterColumn itself refuses states beyond the State view's limit.
-    JobControl control;
-    stateView_->showStep(stateAfterColumn(*c, circuitView_->opColumns(), column, control));
-    circuitView_->setStepMarker(column);
-}
-
 void MainWindow::openFile(const QString& path)
 {
     // A what-if whose recompile failed must not compare its plan with the next file opened.
-    whatIfBaseline_.reset();
+    whatIf_.reset();
     compile(path, {});
 }
 
@@ -467,9 +335,9 @@ bool MainWindow::loadPassPlugin(const QString& path)
             passes << tr("Spyre pass at %1").arg(QString::fromStdString(i.at.text()));
         for (const auto& i : p.quantumPasses)
             passes << tr("quantum pass at %1").arg(QString::fromStdString(i.at.text()));
-        problems_->log(tr("Loaded pass plugin '%1' (%2): %3").arg(QString::fromStdString(p.name), path, passes.join(QStringLiteral(", "))));
+        views_->problems()->log(tr("Loaded pass plugin '%1' (%2): %3").arg(QString::fromStdString(p.name), path, passes.join(QStringLiteral(", "))));
     } catch (const InputError& e) {
-        problems_->addProblem(e.diagnostic());
+        views_->problems()->addProblem(e.diagnostic());
         return false;
     }
     if (!document_->path().isEmpty()) {
@@ -507,62 +375,30 @@ void MainWindow::pinCoreSplit(const QString& op, const std::map<std::string, int
 
 void MainWindow::clearPins() { recompileWithPins({}, {}); }
 
-QString MainWindow::whatIfText() const { return whatIf_->isVisible() || !whatIf_->isHidden() ? whatIf_->text() : QString(); }
+QString MainWindow::whatIfText() const { return whatIfBanner_->isHidden() ? QString() : whatIfBanner_->text(); }
 
-void MainWindow::recompileWithPins(const std::map<std::string, int>& pins,
-                                   const std::map<std::string, std::map<std::string, int>>& splitPins)
+void MainWindow::recompileWithPins(const StickPins& pins, const SplitPins& splitPins)
 {
     if (document_->compiled().programs.empty())
         return;
-    // Remember the plan before, so the new one can be shown with its difference.
-    whatIfBaseline_.plan = std::make_shared<spyre::PlanSummary>(spyre::summarizePlan(*document_->compiled().programs.back()));
-    whatIfBaseline_.pass = document_->selectedRecord() ? document_->selectedRecord()->name : std::string();
-    whatIfBaseline_.simulatedNs.reset();
-    if (document_->compiled().simulation)
-        whatIfBaseline_.simulatedNs = document_->compiled().simulation->kernelTimeNs;
-    CompileRequest request;
-    request.spyre.pins = pins;
-    request.spyre.splitPins = splitPins;
-    compile(document_->path(), request);
+    const std::string pass = document_->selectedRecord() ? document_->selectedRecord()->name : std::string();
+    compile(document_->path(), whatIf_.recompile(document_->compiled(), pass, pins, splitPins));
 }
 
 void MainWindow::showWhatIf()
 {
-    if (!whatIfBaseline_.plan || document_->compiled().programs.empty()) {
-        whatIf_->setVisible(!document_->compiled().pins.empty() || !document_->compiled().splitPins.empty());
+    const WhatIf::Outcome out = whatIf_.compiled(document_->compiled());
+    if (out.bannerHtml.isEmpty()) {
+        whatIfBanner_->setVisible(out.shown);
         return;
     }
-    const spyre::PlanSummary& a = *whatIfBaseline_.plan;
-    const spyre::PlanSummary b = spyre::summarizePlan(*document_->compiled().programs.back());
-    QStringList pins;
-    for (const auto& [t, d] : document_->compiled().pins)
-        pins << QStringLiteral("%1 = d%2").arg(QString::fromStdString(t)).arg(d);
-    // Each split pin with the op it landed on, found by identity, so a pin that moved would show it.
-    const spyre::Program& last = *document_->compiled().programs.back();
-    for (const auto& [op, ways] : document_->compiled().splitPins) {
-        const int at = last.findOp(op);
-        const QString where = at < 0 || last.ops[static_cast<size_t>(at)].origins.empty()
-                                  ? QString()
-                                  : QStringLiteral(" (%1)").arg(QString::fromStdString(last.ops[static_cast<size_t>(at)].origins.front()));
-        pins << tr("%1 split %2%3").arg(QString::fromStdString(op), formatWays(ways), where);
-    }
-    std::optional<double> simBefore, simAfter;
-    if (document_->compiled().simulation)
-        simAfter = document_->compiled().simulation->kernelTimeNs;
-    if (whatIfBaseline_.simulatedNs)
-        simBefore = *whatIfBaseline_.simulatedNs;
-    whatIf_->setText(tr("<b>Layout what-if</b> — pins: %1.<br>%2. "
-                        "<i>Right-click a buffer in the Graph to pin another stick dimension, an op to pin its core split, or clear the pins.</i>")
-                         .arg(pins.isEmpty() ? tr("none") : pins.join(QStringLiteral(", ")),
-                              QString::fromStdString(spyre::comparePlans(a, b, simBefore, simAfter)).toHtmlEscaped()));
-    whatIf_->show();
-    problems_->log(whatIf_->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
+    whatIfBanner_->setText(out.bannerHtml);
+    whatIfBanner_->show();
+    views_->problems()->log(QString(out.bannerHtml).remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
     // Stay on the pass the user was looking at.
-    const std::string pass = whatIfBaseline_.pass;
-    whatIfBaseline_.reset();
     const auto& passes = document_->passes();
     for (size_t i = 0; i < passes.size(); ++i)
-        if (passes[i].name == pass)
+        if (passes[i].name == out.pass)
             document_->selectPass(static_cast<int>(i));
 }
 
@@ -603,65 +439,6 @@ void MainWindow::showGraphNodeMenu(const QString& id, const QPoint& globalPos)
     menu.exec(globalPos);
 }
 
-namespace {
-
-// The op of the final program that `op` of an earlier pass becomes: the op's name is its identity from lower to
-// codegen (fuse keeps one of the merged names and lists the others), so this is a lookup, not a guess. Null
-// before lower (graph ops have no final op of their own) or when the op was dropped.
-const spyre::Op* finalOpOf(const spyre::Program& shown, int op, const spyre::Program& last)
-{
-    if (shown.stage != spyre::Stage::Loop)
-        return nullptr;
-    const int found = last.findOp(shown.ops[static_cast<size_t>(op)].name);
-    return found < 0 ? nullptr : &last.ops[static_cast<size_t>(found)];
-}
-
-QString currentSplitText(const spyre::Op& op)
-{
-    std::map<std::string, int> ways;
-    for (size_t v = 0; v < op.split.ways.size(); ++v)
-        if (op.split.ways[v] > 1)
-            ways[op.varName(static_cast<int>(v))] = op.split.ways[v];
-    if (ways.empty() && op.numVars() > 0)
-        ways[op.varName(0)] = 1;
-    return formatWays(ways);
-}
-
-}  // namespace
-
-QString formatWays(const std::map<std::string, int>& ways)
-{
-    QStringList parts;
-    for (const auto& [var, n] : ways)
-        parts << QStringLiteral("%1:%2").arg(QString::fromStdString(var)).arg(n);
-    return parts.join(QStringLiteral(", "));
-}
-
-std::optional<std::map<std::string, int>> parseWays(const QString& text, QString* error)
-{
-    std::map<std::string, int> ways;
-    for (const QString& raw : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        const QString item = raw.trimmed();
-        static const QRegularExpression re(QStringLiteral("^([pr][0-9]+)\\s*:\\s*([0-9]{1,4})$"));
-        const QRegularExpressionMatch m = re.match(item);
-        if (!m.hasMatch()) {
-            *error = QObject::tr("'%1' is not VAR:WAYS (such as p0:4)").arg(item);
-            return std::nullopt;
-        }
-        const std::string var = m.captured(1).toStdString();
-        if (ways.count(var)) {
-            *error = QObject::tr("%1 is given twice").arg(m.captured(1));
-            return std::nullopt;
-        }
-        ways[var] = m.captured(2).toInt();
-    }
-    if (ways.empty()) {
-        *error = QObject::tr("no VAR:WAYS given");
-        return std::nullopt;
-    }
-    return ways;
-}
-
 void MainWindow::showOpMenu(const spyre::Program& program, int op, const QPoint& globalPos)
 {
     QMenu menu(this);
@@ -683,40 +460,9 @@ void MainWindow::showOpMenu(const spyre::Program& program, int op, const QPoint&
 
 void MainWindow::coreSplitDialog(const QString& opName)
 {
-    const auto& last = *document_->compiled().programs.back();
-    const spyre::Op* op = nullptr;
-    for (const spyre::Op& o : last.ops)
-        if (QString::fromStdString(o.name) == opName)
-            op = &o;
-    if (!op)
-        return;
-    // The legal ways of a var divide its units (sticks along the stick var); the label lists them so the user can
-    // pick without a round trip through the compiler.
-    QStringList vars;
-    for (int v = 0; v < op->numVars(); ++v)
-        vars << tr("%1: %2%3%4")
-                    .arg(QString::fromStdString(op->varName(v)))
-                    .arg(spyre::varUnits(last, *op, v))
-                    .arg(v == op->stickVar() ? tr(" sticks") : QString())
-                    .arg(v >= static_cast<int>(op->ranges.size()) ? tr(" (reduction)") : QString());
     const int cores = document_->compiled().target ? document_->compiled().target->cores : 0;
-    const QString label = tr("Core split of %1 (%2), as VAR:WAYS; unnamed vars are not split.\n"
-                             "Units per tile — %3. Ways must divide them; at most %4 cores in all.\n"
-                             "Now: %5 (%6)")
-                              .arg(opName, QString::fromLatin1(spyre::opKindName(op->kind)), vars.join(QStringLiteral(", ")))
-                              .arg(cores)
-                              .arg(currentSplitText(*op), QString::fromStdString(op->split.why));
-    bool ok = false;
-    const QString text = QInputDialog::getText(this, tr("Pin core split"), label, QLineEdit::Normal, currentSplitText(*op), &ok);
-    if (!ok)
-        return;
-    QString error;
-    const auto ways = parseWays(text, &error);
-    if (!ways) {
-        QMessageBox::warning(this, tr("Pin core split"), error);
-        return;
-    }
-    pinCoreSplit(opName, *ways);
+    if (const auto ways = WhatIf::askCoreSplit(this, *document_->compiled().programs.back(), opName, cores))
+        pinCoreSplit(opName, *ways);
 }
 
 void MainWindow::compile(const QString& path, const CompileRequest& given)
@@ -724,7 +470,7 @@ void MainWindow::compile(const QString& path, const CompileRequest& given)
     CompileRequest request = given;
     request.plugins = passPlugins_;
     const QString title = tr("Compiling %1").arg(QFileInfo(path).fileName());
-    problems_->clearProblems();
+    views_->problems()->clearProblems();
     addRecentFile(QFileInfo(path).absoluteFilePath());
     connect(
         jobs_, &JobRunner::failed, this,
@@ -745,12 +491,12 @@ void MainWindow::compile(const QString& path, const CompileRequest& given)
         [this, path](std::any result) {
             auto doc = std::any_cast<CompiledDocument>(std::move(result));
             for (const Diagnostic& d : doc.diagnostics)
-                problems_->addProblem(d);
+                views_->problems()->addProblem(d);
             if (!doc.simulationNote.isEmpty())
-                problems_->log(doc.simulationNote);
+                views_->problems()->log(doc.simulationNote);
             document_->setCompiled(std::move(doc));
             showWhatIf();
-            charts_->showArtifact(path);
+            views_->charts()->showArtifact(path);
             emit documentOpened(path);
         });
 }
@@ -768,60 +514,10 @@ void MainWindow::openDialog()
     openFile(path);
 }
 
-namespace {
-
-bool writeFile(const QString& path, const std::string& text, QString* error)
-{
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), static_cast<qint64>(text.size())) < 0 || !f.commit()) {
-        *error = f.errorString();
-        return false;
-    }
-    return true;
-}
-
-}  // namespace
-
-QString MainWindow::exportLabel(ExportKind kind)
-{
-    switch (kind) {
-    case ExportKind::PassDumps: return tr("IR of every pass (folder of NN-pass.txt)");
-    case ExportKind::KernelBundle: return tr("Kernel bundle (folder)");
-    case ExportKind::ChromeTrace: return tr("Chrome trace of the Spyre simulation (JSON)");
-    case ExportKind::GraphDot: return tr("Graph of this pass as DOT");
-    case ExportKind::GraphSvg: return tr("Graph of this pass as SVG");
-    case ExportKind::GraphPng: return tr("Graph of this pass as PNG");
-    case ExportKind::CircuitQasm: return tr("Optimised circuit as OpenQASM 2.0");
-    case ExportKind::CircuitQir: return tr("Optimised circuit as QIR (LLVM IR)");
-    case ExportKind::CircuitSvg: return tr("Circuit of this pass as SVG");
-    case ExportKind::CircuitPng: return tr("Circuit of this pass as PNG");
-    }
-    return {};
-}
-
-std::vector<MainWindow::ExportKind> MainWindow::availableExports() const
-{
-    std::vector<ExportKind> kinds;
-    if (document_->passes().empty())
-        return kinds;
-    kinds.push_back(ExportKind::PassDumps);
-    const bool model = document_->kind() == DocumentKind::Model;
-    const auto program = document_->compiled().programs.empty() ? nullptr : document_->compiled().programs.back();
-    if (model && program && program->bundle)
-        kinds.push_back(ExportKind::KernelBundle);
-    if (model && document_->compiled().simulation && document_->compiled().simulation->trace)
-        kinds.push_back(ExportKind::ChromeTrace);
-    if (model)
-        kinds.insert(kinds.end(), {ExportKind::GraphDot, ExportKind::GraphSvg, ExportKind::GraphPng});
-    if (document_->kind() == DocumentKind::Circuit)
-        kinds.insert(kinds.end(), {ExportKind::CircuitQasm, ExportKind::CircuitQir, ExportKind::CircuitSvg, ExportKind::CircuitPng});
-    return kinds;
-}
-
 void MainWindow::exportDialog()
 {
     // What can be exported depends on what is open; the dialog offers exactly that.
-    const std::vector<ExportKind> kinds = availableExports();
+    const std::vector<ExportKind> kinds = availableExports(*document_);
     if (kinds.empty())
         return;
     QStringList labels;
@@ -836,79 +532,17 @@ void MainWindow::exportDialog()
 bool MainWindow::exportAs(ExportKind kind, const QString& givenPath)
 {
     const QString label = exportLabel(kind);
-    auto askFile = [&](const QString& filter) {
-        return givenPath.isEmpty() ? QFileDialog::getSaveFileName(this, label, QString(), filter) : givenPath;
-    };
-    auto askDir = [&]() { return givenPath.isEmpty() ? QFileDialog::getExistingDirectory(this, label) : givenPath; };
-    QString error;
-    QString target;
-    bool done = false;
-    try {
-        switch (kind) {
-        case ExportKind::PassDumps:
-            target = askDir();
-            if (target.isEmpty())
-                return false;
-            writePassDumps(target.toStdString(), document_->passes());
-            done = true;
-            break;
-        case ExportKind::KernelBundle:
-            target = askDir();
-            if (target.isEmpty())
-                return false;
-            spyre::exportKernelBundle(*document_->compiled().programs.back()->bundle, target.toStdString());
-            done = true;
-            break;
-        case ExportKind::ChromeTrace: {
-            const auto& sim = document_->compiled().simulation;
-            if (!sim || !sim->trace) {
-                target = givenPath;
-                error = tr("the open document has no simulator trace");
-                break;
-            }
-            target = askFile(QStringLiteral("*.json"));
-            if (target.isEmpty())
-                return false;
-            std::ostringstream json;
-            writeChromeTrace(*sim->trace, json, "Spyre simulator: " + QFileInfo(document_->path()).fileName().toStdString());
-            done = writeFile(target, json.str(), &error);
-            break;
-        }
-        case ExportKind::GraphDot:
-        case ExportKind::GraphSvg:
-        case ExportKind::GraphPng:
-            target = askFile(kind == ExportKind::GraphDot ? QStringLiteral("*.dot") : kind == ExportKind::GraphSvg ? QStringLiteral("*.svg") : QStringLiteral("*.png"));
-            if (target.isEmpty())
-                return false;
-            done = kind == ExportKind::GraphDot ? graphView_->exportDot(target) : kind == ExportKind::GraphSvg ? graphView_->exportSvg(target) : graphView_->exportPng(target);
-            break;
-        case ExportKind::CircuitQasm:
-        case ExportKind::CircuitQir: {
-            const bool qir = kind == ExportKind::CircuitQir;
-            target = askFile(qir ? QStringLiteral("*.ll") : QStringLiteral("*.qasm"));
-            if (target.isEmpty())
-                return false;
-            const quantum::Circuit& c = *document_->compiled().circuits.back();
-            done = writeFile(target, qir ? quantum::exportQir(c) : quantum::exportQasm(c), &error);
-            break;
-        }
-        case ExportKind::CircuitSvg:
-        case ExportKind::CircuitPng:
-            target = askFile(kind == ExportKind::CircuitSvg ? QStringLiteral("*.svg") : QStringLiteral("*.png"));
-            if (target.isEmpty())
-                return false;
-            done = kind == ExportKind::CircuitSvg ? circuitView_->exportSvg(target) : circuitView_->exportPng(target);
-            break;
-        }
-    } catch (const std::exception& e) {
-        error = QString::fromStdString(e.what());
-        done = false;
-    }
-    if (!done) {
-        problems_->addErrorText(target + QStringLiteral(": error: export failed") + (error.isEmpty() ? QString() : QStringLiteral(": ") + error));
+    QString target = givenPath;
+    if (target.isEmpty())
+        target = exportIsFolder(kind) ? QFileDialog::getExistingDirectory(this, label) : QFileDialog::getSaveFileName(this, label, QString(), exportFilter(kind));
+    if (target.isEmpty())
+        return false;
+    const QString error = writeExport(kind, target, *document_, *views_->graph(), *views_->circuit());
+    if (!error.isEmpty()) {
+        views_->problems()->addErrorText(target + QStringLiteral(": error: export failed: ") + error);
         return false;
     }
-    problems_->log(tr("exported %1 to %2").arg(label, target));
+    views_->problems()->log(tr("exported %1 to %2").arg(label, target));
     return true;
 }
 
@@ -968,12 +602,12 @@ void MainWindow::rebuildExamplesMenu()
     examplesMenu_->setEnabled(!examplesMenu_->isEmpty());
 }
 
-QDockWidget* MainWindow::dock(const QString& objectName) const
+QList<QDockWidget*> MainWindow::docks() const
 {
-    for (QDockWidget* d : docks_)
-        if (d->objectName() == objectName)
-            return d;
-    return nullptr;
+    QList<QDockWidget*> all;
+    for (const WindowViews::Dock& d : views_->docks())
+        all.append(d.dock);
+    return all;
 }
 
 void MainWindow::applyLayoutFor(DocumentKind kind)
@@ -981,19 +615,14 @@ void MainWindow::applyLayoutFor(DocumentKind kind)
     if (layoutKind_ == kind)
         return;   // the same kind again: keep what the user arranged
     layoutKind_ = kind;
-    const bool model = kind == DocumentKind::Model || kind == DocumentKind::KernelBundle;
-    const bool circuit = kind == DocumentKind::Circuit;
-    auto setShown = [this](const char* name, bool shown) {
-        if (QDockWidget* d = dock(QLatin1String(name)))
-            d->setVisible(shown);
-    };
-    setShown("stateDock", circuit);
-    for (const char* name : {"timelineDock", "workDivisionDock", "stickLayoutDock", "scratchpadDock"})
-        setShown(name, model);
+    for (const WindowViews::Dock& d : views_->docks())
+        if (!d.shownFor.empty())
+            d.dock->setVisible(d.shows(kind));
     // Problems only when there is one (problemAdded brings it back); an empty one at start-up is noise.
-    if (problems_->problemCount() == 0)
-        setShown("problemsDock", false);
-    if (QDockWidget* d = dock(QLatin1String(model ? "timelineDock" : "chartsDock")); d && d->isVisible())
+    if (views_->problems()->problemCount() == 0)
+        dock(QStringLiteral("problemsDock"))->hide();
+    const bool model = kind == DocumentKind::Model || kind == DocumentKind::KernelBundle;
+    if (QDockWidget* d = dock(model ? QStringLiteral("timelineDock") : QStringLiteral("chartsDock")); d && d->isVisible())
         d->raise();
 }
 
@@ -1068,32 +697,22 @@ void MainWindow::runVqe(const quantum::VqeOptions& options, const QString& hamil
         tr("VQE, %1 qubits").arg(options.qubits),
         [options, hfile, dbPath, sessionId](JobControl& control) -> std::any {
             quantum::VqeReport report = quantum::runVqeReport(options, hfile, true, &control);
-            QString note;
-            if (!dbPath.isEmpty()) {
-                // Its own connection on the worker; a store that cannot be written costs the history, not the run.
-                try {
-                    session::SessionStore store(dbPath.toStdString());
-                    session::SessionRecorder recorder(store, sessionId);
-                    recordVqeRun(report, hfile, recorder);
-                } catch (const std::exception& e) {
-                    note = QStringLiteral("this VQE run was not recorded in the session history: %1").arg(QString::fromUtf8(e.what()));
-                }
-            }
+            const std::string note = dbPath.isEmpty() ? std::string() : recordVqeRun(report, hfile, dbPath.toStdString(), sessionId);
             return std::make_pair(std::move(report), note);
         },
         [this](std::any result) {
-            auto [report, note] = std::any_cast<std::pair<quantum::VqeReport, QString>>(std::move(result));
-            if (!note.isEmpty())
-                problems_->log(note);
-            vqeView_->setReport(std::move(report), tr("run in this window"));
-            centralTabs_->setCurrentWidget(vqeView_);
+            auto [report, note] = std::any_cast<std::pair<quantum::VqeReport, std::string>>(std::move(result));
+            if (!note.empty())
+                views_->problems()->log(QString::fromStdString(note));
+            views_->vqe()->setReport(std::move(report), tr("run in this window"));
+            views_->centralTabs()->setCurrentWidget(views_->vqe());
         });
 }
 
 bool MainWindow::showRecordedVqeRun(qint64 runId)
 {
     if (!windowSession_) {
-        problems_->addProblem(Diagnostic{Severity::Error, {}, "no session history is open, so there are no recorded VQE runs", {}, {}});
+        views_->problems()->addProblem(Diagnostic{Severity::Error, {}, "no session history is open, so there are no recorded VQE runs", {}, {}});
         return false;
     }
     try {
@@ -1103,93 +722,13 @@ bool MainWindow::showRecordedVqeRun(qint64 runId)
         if (const auto detail = store.runDetail(runId))
             if (const auto s = store.session(detail->run.sessionId))
                 origin = tr("run %1 of session '%2', %3").arg(runId).arg(QString::fromStdString(s->name), QString::fromStdString(detail->run.startedAt));
-        vqeView_->setReport(std::move(report), origin);
-        centralTabs_->setCurrentWidget(vqeView_);
+        views_->vqe()->setReport(std::move(report), origin);
+        views_->centralTabs()->setCurrentWidget(views_->vqe());
         return true;
     } catch (const InputError& e) {
-        problems_->addProblem(e.diagnostic());
+        views_->problems()->addProblem(e.diagnostic());
         return false;
     }
-}
-
-void MainWindow::vqeDialog()
-{
-    QDialog dialog(this);
-    dialog.setWindowTitle(tr("Run VQE"));
-    auto* form = new QFormLayout(&dialog);
-    auto spin = [&](int lo, int hi, int value) {
-        auto* s = new QSpinBox(&dialog);
-        s->setRange(lo, hi);
-        s->setValue(value);
-        return s;
-    };
-    const quantum::VqeOptions defaults;
-    QSpinBox* qubits = spin(1, 24, defaults.qubits);
-    QSpinBox* layers = spin(0, 50, defaults.layers);
-    auto* optimizer = new QComboBox(&dialog);
-    optimizer->addItems({QStringLiteral("nelder-mead"), QStringLiteral("spsa")});
-    QSpinBox* iterations = spin(0, 1000000, defaults.iterations);
-    QSpinBox* seed = spin(0, std::numeric_limits<int>::max(), static_cast<int>(defaults.seed));
-    auto* hamiltonian = new QLineEdit(&dialog);
-    hamiltonian->setPlaceholderText(tr("empty: the transverse-field Ising chain"));
-    auto* browse = new QPushButton(tr("Browse…"), &dialog);
-    connect(browse, &QPushButton::clicked, &dialog, [&] {
-        const QString f = QFileDialog::getOpenFileName(&dialog, tr("Hamiltonian"), QString(), tr("Pauli sums (*.txt *.ham *.pauli);;All files (*)"));
-        if (!f.isEmpty())
-            hamiltonian->setText(f);
-    });
-    auto* hrow = new QHBoxLayout;
-    hrow->addWidget(hamiltonian, 1);
-    hrow->addWidget(browse);
-    form->addRow(tr("Qubits"), qubits);
-    form->addRow(tr("Ansatz layers"), layers);
-    form->addRow(tr("Optimiser"), optimizer);
-    form->addRow(tr("Iterations"), iterations);
-    form->addRow(tr("Seed"), seed);
-    form->addRow(tr("Hamiltonian file"), hrow);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    form->addRow(buttons);
-    if (dialog.exec() != QDialog::Accepted)
-        return;
-    quantum::VqeOptions o;
-    o.qubits = qubits->value();
-    o.layers = layers->value();
-    o.optimizer = optimizer->currentText().toStdString();
-    o.iterations = iterations->value();
-    o.seed = static_cast<uint64_t>(seed->value());
-    runVqe(o, hamiltonian->text().trimmed());
-}
-
-void MainWindow::recordedVqeDialog()
-{
-    if (!windowSession_) {
-        showRecordedVqeRun(0);   // says why there is nothing
-        return;
-    }
-    const std::vector<RecordedVqeRun> runs = recordedVqeRuns(windowSession_->store());
-    if (runs.empty()) {
-        QMessageBox::information(this, tr("Open VQE Run"),
-                                 tr("The session history has no VQE runs yet. Run one with Quantum > Run VQE… or "
-                                    "spyglass-cli vqe --session NAME."));
-        return;
-    }
-    QStringList labels;
-    for (const RecordedVqeRun& r : runs) {
-        const QJsonObject result = QJsonDocument::fromJson(QByteArray::fromStdString(r.run.resultJson)).object();
-        labels << tr("run %7 · %1 · session '%2' · %3 qubits, %4, %5 iterations · E = %6")
-                      .arg(QString::fromStdString(r.run.startedAt), QString::fromStdString(r.sessionName))
-                      .arg(result.value(QLatin1String("qubits")).toInt())
-                      .arg(result.value(QLatin1String("optimizer")).toString())
-                      .arg(result.value(QLatin1String("iterations")).toInt())
-                      .arg(result.value(QLatin1String("energy")).toDouble(), 0, 'f', 6)
-                      .arg(r.run.id);
-    }
-    bool ok = false;
-    const QString choice = QInputDialog::getItem(this, tr("Open VQE Run"), tr("Recorded VQE runs, newest first:"), labels, 0, false, &ok);
-    if (ok)
-        showRecordedVqeRun(runs[static_cast<size_t>(labels.indexOf(choice))].run.id);
 }
 
 }  // namespace spyglass

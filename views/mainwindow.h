@@ -3,6 +3,9 @@
 // Cancel for the background job, drag-and-drop of files, and the open Document that every view observes.
 
 #include "core/common/document_kind.h"
+#include "views/documentexports.h"
+#include "views/whatif.h"
+#include "views/windowviews.h"
 
 #include <QMainWindow>
 #include <QStringList>
@@ -21,11 +24,6 @@ class QProgressBar;
 class QTabWidget;
 class QToolButton;
 
-namespace spyglass::spyre {
-struct Program;
-struct PlanSummary;
-}
-
 namespace spyglass::quantum {
 struct VqeOptions;
 }
@@ -36,30 +34,10 @@ struct LoadedPlugin;
 
 namespace spyglass {
 
-// A core split as the what-if shows and reads it: "p0:4, p1:8" (var -> ways). parseWays checks only the form;
-// whether the split is legal for the op is work_division's to say.
-QString formatWays(const std::map<std::string, int>& ways);
-std::optional<std::map<std::string, int>> parseWays(const QString& text, QString* error);
-
-class ChartsView;
-class CircuitView;
-class WindowSession;
-struct CompiledDocument;
-struct CompileRequest;
 class Document;
-class GraphView;
-class InspectorView;
-class IrView;
-class ImGuiHost;
-class ScratchpadMapPanel;
-class StateView;
-class StickLayoutView;
-class WorkDivisionView;
-class TimelinePanel;
 class JobRunner;
-class PipelineView;
-class ProblemsView;
-class VqeView;
+class WindowSession;
+struct CompileRequest;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -96,30 +74,14 @@ public:
 
     Document* document() const { return document_; }
     JobRunner* jobs() const { return jobs_; }
-    ProblemsView* problems() const { return problems_; }
-    PipelineView* pipeline() const { return pipeline_; }
-    QList<QDockWidget*> docks() const { return docks_; }
-    QDockWidget* dock(const QString& objectName) const;
-    IrView* irView() const { return irView_; }
-    CircuitView* circuitView() const { return circuitView_; }
-    GraphView* graphView() const { return graphView_; }
-    StateView* stateView() const { return stateView_; }
-    InspectorView* inspector() const { return inspector_; }
-    TimelinePanel* timeline() const { return timeline_; }
-    WorkDivisionView* workDivision() const { return workDivision_; }
-    StickLayoutView* stickLayout() const { return stickLayout_; }
-    ChartsView* charts() const { return charts_; }
-    VqeView* vqeView() const { return vqeView_; }
-    ScratchpadMapPanel* scratchpad() const { return scratchpad_; }
+    // Every view of the window (WindowViews), and its docks.
+    const WindowViews& views() const { return *views_; }
+    QDockWidget* dock(const QString& objectName) const { return views_->dock(objectName); }
+    QList<QDockWidget*> docks() const;
     WindowSession* windowSession() const { return windowSession_.get(); }
-    QTabWidget* centralTabs() const { return centralTabs_; }
     QStringList recentFiles() const;
-    // Exports what `choice` names (one of the Export dialog's entries) to `path` (asks when empty).
-    // What File > Export offers; the dialog lists the labels of availableExports() for the open document.
-    enum class ExportKind { PassDumps, KernelBundle, ChromeTrace, GraphDot, GraphSvg, GraphPng, CircuitQasm, CircuitQir, CircuitSvg, CircuitPng };
-    static QString exportLabel(ExportKind kind);
-    std::vector<ExportKind> availableExports() const;
-    // Writes `kind` to `path` (asks for one when empty). Errors are Problems entries; returns whether it wrote.
+    // File > Export offers availableExports() of the open document (documentexports.h). Writes `kind` to `path`
+    // (asks for one when empty). Errors are Problems entries; returns whether it wrote.
     bool exportAs(ExportKind kind, const QString& path = {});
 
     static constexpr int kMaxRecentFiles = 10;
@@ -136,11 +98,9 @@ protected:
 private:
     void createActions();
     void createMenus();
-    void createDocks();
     void createStatusBar();
-    QDockWidget* addDock(const QString& title, const QString& objectName, QWidget* w, Qt::DockWidgetArea area);
-    // One layout per document kind: a model shows the Spyre docks, a circuit the State; what does not apply to the
-    // open document is out of the way (the View menu still shows any dock).
+    // One layout per document kind: each dock is shown for the kinds WindowViews gives it (a model shows the Spyre
+    // docks, a circuit the State); the View menu still shows any dock.
     void applyLayoutFor(DocumentKind kind);
     void restoreLayout();
     void saveLayout();
@@ -152,55 +112,24 @@ private:
     void showAbout();
     void updateActions();
     void updateTitle();
-
-    Document* document_;
-    JobRunner* jobs_;
     void compile(const QString& path, const CompileRequest& request);
-    void recompileWithPins(const std::map<std::string, int>& pins,
-                           const std::map<std::string, std::map<std::string, int>>& splitPins);
+    void recompileWithPins(const StickPins& pins, const SplitPins& splitPins);
     void showOpMenu(const spyre::Program& program, int op, const QPoint& globalPos);
     void showWhatIf();
     void showSimulation();
     void showGraphNodeMenu(const QString& id, const QPoint& globalPos);
-    void inspectCircuitOp(int index);
-    void inspectGraphNode(const QString& id);
-    // The State view's step: the state of the circuit on show after drawing column `column` (-1: |0…0⟩).
-    void showStateAfterColumn(int column);
     void showNumbersCheck();
-    void vqeDialog();
-    void recordedVqeDialog();
 
-    QTabWidget* centralTabs_ = nullptr;
-    IrView* irView_ = nullptr;
-    CircuitView* circuitView_ = nullptr;
-    VqeView* vqeView_ = nullptr;
-    GraphView* graphView_ = nullptr;
-    StateView* stateView_ = nullptr;
-    InspectorView* inspector_ = nullptr;
-    TimelinePanel* timeline_ = nullptr;
-    ImGuiHost* timelineHost_ = nullptr;
-    QLabel* simLabel_ = nullptr;
-    WorkDivisionView* workDivision_ = nullptr;
-    StickLayoutView* stickLayout_ = nullptr;
-    std::unique_ptr<WindowSession> windowSession_;
-    ChartsView* charts_ = nullptr;
-    QLabel* whatIf_ = nullptr;
+    Document* document_;
+    JobRunner* jobs_;
+    std::unique_ptr<WindowSession> windowSession_;   // before the views: the Charts read its store
+    WindowViews* views_ = nullptr;
+    WhatIf whatIf_;
+    QLabel* whatIfBanner_ = nullptr;
     QLabel* numbersBanner_ = nullptr;
+    QLabel* simLabel_ = nullptr;
     std::vector<const plugins::LoadedPlugin*> passPlugins_;   // loaded by the user, in order
     QAction* loadPluginAction_ = nullptr;
-    // What a what-if recompile is compared with: the plan before it, the pass the user was on, the simulated time.
-    struct WhatIfBaseline {
-        std::shared_ptr<spyre::PlanSummary> plan;
-        std::string pass;
-        std::optional<double> simulatedNs;
-        void reset() { *this = {}; }
-    };
-    WhatIfBaseline whatIfBaseline_;
-    ScratchpadMapPanel* scratchpad_ = nullptr;
-    ImGuiHost* scratchpadHost_ = nullptr;
-    PipelineView* pipeline_ = nullptr;
-    ProblemsView* problems_ = nullptr;
-    QList<QDockWidget*> docks_;
     std::optional<DocumentKind> layoutKind_;   // the kind applyLayoutFor last arranged the docks for
 
     QMenu* viewMenu_ = nullptr;

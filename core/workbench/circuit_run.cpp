@@ -53,7 +53,7 @@ void recordRun(const CircuitRun& run, session::SessionRecorder& recorder)
 {
     QJsonObject options;
     options[QStringLiteral("shots")] = run.request.shots;
-    options[QStringLiteral("seed")] = QString::number(run.seed);   // a 64-bit seed does not fit a JSON double
+    options[QStringLiteral("seed")] = static_cast<qint64>(run.seed);   // exact: seeds go up to 2^63 - 1
     options[QStringLiteral("precision")] = run.request.precision == quantum::Precision::Double ? QStringLiteral("double") : QStringLiteral("single");
     options[QStringLiteral("fusion")] = run.request.fusion;
     if (run.request.fusion)

@@ -28,6 +28,18 @@ void recordVqeRun(const quantum::VqeReport& report, const std::string& hamiltoni
     rec.finishRun(session::RunStatus::Ok);
 }
 
+std::string recordVqeRun(const quantum::VqeReport& report, const std::string& hamiltonianFile, const std::string& dbPath, session::RowId sessionId)
+{
+    try {
+        session::SessionStore store(dbPath);
+        session::SessionRecorder recorder(store, sessionId);
+        recordVqeRun(report, hamiltonianFile, recorder);
+        return {};
+    } catch (const std::exception& e) {
+        return std::string("this VQE run was not recorded in the session history: ") + e.what();
+    }
+}
+
 std::vector<RecordedVqeRun> recordedVqeRuns(session::SessionStore& store)
 {
     std::vector<RecordedVqeRun> out;

@@ -18,6 +18,9 @@ class SessionStore;
 namespace spyglass {
 
 void recordVqeRun(const quantum::VqeReport& report, const std::string& hamiltonianFile, session::SessionRecorder& recorder);
+// The same into session `sessionId` of the store at `dbPath`, with its own connection (safe on a worker thread). A
+// store that cannot be written costs the history, not the run: returns why it was not recorded ("" when it was).
+std::string recordVqeRun(const quantum::VqeReport& report, const std::string& hamiltonianFile, const std::string& dbPath, session::RowId sessionId);
 
 // The recorded VQE runs of every session in the store, newest first (what the explorer offers to reopen).
 struct RecordedVqeRun {

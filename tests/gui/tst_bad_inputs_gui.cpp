@@ -78,7 +78,7 @@ private slots:
         QVERIFY2(opened.isEmpty(), "the bad file was opened");
         QCOMPARE(failed.first().at(0).toString(), b.path());
 
-        ProblemsView* problems = w.problems();
+        ProblemsView* problems = w.views().problems();
         QCOMPARE(problems->problemCount(), 1);
         const QString text = problems->problemText(0);
         QVERIFY2(text.startsWith(b.location() + QStringLiteral(": ")),
@@ -95,7 +95,7 @@ private slots:
         QVERIFY(openAndWait(*window_, sourcePath(QStringLiteral("resources/examples/mlp.onnxtxt"))));
         QVERIFY(window_->document()->isOpen());
         QVERIFY(openAndWait(*window_, sourcePath(QStringLiteral("resources/examples/qft4.qasm"))));
-        QCOMPARE(window_->problems()->problemCount(), 0);
+        QCOMPARE(window_->views().problems()->problemCount(), 0);
     }
 
 private:

@@ -38,15 +38,15 @@ private slots:
         w.show();
         QVERIFY(openAndWait(w, softmax));
         QVERIFY(openAndWait(w, mlp));
-        QCOMPARE(w.charts()->shownArtifactPath(), mlp);
+        QCOMPARE(w.views().charts()->shownArtifactPath(), mlp);
         QVERIFY(openAndWait(w, softmax));
-        QCOMPARE(w.charts()->shownArtifactPath(), softmax);
+        QCOMPARE(w.views().charts()->shownArtifactPath(), softmax);
         QVERIFY(openAndWait(w, mlp));
-        QCOMPARE(w.charts()->shownArtifactPath(), mlp);
-        QCOMPARE(w.charts()->history().size(), size_t(2));   // mlp's two runs
+        QCOMPARE(w.views().charts()->shownArtifactPath(), mlp);
+        QCOMPARE(w.views().charts()->history().size(), size_t(2));   // mlp's two runs
         // Compare: mlp's last two runs, not whichever two runs came last in the session.
         auto& store = w.windowSession()->store();
-        const auto combos = w.charts()->findChildren<QComboBox*>();
+        const auto combos = w.views().charts()->findChildren<QComboBox*>();
         std::vector<session::RowId> mlpRuns;
         for (const auto& r : store.runs(w.windowSession()->id()))
             if (QFileInfo(QString::fromStdString(r.artifact.path)) == QFileInfo(mlp))
@@ -74,28 +74,28 @@ private slots:
         QVERIFY(opened.wait(60000));
         const double pinned = w.document()->compiled().simulation->kernelTimeNs;
         QVERIFY2(pinned > plain * (1 + session::kRegressionThreshold), qPrintable(QStringLiteral("%1 vs %2 ns").arg(pinned).arg(plain)));
-        w.charts()->setHistoryMetric(session::RunMetric::SimulatedTime);
-        w.charts()->showArtifact(path);
-        const auto& h = w.charts()->history();
+        w.views().charts()->setHistoryMetric(session::RunMetric::SimulatedTime);
+        w.views().charts()->showArtifact(path);
+        const auto& h = w.views().charts()->history();
         QVERIFY(h.size() >= 2);
         const session::HistoryPoint& last = h.back();
         QVERIFY(last.whatIf);
         QCOMPARE(last.value, pinned);
         QVERIFY(!last.regression);   // slower, but an experiment
-        QVERIFY(w.charts()->flaggedRuns().empty());
+        QVERIFY(w.views().charts()->flaggedRuns().empty());
         const auto detail = w.windowSession()->store().runDetail(last.runId);
         QCOMPARE(detail->run.kind, std::string(session::kWhatIfRunKind));
         // The pins dropped again: an ordinary run, compared with the best ordinary one (not the what-if).
         w.clearPins();
         QVERIFY(opened.wait(60000));
-        w.charts()->showArtifact(path);
-        QVERIFY(!w.charts()->history().back().whatIf);
-        QVERIFY(w.charts()->history().back().bestEarlier);
-        QCOMPARE(*w.charts()->history().back().bestEarlier, plain);
-        w.charts()->showChart(ChartsView::Chart::History);
-        w.charts()->resize(1000, 420);
+        w.views().charts()->showArtifact(path);
+        QVERIFY(!w.views().charts()->history().back().whatIf);
+        QVERIFY(w.views().charts()->history().back().bestEarlier);
+        QCOMPARE(*w.views().charts()->history().back().bestEarlier, plain);
+        w.views().charts()->showChart(ChartsView::Chart::History);
+        w.views().charts()->resize(1000, 420);
         QTest::qWait(50);
-        QVERIFY(w.charts()->grab().save(outputDir() + QStringLiteral("/view-charts-history-whatif.png")));
+        QVERIFY(w.views().charts()->grab().save(outputDir() + QStringLiteral("/view-charts-history-whatif.png")));
     }
 };
 

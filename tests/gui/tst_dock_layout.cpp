@@ -69,7 +69,7 @@ private slots:
         QVERIFY(!shown(w, "problemsDock"));
         QVERIFY(!openAndWait(w, dataPath(QStringLiteral("bad/missing_semicolon.qasm"))));
         QVERIFY(shown(w, "problemsDock"));
-        QVERIFY(w.problems()->problemCount() >= 1);
+        QVERIFY(w.views().problems()->problemCount() >= 1);
     }
 };
 

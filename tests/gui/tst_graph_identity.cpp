@@ -71,7 +71,7 @@ private slots:
     void steppingMarksWhatThePassDid()
     {
         Document& d = *w_->document();
-        GraphView& g = *w_->graphView();
+        GraphView& g = *w_->views().graph();
         // fuse merged op0 (Transpose) into op1 (Relu): op1 changed, op0 is listed as gone into op1.
         d.selectPass(passIndex(d, "fuse"));
         QVERIFY(nodeById(g, "op:op1"));
@@ -103,23 +103,23 @@ private slots:
     void selectionFollowsTheOpWhenItsPositionShifts()
     {
         Document& d = *w_->document();
-        GraphView& g = *w_->graphView();
+        GraphView& g = *w_->views().graph();
         d.selectPass(passIndex(d, "optimize_layouts"));
         QVERIFY(QTest::qWaitFor([&] { return !g.isLayingOut(); }, 60000));
         QCOMPARE(d.selectedProgram()->ops.at(1).name, std::string("op2"));   // position 1 before the copy comes in
         QVERIFY(g.selectNode("op:op2"));
-        QCOMPARE(w_->inspector()->heading().section(QLatin1Char(' '), 0, 0), QStringLiteral("op2"));
+        QCOMPARE(w_->views().inspector()->heading().section(QLatin1Char(' '), 0, 0), QStringLiteral("op2"));
         d.selectPass(passIndex(d, "insert_restickify"));
         QVERIFY(QTest::qWaitFor([&] { return !g.isLayingOut(); }, 60000));
         QCOMPARE(d.selectedProgram()->ops.at(2).name, std::string("op2"));   // position 2 after
         QCOMPARE(g.selectedNode(), std::string("op:op2"));
-        QCOMPARE(w_->inspector()->heading().section(QLatin1Char(' '), 0, 0), QStringLiteral("op2"));
+        QCOMPARE(w_->views().inspector()->heading().section(QLatin1Char(' '), 0, 0), QStringLiteral("op2"));
     }
 
     void searchFindsOpsBuffersAndTensors()
     {
         Document& d = *w_->document();
-        GraphView& g = *w_->graphView();
+        GraphView& g = *w_->views().graph();
         d.selectPass(static_cast<int>(d.passes().size()) - 1);
         QVERIFY(QTest::qWaitFor([&] { return !g.isLayingOut(); }, 60000));
         // By op name, by the intermediate buffer an op writes (buffers between ops are edges, not nodes), by the
@@ -144,18 +144,18 @@ private slots:
     void timelineGraphAndSpyreViewsShareTheSelection()
     {
         Document& d = *w_->document();
-        GraphView& g = *w_->graphView();
+        GraphView& g = *w_->views().graph();
         d.selectPass(static_cast<int>(d.passes().size()) - 1);
         QVERIFY(QTest::qWaitFor([&] { return !g.isLayingOut(); }, 60000));
         // Graph -> Document -> Timeline, Work division and Stick layout.
         QVERIFY(g.selectNode("op:op1"));
         QCOMPARE(d.selectedNode(), std::string("op:op1"));
-        QCOMPARE(w_->timeline()->selectedKernel(), std::string("op1"));
-        QVERIFY2(w_->workDivision()->headline().startsWith(QStringLiteral("op1 ")), qPrintable(w_->workDivision()->headline()));
-        QVERIFY2(w_->stickLayout()->headline().startsWith(QStringLiteral("buf1 ")), qPrintable(w_->stickLayout()->headline()));
+        QCOMPARE(w_->views().timeline()->selectedKernel(), std::string("op1"));
+        QVERIFY2(w_->views().workDivision()->headline().startsWith(QStringLiteral("op1 ")), qPrintable(w_->views().workDivision()->headline()));
+        QVERIFY2(w_->views().stickLayout()->headline().startsWith(QStringLiteral("buf1 ")), qPrintable(w_->views().stickLayout()->headline()));
         // Selecting a buffer outlines its producer's kernel.
         QVERIFY(g.selectNode("buf:buf2"));
-        QCOMPARE(w_->timeline()->selectedKernel(), std::string("op2"));
+        QCOMPARE(w_->views().timeline()->selectedKernel(), std::string("op2"));
 
         // Timeline -> Document -> Graph: zoom the Timeline into the middle of op2's kernel, where every lane's event
         // belongs to it, and click there.
@@ -168,7 +168,7 @@ private slots:
         dock->raise();
         auto* host = qobject_cast<ImGuiHost*>(dock->widget());
         QVERIFY(host && host->usesGL());
-        const Trace* trace = w_->timeline()->trace();
+        const Trace* trace = w_->views().timeline()->trace();
         QVERIFY(trace);
         int64_t start = INT64_MAX, end = 0;
         for (const TraceEvent& e : trace->events)
@@ -179,7 +179,7 @@ private slots:
         QVERIFY(end > start);
         const int64_t mid = (start + end) / 2;
         // Compute events run inside the kernel span; a narrow window around its middle keeps every event wide.
-        w_->timeline()->setView(static_cast<double>(mid) - 1, static_cast<double>(mid) + 1);
+        w_->views().timeline()->setView(static_cast<double>(mid) - 1, static_cast<double>(mid) + 1);
         host->refresh();
         QWidget* gl = host->glWidget();
         QVERIFY(QTest::qWaitFor([&] { return gl->isVisible() && host->glWidget()->framesRendered() > 0; }, 5000));
@@ -193,9 +193,9 @@ private slots:
         }
         QCOMPARE(d.selectedNode(), std::string("op:op2"));
         QCOMPARE(g.selectedNode(), std::string("op:op2"));
-        QCOMPARE(w_->timeline()->selectedKernel(), std::string("op2"));
-        QVERIFY2(w_->workDivision()->headline().startsWith(QStringLiteral("op2 ")), qPrintable(w_->workDivision()->headline()));
-        QCOMPARE(w_->inspector()->heading().section(QLatin1Char(' '), 0, 0), QStringLiteral("op2"));
+        QCOMPARE(w_->views().timeline()->selectedKernel(), std::string("op2"));
+        QVERIFY2(w_->views().workDivision()->headline().startsWith(QStringLiteral("op2 ")), qPrintable(w_->views().workDivision()->headline()));
+        QCOMPARE(w_->views().inspector()->heading().section(QLatin1Char(' '), 0, 0), QStringLiteral("op2"));
     }
 
     void pipelineRowsExplainWhatEachPassDid()

@@ -81,7 +81,7 @@ private slots:
         QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/qft4.qasm"))));
         QVERIFY(w.document()->kind() == DocumentKind::Circuit);
         QVERIFY(w.document()->passes().size() >= 1);
-        QCOMPARE(w.pipeline()->tree()->topLevelItemCount(), static_cast<int>(w.document()->passes().size()));
+        QCOMPARE(w.views().pipeline()->tree()->topLevelItemCount(), static_cast<int>(w.document()->passes().size()));
         auto* ir = w.findChild<QPlainTextEdit*>(QStringLiteral("irView"));
         QVERIFY(ir);
         QCOMPARE(ir->toPlainText().toStdString(), w.document()->selectedRecord()->irText);
@@ -107,22 +107,22 @@ private slots:
         QCOMPARE(w.document()->kind(), DocumentKind::Model);
         QVERIFY(w.document()->passes().size() >= 10);
         QCOMPARE(w.document()->compiled().programs.size(), w.document()->passes().size());
-        QCOMPARE(w.centralTabs()->currentWidget(), static_cast<QWidget*>(w.graphView()));
+        QCOMPARE(w.views().centralTabs()->currentWidget(), static_cast<QWidget*>(w.views().graph()));
         // Every pass: the graph shows that pass's program, and the IR view its text.
         for (int i = 0; i < static_cast<int>(w.document()->passes().size()); ++i) {
             w.document()->selectPass(i);
-            QSignalSpy ready(w.graphView(), &GraphView::layoutReady);
-            QVERIFY(!w.graphView()->isLayingOut() || ready.wait(20000));
-            QVERIFY(w.graphView()->graph().nodes.size() >= 3);   // two inputs and at least one op
-            QCOMPARE(w.irView()->editor()->toPlainText().toStdString(), w.document()->selectedRecord()->irText);
+            QSignalSpy ready(w.views().graph(), &GraphView::layoutReady);
+            QVERIFY(!w.views().graph()->isLayingOut() || ready.wait(20000));
+            QVERIFY(w.views().graph()->graph().nodes.size() >= 3);   // two inputs and at least one op
+            QCOMPARE(w.views().ir()->editor()->toPlainText().toStdString(), w.document()->selectedRecord()->irText);
         }
         // Clicking the output buffer fills the Inspector with its device layout.
-        const auto& spec = w.graphView()->graph();
+        const auto& spec = w.views().graph()->graph();
         const auto it = std::find_if(spec.nodes.begin(), spec.nodes.end(), [](const GraphSpec::Node& n) { return n.kind == GraphSpec::NodeKind::Output; });
         QVERIFY(it != spec.nodes.end());
-        QVERIFY(w.graphView()->selectNode(it->id));
-        QVERIFY(w.inspector()->value(QStringLiteral("layout")).startsWith(QStringLiteral("SpyreTensorLayout(")));
-        QCOMPARE(w.inspector()->value(QStringLiteral("shape")), QStringLiteral("[256, 128]"));
+        QVERIFY(w.views().graph()->selectNode(it->id));
+        QVERIFY(w.views().inspector()->value(QStringLiteral("layout")).startsWith(QStringLiteral("SpyreTensorLayout(")));
+        QCOMPARE(w.views().inspector()->value(QStringLiteral("shape")), QStringLiteral("[256, 128]"));
     }
 
     void circuitViewFollowsPassesAndInspectsGates()
@@ -131,30 +131,30 @@ private slots:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/qft4.qasm"))));
-        QCOMPARE(w.centralTabs()->currentWidget(), static_cast<QWidget*>(w.circuitView()));
+        QCOMPARE(w.views().centralTabs()->currentWidget(), static_cast<QWidget*>(w.views().circuit()));
         for (int i = 0; i < static_cast<int>(w.document()->passes().size()); ++i) {
             w.document()->selectPass(i);
-            QVERIFY(w.circuitView()->circuit());
-            QCOMPARE(w.circuitView()->circuit(), w.document()->compiled().circuits[static_cast<size_t>(i)].get());
-            QCOMPARE(w.circuitView()->opColumns().size(), w.circuitView()->circuit()->ops.size());
+            QVERIFY(w.views().circuit()->circuit());
+            QCOMPARE(w.views().circuit()->circuit(), w.document()->compiled().circuits[static_cast<size_t>(i)].get());
+            QCOMPARE(w.views().circuit()->opColumns().size(), w.views().circuit()->circuit()->ops.size());
         }
-        QVERIFY(w.circuitView()->selectOp(0));
-        QVERIFY(!w.inspector()->value(QStringLiteral("qubits")).isEmpty());
+        QVERIFY(w.views().circuit()->selectOp(0));
+        QVERIFY(!w.views().inspector()->value(QStringLiteral("qubits")).isEmpty());
         // Picking op 0 stepped the State view to its column; the slider's end is the final state again.
-        QVERIFY(w.stateView()->shownRun() && w.stateView()->shownRun()->column);
-        w.stateView()->stepTo(w.stateView()->stepSlider()->maximum());
+        QVERIFY(w.views().state()->shownRun() && w.views().state()->shownRun()->column);
+        w.views().state()->stepTo(w.views().state()->stepSlider()->maximum());
         // The State view shows the simulation of the final circuit: QFT of a basis state is uniform.
         const auto run = w.document()->compiled().quantumRun;
         QVERIFY(run && run->hasState);
         QCOMPARE(run->qubits, 4);
         for (const auto& a : run->topAmplitudes)
             QVERIFY(std::abs(a.probability - 1.0 / 16) < 1e-9);
-        QCOMPARE(w.stateView()->amplitudeTable()->rowCount(), 16);
+        QCOMPARE(w.views().state()->amplitudeTable()->rowCount(), 16);
         int shots = 0;
         for (const auto& [k, v] : run->counts)
             shots += v;
         QCOMPARE(shots, run->shots);
-        QCOMPARE(w.stateView()->countsTable()->rowCount(), static_cast<int>(run->counts.size()));
+        QCOMPARE(w.views().state()->countsTable()->rowCount(), static_cast<int>(run->counts.size()));
     }
 
     void exportsWhatIsOpen()
@@ -163,23 +163,23 @@ private slots:
         MainWindow w;
         w.show();
         QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/mlp.onnxtxt"))));
-        QVERIFY(w.exportAs(MainWindow::ExportKind::KernelBundle, dir.filePath(QStringLiteral("bundle"))));
+        QVERIFY(w.exportAs(ExportKind::KernelBundle, dir.filePath(QStringLiteral("bundle"))));
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("bundle/manifest.json"))));
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("bundle/listing.txt"))));
-        QVERIFY(w.exportAs(MainWindow::ExportKind::PassDumps, dir.filePath(QStringLiteral("dumps"))));
+        QVERIFY(w.exportAs(ExportKind::PassDumps, dir.filePath(QStringLiteral("dumps"))));
         QCOMPARE(QDir(dir.filePath(QStringLiteral("dumps"))).entryList(QDir::Files).size(), static_cast<int>(w.document()->passes().size()));
 
         QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/qft4.qasm"))));
         const QString qasm = dir.filePath(QStringLiteral("out.qasm"));
-        QVERIFY(w.exportAs(MainWindow::ExportKind::CircuitQasm, qasm));
+        QVERIFY(w.exportAs(ExportKind::CircuitQasm, qasm));
         QFile f(qasm);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QVERIFY(f.readAll().startsWith("OPENQASM 2.0;"));
-        QVERIFY(w.exportAs(MainWindow::ExportKind::CircuitSvg, dir.filePath(QStringLiteral("c.svg"))));
+        QVERIFY(w.exportAs(ExportKind::CircuitSvg, dir.filePath(QStringLiteral("c.svg"))));
         QVERIFY(QFileInfo(dir.filePath(QStringLiteral("c.svg"))).size() > 1000);
         // A place that cannot be written is reported, not ignored.
-        QVERIFY(!w.exportAs(MainWindow::ExportKind::CircuitQasm, QStringLiteral("/proc/nope/out.qasm")));
-        QVERIFY(w.problems()->problemCount() >= 1);
+        QVERIFY(!w.exportAs(ExportKind::CircuitQasm, QStringLiteral("/proc/nope/out.qasm")));
+        QVERIFY(w.views().problems()->problemCount() >= 1);
     }
 
     void stepsThroughPassesWithKeys()
@@ -198,7 +198,7 @@ private slots:
         for (int i = 1; i <= last; ++i) {
             QTest::keyClick(&w, Qt::Key_F10);
             QCOMPARE(w.document()->selectedPass(), i);
-            QCOMPARE(w.pipeline()->tree()->currentItem(), w.pipeline()->tree()->topLevelItem(i));
+            QCOMPARE(w.views().pipeline()->tree()->currentItem(), w.views().pipeline()->tree()->topLevelItem(i));
         }
         QTest::keyClick(&w, Qt::Key_F10);   // past the end stays at the end
         QCOMPARE(w.document()->selectedPass(), last);
@@ -221,8 +221,8 @@ private slots:
         QSignalSpy failed(&w, &MainWindow::documentFailed);
         w.openFile(path);
         QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
-        QCOMPARE(w.problems()->problemCount(), 1);
-        QVERIFY2(w.problems()->problemText(0).contains(path), qPrintable(w.problems()->problemText(0)));
+        QCOMPARE(w.views().problems()->problemCount(), 1);
+        QVERIFY2(w.views().problems()->problemText(0).contains(path), qPrintable(w.views().problems()->problemText(0)));
         QVERIFY(!w.document()->isOpen());
     }
 
@@ -232,7 +232,7 @@ private slots:
         QSignalSpy failed(&w, &MainWindow::documentFailed);
         w.openFile(QStringLiteral("/nonexistent/circuit.qasm"));
         QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 10000));
-        QVERIFY(w.problems()->problemText(0).contains(QStringLiteral("no such file")));
+        QVERIFY(w.views().problems()->problemText(0).contains(QStringLiteral("no such file")));
     }
 
     void dropOpensFile()

@@ -65,8 +65,8 @@ private slots:
         MainWindow w;
         w.show();
         QVERIFY(!w.loadPassPlugin(plugin("plugin_other_version")));
-        QCOMPARE(w.problems()->problemCount(), 1);
-        const QString text = w.problems()->problemText(0);
+        QCOMPARE(w.views().problems()->problemCount(), 1);
+        const QString text = w.views().problems()->problemText(0);
         QVERIFY2(text.contains(plugin("plugin_other_version")) && text.contains(QStringLiteral("built against Spyglass 0.0.0-other")), qPrintable(text));
     }
 };

@@ -53,7 +53,7 @@ private slots:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(!openAndWait(w, path));
-        ProblemsView* problems = w.problems();
+        ProblemsView* problems = w.views().problems();
         QCOMPARE(problems->problemCount(), 1);
         const QString where = path + QStringLiteral(":5:12");
         QVERIFY2(problems->problemText(0).startsWith(where + QStringLiteral(": ")), qPrintable(problems->problemText(0)));
@@ -113,9 +113,9 @@ private slots:
             errors += d.severity == Severity::Error && d.message.find("differ from the reference interpreter") != std::string::npos;
         QCOMPARE(errors, 1);
         bool listed = false;
-        for (int i = 0; i < w.problems()->problemCount(); ++i)
-            listed = listed || (w.problems()->problemsTree()->topLevelItem(i)->text(0) == QLatin1String("error") &&
-                                w.problems()->problemText(i).contains(QStringLiteral("differ from the reference interpreter")));
+        for (int i = 0; i < w.views().problems()->problemCount(); ++i)
+            listed = listed || (w.views().problems()->problemsTree()->topLevelItem(i)->text(0) == QLatin1String("error") &&
+                                w.views().problems()->problemText(i).contains(QStringLiteral("differ from the reference interpreter")));
         QVERIFY(listed);
         // In front of the other bottom docks (not behind Timeline or Charts).
         QVERIFY(!w.dock(QStringLiteral("problemsDock"))->visibleRegion().isEmpty());
@@ -134,7 +134,7 @@ private slots:
         QVERIFY(w.document()->compiled().simulationNote.contains(QStringLiteral("within tolerance")));
         QVERIFY(w.document()->compiled().numbersFailure.isEmpty());
         QVERIFY(w.numbersBannerText().isEmpty());
-        QCOMPARE(w.problems()->problemCount(), 0);
+        QCOMPARE(w.views().problems()->problemCount(), 0);
     }
 };
 

@@ -53,7 +53,7 @@ spyresim::SimResult simulateDirectly(const QString& path, const std::map<std::st
     return spyresim::simulate(*snaps.back().ir->bundle, target, {}, timing);
 }
 
-QString logText(MainWindow& w) { return w.problems()->findChild<QPlainTextEdit*>(QStringLiteral("logText"))->toPlainText(); }
+QString logText(MainWindow& w) { return w.views().problems()->findChild<QPlainTextEdit*>(QStringLiteral("logText"))->toPlainText(); }
 
 bool renderFrame(ImGuiHost& host)
 {
@@ -100,11 +100,11 @@ private slots:
 
         // The Timeline shows it: the trace ends at the total kernel time (the kernels lane includes each kernel's fixed
         // overhead; the core lanes end before the last one's).
-        const Trace* trace = w.timeline()->trace();
+        const Trace* trace = w.views().timeline()->trace();
         QVERIFY(trace);
         QCOMPARE(trace, sim->trace.get());
         QCOMPARE(trace->endNs(), static_cast<int64_t>(std::llround(direct.kernelTimeNs)));
-        QCOMPARE(w.timeline()->traceEndNs(), trace->endNs());
+        QCOMPARE(w.views().timeline()->traceEndNs(), trace->endNs());
         QCOMPARE(trace->lanes.front().name, std::string("kernels"));
         const auto [k0, k1] = trace->laneRange(0);
         QCOMPARE(k1 - k0, direct.kernels.size());
@@ -127,7 +127,7 @@ private slots:
         QVERIFY(expected.size() > 2);
 
         // The header and the status bar name the kernel time and the roofline bound.
-        QVERIFY2(QString::fromStdString(w.timeline()->header()).contains(QStringLiteral("kernel time")), w.timeline()->header().c_str());
+        QVERIFY2(QString::fromStdString(w.views().timeline()->header()).contains(QStringLiteral("kernel time")), w.views().timeline()->header().c_str());
         QVERIFY2(w.simulationStatusText().contains(QStringLiteral("roofline")), qPrintable(w.simulationStatusText()));
 
         // The window's session has the kernel timings: the Charts dock's "simulated time" is the total kernel time.
@@ -141,10 +141,10 @@ private slots:
             QCOMPARE(detail->kernels[i].simNs, direct.kernels[i].timeNs);
             QCOMPARE(detail->kernels[i].bytesMoved, direct.kernels[i].bytesRead + direct.kernels[i].bytesWritten);
         }
-        w.charts()->reload();
-        w.charts()->setHistoryMetric(session::RunMetric::SimulatedTime);
-        QVERIFY(!w.charts()->history().empty());
-        QVERIFY(std::fabs(w.charts()->history().back().value - direct.kernelTimeNs) <= 1e-6 * direct.kernelTimeNs);
+        w.views().charts()->reload();
+        w.views().charts()->setHistoryMetric(session::RunMetric::SimulatedTime);
+        QVERIFY(!w.views().charts()->history().empty());
+        QVERIFY(std::fabs(w.views().charts()->history().back().value - direct.kernelTimeNs) <= 1e-6 * direct.kernelTimeNs);
     }
 
     // Every bundled example model opens with a simulation whose trace the Timeline shows, one window for all of them
@@ -162,10 +162,10 @@ private slots:
             QVERIFY2(openAndWait(w, path), qPrintable(path));
             const auto& sim = w.document()->compiled().simulation;
             QVERIFY2(sim && sim->trace, qPrintable(path + QStringLiteral(": ") + w.document()->compiled().simulationNote));
-            QCOMPARE(w.timeline()->trace(), sim->trace.get());
+            QCOMPARE(w.views().timeline()->trace(), sim->trace.get());
             // Trace events are whole nanoseconds and at least 1 ns long: a kernel shorter than that (convnet's last
             // Pointwise, 0.9 ns) can end the trace a nanosecond after the kernel time.
-            const int64_t end = w.timeline()->traceEndNs(), kernelNs = std::llround(sim->kernelTimeNs);
+            const int64_t end = w.views().timeline()->traceEndNs(), kernelNs = std::llround(sim->kernelTimeNs);
             QVERIFY2(end >= kernelNs && end <= kernelNs + 1, qPrintable(QStringLiteral("%1: trace ends at %2 ns, kernel time %3 ns").arg(path).arg(end).arg(sim->kernelTimeNs)));
             QVERIFY(sim->rooflineNs > 0 && sim->rooflineNs <= sim->kernelTimeNs);
             qInfo("%s: %s", qPrintable(QFileInfo(path).fileName()), qPrintable(w.document()->compiled().simulationNote));
@@ -173,7 +173,7 @@ private slots:
         QVERIFY(models >= 5);
         // A circuit has no Spyre trace: the Timeline and the status bar are cleared.
         QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/qft4.qasm"))));
-        QVERIFY(!w.timeline()->trace());
+        QVERIFY(!w.views().timeline()->trace());
         QVERIFY(w.simulationStatusText().isEmpty());
     }
 
@@ -187,16 +187,16 @@ private slots:
         QVERIFY2(logText(w).contains(note), qPrintable(logText(w)));
         // softmax's outputs lie in [0, 1]: an fp16 simulation within tolerance is far below 1e-2 off.
         QVERIFY2(note.contains(QStringLiteral("within tolerance")), qPrintable(note));
-        QCOMPARE(w.problems()->problemCount(), 0);
+        QCOMPARE(w.views().problems()->problemCount(), 0);
 
         // A verdict outside tolerance is also a warning in the Problems dock, naming the output; within, none.
         QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt"))));
         const QString matmulNote = w.document()->compiled().simulationNote;
         QVERIFY2(matmulNote.contains(QStringLiteral("max abs error")), qPrintable(matmulNote));
         bool warned = false;
-        for (int i = 0; i < w.problems()->problemCount(); ++i)
-            warned = warned || (w.problems()->problemText(i).contains(QStringLiteral("differ from the reference interpreter")) &&
-                                w.problems()->problemText(i).contains(QStringLiteral("'C'")));
+        for (int i = 0; i < w.views().problems()->problemCount(); ++i)
+            warned = warned || (w.views().problems()->problemText(i).contains(QStringLiteral("differ from the reference interpreter")) &&
+                                w.views().problems()->problemText(i).contains(QStringLiteral("'C'")));
         qInfo("%s", qPrintable(matmulNote));
         QCOMPARE(warned, matmulNote.contains(QStringLiteral("OUTSIDE tolerance")));
     }
@@ -208,7 +208,7 @@ private slots:
         w.show();
         QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt"))));
         const QString out = dir.filePath(QStringLiteral("trace.json"));
-        QVERIFY(w.exportAs(MainWindow::ExportKind::ChromeTrace, out));
+        QVERIFY(w.exportAs(ExportKind::ChromeTrace, out));
         QFile f(out);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QJsonParseError err;
@@ -231,7 +231,7 @@ private slots:
 
         // A circuit has no simulator trace to export: the choice fails with a message instead of writing a file.
         QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/qft4.qasm"))));
-        QVERIFY(!w.exportAs(MainWindow::ExportKind::ChromeTrace, dir.filePath(QStringLiteral("none.json"))));
+        QVERIFY(!w.exportAs(ExportKind::ChromeTrace, dir.filePath(QStringLiteral("none.json"))));
         QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("none.json"))));
     }
 
@@ -253,7 +253,7 @@ private slots:
         QVERIFY2(w.whatIfText().contains(QStringLiteral("simulated kernel time")), qPrintable(w.whatIfText()));
         QVERIFY2(w.whatIfText().contains(expected), qPrintable(w.whatIfText() + QStringLiteral("\nexpected ") + expected));
         // The Timeline follows the recompile.
-        QCOMPARE(w.timeline()->traceEndNs(), static_cast<int64_t>(std::llround(direct.kernelTimeNs)));
+        QCOMPARE(w.views().timeline()->traceEndNs(), static_cast<int64_t>(std::llround(direct.kernelTimeNs)));
 
         // A what-if the compiler rejects fails; the next file opened gets no banner comparing it with matmul's plan.
         QSignalSpy failed(&w, &MainWindow::documentFailed);
@@ -284,7 +284,7 @@ private slots:
         QVERIFY(QTest::qWaitFor([&] { return host->isVisible() && host->glWidget()->height() > 200; }, 5000));
         QVERIFY(renderFrame(*host));
         QVERIFY(renderFrame(*host));   // the first frame after a resize may lay out only
-        QVERIFY(w.timeline()->lastDrawnEvents() + w.timeline()->lastMergedSpans() > 0);
+        QVERIFY(w.views().timeline()->lastDrawnEvents() + w.views().timeline()->lastMergedSpans() > 0);
         const QImage shot = host->glWidget()->grabFramebuffer();
         const QString out = outputDir() + QStringLiteral("/timeline-softmax.png");
         QVERIFY(shot.save(out));

@@ -77,13 +77,13 @@ private slots:
 
         // The Work division view of the final pass: 16 busy cores, p0 in 8 and r0 in 2.
         w.document()->selectPass(static_cast<int>(w.document()->passes().size()) - 1);
-        QVERIFY(QTest::qWaitFor([&] { return !w.graphView()->isLayingOut(); }, 60000));
-        QVERIFY(w.graphView()->selectNode("op:op0"));
+        QVERIFY(QTest::qWaitFor([&] { return !w.views().graph()->isLayingOut(); }, 60000));
+        QVERIFY(w.views().graph()->selectNode("op:op0"));
         int busy = 0;
-        for (const auto& c : w.workDivision()->cells())
+        for (const auto& c : w.views().workDivision()->cells())
             busy += c.busy;
         QCOMPARE(busy, 16);
-        const QString headline = w.workDivision()->headline();
+        const QString headline = w.views().workDivision()->headline();
         QVERIFY2(headline.contains(QStringLiteral("p0÷8 × r0÷2")) && headline.contains(QStringLiteral("pinned by the user")),
                  qPrintable(headline));
 
@@ -148,7 +148,7 @@ private slots:
                 popup->close();
             }
         });
-        emit w.graphView()->nodeContextMenuRequested(QStringLiteral("op:op2"), w.mapToGlobal(QPoint(100, 100)));
+        emit w.views().graph()->nodeContextMenuRequested(QStringLiteral("op:op2"), w.mapToGlobal(QPoint(100, 100)));
         QVERIFY2(actions.contains(QStringLiteral("Pin core split of op2…")), qPrintable(actions.join(QLatin1Char('|'))));
 
         QSignalSpy opened(&w, &MainWindow::documentOpened);
@@ -173,7 +173,7 @@ private slots:
         // The Graph of the final pass labels the MatMul op2 and the new op after the copy it writes.
         w.document()->selectPass(static_cast<int>(w.document()->passes().size()) - 1);
         QStringList labels;
-        for (const auto& n : w.graphView()->graph().nodes)
+        for (const auto& n : w.views().graph()->graph().nodes)
             labels << n.label.section(QLatin1Char('\n'), 0, 0);
         QVERIFY2(labels.contains(QStringLiteral("op2 MatMul")), qPrintable(labels.join(QLatin1Char('|'))));
         QVERIFY2(labels.filter(QStringLiteral("rs_buf1_stick1 restickify")).size() == 1, qPrintable(labels.join(QLatin1Char('|'))));
@@ -189,9 +189,9 @@ private slots:
         QSignalSpy opened(&w, &MainWindow::documentOpened);
         w.pinCoreSplit(QStringLiteral("op0"), {{"p0", 8}, {"r0", 2}});
         QVERIFY(opened.wait(60000));
-        QVERIFY(QTest::qWaitFor([&] { return !w.graphView()->isLayingOut(); }, 60000));
-        QVERIFY(w.graphView()->selectNode("op:op0"));   // the Work division view follows the Document's selection
-        WorkDivisionView* v = w.workDivision();
+        QVERIFY(QTest::qWaitFor([&] { return !w.views().graph()->isLayingOut(); }, 60000));
+        QVERIFY(w.views().graph()->selectNode("op:op0"));   // the Work division view follows the Document's selection
+        WorkDivisionView* v = w.views().workDivision();
         // Rows are the split output var p0, columns the other output var p1; r0 (K) is split too, so the two
         // cores of each K half share their rectangle: core = p0 part * 2 + r0 part (innermost var fastest).
         QCOMPARE(v->rowVar(), 0);

@@ -34,7 +34,7 @@ namespace {
 
 bool waitForGraph(MainWindow& w)
 {
-    return QTest::qWaitFor([&] { return !w.graphView()->isLayingOut(); }, 60000);
+    return QTest::qWaitFor([&] { return !w.views().graph()->isLayingOut(); }, 60000);
 }
 
 void saveShot(QWidget* widget, const QString& name)
@@ -96,7 +96,7 @@ private slots:
         for (const auto& op : program->ops)
             restickOps += op.kind == spyre::OpKind::Restickify;
         int restickNodes = 0;
-        for (const auto& n : w.graphView()->graph().nodes)
+        for (const auto& n : w.views().graph()->graph().nodes)
             restickNodes += n.kind == GraphSpec::NodeKind::Restickify;
         QCOMPARE(restickNodes, restickOps);
         QVERIFY(restickOps >= 1);
@@ -106,11 +106,11 @@ private slots:
         for (int i = 0; i < static_cast<int>(program->ops.size()); ++i)
             if (program->ops[static_cast<size_t>(i)].iterationPoints() > program->ops[static_cast<size_t>(biggest)].iterationPoints())
                 biggest = i;
-        QVERIFY(w.graphView()->selectNode("op:" + program->ops[static_cast<size_t>(biggest)].name));
+        QVERIFY(w.views().graph()->selectNode("op:" + program->ops[static_cast<size_t>(biggest)].name));
         const auto& op = program->ops[static_cast<size_t>(biggest)];
         int busy = 0;
         int64_t points = 0;
-        for (const auto& c : w.workDivision()->cells()) {
+        for (const auto& c : w.views().workDivision()->cells()) {
             busy += c.busy;
             points += c.points;
         }
@@ -120,28 +120,28 @@ private slots:
         for (const auto& t : op.tiles)
             tiles *= t.count;
         QCOMPARE(points * tiles, op.iterationPoints());
-        QCOMPARE(static_cast<int>(w.workDivision()->cells().size()), w.document()->compiled().target->cores);
-        saveShot(w.workDivision(), QStringLiteral("workdivision"));
+        QCOMPARE(static_cast<int>(w.views().workDivision()->cells().size()), w.document()->compiled().target->cores);
+        saveShot(w.views().workDivision(), QStringLiteral("workdivision"));
 
         // Stick layout of that op's output: as many sticks as the device layout has.
         const spyre::Buffer& out = program->buffers[static_cast<size_t>(op.store.buffer)];
         const int64_t sticks = program->layoutOf(out).deviceElements() / program->stickElements;
-        QCOMPARE(w.stickLayout()->source()->stickCount(), sticks);
-        saveShot(w.stickLayout(), QStringLiteral("sticklayout"));
+        QCOMPARE(w.views().stickLayout()->source()->stickCount(), sticks);
+        saveShot(w.views().stickLayout(), QStringLiteral("sticklayout"));
 
         // A restickify op shows its source and destination side by side.
         int restick = -1;
         for (int i = 0; i < static_cast<int>(program->ops.size()); ++i)
             if (program->ops[static_cast<size_t>(i)].kind == spyre::OpKind::Restickify)
                 restick = i;
-        QVERIFY(w.graphView()->selectNode("op:" + program->ops[static_cast<size_t>(restick)].name));
-        QVERIFY(w.stickLayout()->source()->hasBuffer());
-        QVERIFY(w.stickLayout()->destination()->hasBuffer());
-        QVERIFY(w.stickLayout()->headline().contains(QStringLiteral("restickify")));
-        saveShot(w.stickLayout(), QStringLiteral("restickify"));
+        QVERIFY(w.views().graph()->selectNode("op:" + program->ops[static_cast<size_t>(restick)].name));
+        QVERIFY(w.views().stickLayout()->source()->hasBuffer());
+        QVERIFY(w.views().stickLayout()->destination()->hasBuffer());
+        QVERIFY(w.views().stickLayout()->headline().contains(QStringLiteral("restickify")));
+        saveShot(w.views().stickLayout(), QStringLiteral("restickify"));
 
         // Scratchpad map: per-core peak matches the plan; live blocks never overlap; all within usable LX.
-        ScratchpadMapPanel* map = w.scratchpad();
+        ScratchpadMapPanel* map = w.views().scratchpad();
         QVERIFY(program->scratchpad.planned);
         QCOMPARE(map->peak(0), program->scratchpad.peakBytes);
         const int64_t usable = w.document()->compiled().target->usableLxBytes();
@@ -213,7 +213,7 @@ private slots:
             auto panel = std::make_unique<ScratchpadMapPanel>();
             const auto& target = *w.document()->compiled().target;
             panel->setProgram(program, target.lxBytes, target.usableLxBytes(), target.cores);
-            panel->setUsableBreakdown(w.scratchpad()->usableBreakdown());
+            panel->setUsableBreakdown(w.views().scratchpad()->usableBreakdown());
             ImGuiHost host(std::move(panel));
             host.resize(1100, 380);
             host.show();

@@ -98,22 +98,22 @@ private slots:
         for (double p : run->probabilities)
             nonzero += p > 1e-9;
         QCOMPARE(nonzero, 2);
-        QCOMPARE(w.stateView()->histogramBars(), 1);
-        QCOMPARE(w.stateView()->bars()[0].label, QStringLiteral("101101"));
-        QVERIFY(std::fabs(w.stateView()->bars()[0].probability - 1) < 1e-9);
-        QCOMPARE(w.stateView()->bars()[0].shotFraction, 1.0);
-        probabilitiesAgreeWithCounts(*w.stateView(), *run);
-        QVERIFY2(w.stateView()->ancillaText().contains(QStringLiteral("q[6]: P(1) = 0.500")), qPrintable(w.stateView()->ancillaText()));
-        QVERIFY(w.stateView()->bitOrderText().contains(QStringLiteral("c[5] … c[0]")));
+        QCOMPARE(w.views().state()->histogramBars(), 1);
+        QCOMPARE(w.views().state()->bars()[0].label, QStringLiteral("101101"));
+        QVERIFY(std::fabs(w.views().state()->bars()[0].probability - 1) < 1e-9);
+        QCOMPARE(w.views().state()->bars()[0].shotFraction, 1.0);
+        probabilitiesAgreeWithCounts(*w.views().state(), *run);
+        QVERIFY2(w.views().state()->ancillaText().contains(QStringLiteral("q[6]: P(1) = 0.500")), qPrintable(w.views().state()->ancillaText()));
+        QVERIFY(w.views().state()->bitOrderText().contains(QStringLiteral("c[5] … c[0]")));
         w.resizeDocks({w.dock(QStringLiteral("stateDock"))}, {760}, Qt::Horizontal);   // a readable screenshot
         QTest::qWait(50);
-        QVERIFY(w.stateView()->grab().save(outputDir() + QStringLiteral("/view-state-bv.png")));
+        QVERIFY(w.views().state()->grab().save(outputDir() + QStringLiteral("/view-state-bv.png")));
         // The Bloch tab: the ancilla points along -x, the measured qubits along ±z.
-        w.stateView()->tabs()->setCurrentIndex(2);
+        w.views().state()->tabs()->setCurrentIndex(2);
         QTest::qWait(50);
-        QVERIFY(distinctColours(w.stateView()->tabs()->currentWidget()->grab().toImage()) > 8);
+        QVERIFY(distinctColours(w.views().state()->tabs()->currentWidget()->grab().toImage()) > 8);
         QVERIFY(std::fabs(run->bloch[6][0] + 1) < 1e-9);
-        QVERIFY(w.stateView()->grab().save(outputDir() + QStringLiteral("/view-bloch.png")));
+        QVERIFY(w.views().state()->grab().save(outputDir() + QStringLiteral("/view-bloch.png")));
     }
 
     void qasmBenchBernsteinVazirani()
@@ -122,10 +122,10 @@ private slots:
         QVERIFY(openAndWait(w, dataPath(QStringLiteral("qasmbench/medium/bv_n14/bv_n14.qasm"))));
         const auto run = w.document()->compiled().quantumRun;
         QVERIFY(run && run->measured);
-        QCOMPARE(w.stateView()->histogramBars(), 1);
-        QCOMPARE(w.stateView()->bars()[0].label, QStringLiteral("1111111111111"));   // its header's hidden string
-        probabilitiesAgreeWithCounts(*w.stateView(), *run);
-        QVERIFY(w.stateView()->ancillaText().contains(QStringLiteral("q[13]")));
+        QCOMPARE(w.views().state()->histogramBars(), 1);
+        QCOMPARE(w.views().state()->bars()[0].label, QStringLiteral("1111111111111"));   // its header's hidden string
+        probabilitiesAgreeWithCounts(*w.views().state(), *run);
+        QVERIFY(w.views().state()->ancillaText().contains(QStringLiteral("q[13]")));
     }
 
     void ghzOutcomesAgreeWithinShotNoise()
@@ -133,11 +133,11 @@ private slots:
         MainWindow w;
         QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/ghz5.qasm"))));
         const auto run = w.document()->compiled().quantumRun;
-        QCOMPARE(w.stateView()->histogramBars(), 2);
-        QCOMPARE(w.stateView()->bars()[0].label, QStringLiteral("00000"));   // basis order
-        QCOMPARE(w.stateView()->bars()[1].label, QStringLiteral("11111"));
-        probabilitiesAgreeWithCounts(*w.stateView(), *run);
-        QVERIFY(w.stateView()->ancillaText().isEmpty());
+        QCOMPARE(w.views().state()->histogramBars(), 2);
+        QCOMPARE(w.views().state()->bars()[0].label, QStringLiteral("00000"));   // basis order
+        QCOMPARE(w.views().state()->bars()[1].label, QStringLiteral("11111"));
+        probabilitiesAgreeWithCounts(*w.views().state(), *run);
+        QVERIFY(w.views().state()->ancillaText().isEmpty());
     }
 
     void qftFromABasisStateStepByStep()
@@ -148,10 +148,10 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(openAndWait(w, write(QStringLiteral("qft_of_5.qasm"), qftCircuit(QStringLiteral("x q[0];\nx q[2];\n")))));
         w.document()->selectPass(0);   // the circuit as written
-        const quantum::Circuit* c = w.circuitView()->circuit();
+        const quantum::Circuit* c = w.views().circuit()->circuit();
         QVERIFY(c);
-        StateView* view = w.stateView();
-        QCOMPARE(view->stepSlider()->maximum(), w.circuitView()->columnCount());
+        StateView* view = w.views().state();
+        QCOMPARE(view->stepSlider()->maximum(), w.views().circuit()->columnCount());
         // Before any gate: |0000⟩.
         view->stepTo(0);
         QVERIFY(view->shownRun() && view->shownRun()->column == -1);
@@ -160,11 +160,11 @@ private slots:
         int barrier = -1;
         for (size_t i = 0; i < c->ops.size(); ++i)
             if (c->ops[i].kind == quantum::OpKind::Barrier)
-                barrier = w.circuitView()->opColumns()[i];
+                barrier = w.views().circuit()->opColumns()[i];
         QVERIFY(barrier >= 0);
         view->stepTo(barrier + 1);
         QCOMPARE(*view->shownRun()->column, barrier);
-        QCOMPARE(w.circuitView()->stepMarker(), std::optional<int>(barrier));   // the Circuit view marks where
+        QCOMPARE(w.views().circuit()->stepMarker(), std::optional<int>(barrier));   // the Circuit view marks where
         QVERIFY(std::fabs(view->shownRun()->probabilities[5] - 1) < 1e-12);
         QCOMPARE(view->histogramBars(), 16);   // every basis state of 4 qubits, in basis order
         QCOMPARE(view->bars()[5].label, QStringLiteral("|0101⟩"));
@@ -174,9 +174,9 @@ private slots:
         for (size_t i = 0; i < c->ops.size() && firstCu1 < 0; ++i)
             if (c->ops[i].name == "cu1")
                 firstCu1 = static_cast<int>(i);
-        QVERIFY(w.circuitView()->selectOp(firstCu1));
-        QCOMPARE(view->stepPosition(), w.circuitView()->opColumns()[static_cast<size_t>(firstCu1)] + 1);
-        QCOMPARE(*view->shownRun()->column, w.circuitView()->opColumns()[static_cast<size_t>(firstCu1)]);
+        QVERIFY(w.views().circuit()->selectOp(firstCu1));
+        QCOMPARE(view->stepPosition(), w.views().circuit()->opColumns()[static_cast<size_t>(firstCu1)] + 1);
+        QCOMPARE(*view->shownRun()->column, w.views().circuit()->opColumns()[static_cast<size_t>(firstCu1)]);
         view->tabs()->setCurrentIndex(1);
         w.resizeDocks({w.dock(QStringLiteral("stateDock"))}, {640}, Qt::Horizontal);
         QTest::qWait(50);
@@ -199,7 +199,7 @@ private slots:
         view->stepTo(view->stepSlider()->maximum());
         QCOMPARE(view->shownRun(), w.document()->compiled().quantumRun.get());
         QVERIFY(!view->shownRun()->column);
-        QVERIFY(!w.circuitView()->stepMarker());
+        QVERIFY(!w.views().circuit()->stepMarker());
     }
 
     void qftFromZeroIsUniformWithNoPhase()
@@ -207,7 +207,7 @@ private slots:
         MainWindow w;
         QVERIFY(openAndWait(w, write(QStringLiteral("qft_of_0.qasm"), qftCircuit(QString()))));
         w.document()->selectPass(0);
-        StateView* view = w.stateView();
+        StateView* view = w.views().state();
         view->stepTo(view->stepSlider()->maximum() - 1);
         const QuantumRunResult* s = view->shownRun();
         QVERIFY(s && s->hasState);
@@ -215,7 +215,7 @@ private slots:
             QVERIFY(std::abs(a.value - std::complex<double>(0.25, 0)) < 1e-12);
         // Another pass draws another circuit: the step starts again at the final state.
         w.document()->selectPass(static_cast<int>(w.document()->passes().size()) - 1);
-        QCOMPARE(view->stepSlider()->maximum(), w.circuitView()->columnCount());
+        QCOMPARE(view->stepSlider()->maximum(), w.views().circuit()->columnCount());
         QVERIFY(!view->shownRun()->column);
     }
 };

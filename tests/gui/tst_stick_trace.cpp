@@ -45,13 +45,13 @@ private slots:
         last_ = d.selectedProgram();
         rs_ = last_->findOp("rs_buf1_stick1");
         QVERIFY(rs_ >= 0);
-        QVERIFY(QTest::qWaitFor([&] { return !w_->graphView()->isLayingOut(); }, 60000));
-        QVERIFY(w_->graphView()->selectNode("op:rs_buf1_stick1"));
+        QVERIFY(QTest::qWaitFor([&] { return !w_->views().graph()->isLayingOut(); }, 60000));
+        QVERIFY(w_->views().graph()->selectNode("op:rs_buf1_stick1"));
     }
 
     void theReasonIsSaidInWords()
     {
-        const QString h = w_->stickLayout()->headline();
+        const QString h = w_->views().stickLayout()->headline();
         QVERIFY2(h.contains(QStringLiteral("Why: op2 (MatMul '")) && h.contains(QStringLiteral("reads r along d1; op1 (Relu '")) &&
                      h.contains(QStringLiteral("produced it sticked on d0")),
                  qPrintable(h));
@@ -68,13 +68,13 @@ private slots:
         QCOMPARE(last_->layoutOf(dst).deviceSize, (spyre::Shape{4, 512, 64}));
         // r[70, 3]: source stick (70 / 64) * 256 + 3 = 259, element 70 % 64 = 6; destination stick (3 / 64) * 512 + 70
         // = 70, element 3.
-        w_->stickLayout()->traceHost({70, 3});
-        const QString t = w_->stickLayout()->traceText();
+        w_->views().stickLayout()->traceHost({70, 3});
+        const QString t = w_->views().stickLayout()->traceText();
         QVERIFY2(t.startsWith(QStringLiteral("r[70, 3]: source stick 259, element 6 → destination stick 70, element 3; moved by core ")), qPrintable(t));
-        QCOMPARE(w_->stickLayout()->source()->highlightedStick(), int64_t(259));
-        QCOMPARE(w_->stickLayout()->source()->highlightedOffset(), int64_t(6));
-        QCOMPARE(w_->stickLayout()->destination()->highlightedStick(), int64_t(70));
-        QCOMPARE(w_->stickLayout()->destination()->highlightedOffset(), int64_t(3));
+        QCOMPARE(w_->views().stickLayout()->source()->highlightedStick(), int64_t(259));
+        QCOMPARE(w_->views().stickLayout()->source()->highlightedOffset(), int64_t(6));
+        QCOMPARE(w_->views().stickLayout()->destination()->highlightedStick(), int64_t(70));
+        QCOMPARE(w_->views().stickLayout()->destination()->highlightedOffset(), int64_t(3));
         // The core is the one whose slice in the bundle's kernel holds the point (the kernel is not tiled here).
         QVERIFY(rs.tiles.empty());
         const spyre::Kernel* k = nullptr;
@@ -94,8 +94,8 @@ private slots:
     {
         // Destination stick 70 is r[70, 0:64]: one element from each of source sticks 256..319 (d0 = 70 is in the
         // second block of 64 rows, d1 = 0..63), each at element 6.
-        w_->stickLayout()->stepTo(70);
-        const QString t = w_->stickLayout()->traceText();
+        w_->views().stickLayout()->stepTo(70);
+        const QString t = w_->views().stickLayout()->traceText();
         QVERIFY2(t.startsWith(QStringLiteral("Step 71 of 2048: destination stick 70 gathers 64 elements from 64 source sticks (256…319, outlined)")),
                  qPrintable(t));
         const auto moves = spyre::movesIntoStick(*last_, last_->ops[static_cast<size_t>(rs_)], 70);
@@ -106,27 +106,27 @@ private slots:
             QCOMPARE(moves[e].to, (spyre::StickPlace{70, static_cast<int64_t>(e)}));
         }
         // The strip draws the first 16 of those source sticks, each with element 6 framed.
-        const auto& rows = w_->stickLayout()->moveStrip()->sources();
+        const auto& rows = w_->views().stickLayout()->moveStrip()->sources();
         QCOMPARE(rows.size(), size_t(16));
         QCOMPARE(rows.front().label, QStringLiteral("src 256"));
         QCOMPARE(rows.back().label, QStringLiteral("src 271"));
         for (const auto& r : rows)
             QCOMPARE(r.moved, int64_t(6));
-        w_->stickLayout()->stepBy(1);
-        QCOMPARE(w_->stickLayout()->currentStep(), int64_t(71));
-        QCOMPARE(w_->stickLayout()->destination()->highlightedStick(), int64_t(71));
+        w_->views().stickLayout()->stepBy(1);
+        QCOMPARE(w_->views().stickLayout()->currentStep(), int64_t(71));
+        QCOMPARE(w_->views().stickLayout()->destination()->highlightedStick(), int64_t(71));
     }
 
     void aClickTracesTheElementUnderTheMouse()
     {
-        StickGrid* g = w_->stickLayout()->destination();
+        StickGrid* g = w_->views().stickLayout()->destination();
         const QPoint at(30, 26);
         const std::vector<int64_t> host = g->hostAt(at);
         QCOMPARE(host.size(), size_t(2));
         QTest::mouseClick(g, Qt::LeftButton, {}, at);
-        const QString t = w_->stickLayout()->traceText();
+        const QString t = w_->views().stickLayout()->traceText();
         QVERIFY2(t.startsWith(QStringLiteral("r[%1, %2]: ").arg(host[0]).arg(host[1])), qPrintable(t));
-        QCOMPARE(w_->stickLayout()->source()->highlightedStick(),
+        QCOMPARE(w_->views().stickLayout()->source()->highlightedStick(),
                  spyre::stickPlaceOf(*last_, last_->buffers[static_cast<size_t>(last_->ops[static_cast<size_t>(rs_)].loads[0].buffer)], host).stick);
         // Neighbours along the source's stick dim differ in colour (hue), and so do those along the destination's
         // (shade): a stick of either side is not one flat colour.

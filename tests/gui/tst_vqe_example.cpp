@@ -129,7 +129,7 @@ private slots:
         const auto run = w.document()->compiled().quantumRun;
         QVERIFY(run && run->hasState);
         QCOMPARE(run->qubits, 6);
-        QCOMPARE(w.stateView()->amplitudeTable()->rowCount(), static_cast<int>(run->topAmplitudes.size()));
+        QCOMPARE(w.views().state()->amplitudeTable()->rowCount(), static_cast<int>(run->topAmplitudes.size()));
         // The state after every pass of the explorer's compile still has the VQE energy.
         quantum::StateVector sv(6, quantum::Precision::Double);
         std::vector<quantum::cplx> amps(64);

@@ -137,18 +137,18 @@ private slots:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         w.runVqe(recipeOptions());
-        QVERIFY(QTest::qWaitFor([&] { return w.vqeView()->report().has_value(); }, 60000));
-        QCOMPARE(w.centralTabs()->currentWidget(), static_cast<QWidget*>(w.vqeView()));
-        compareWithCli(*w.vqeView(), cli);
+        QVERIFY(QTest::qWaitFor([&] { return w.views().vqe()->report().has_value(); }, 60000));
+        QCOMPARE(w.views().centralTabs()->currentWidget(), static_cast<QWidget*>(w.views().vqe()));
+        compareWithCli(*w.views().vqe(), cli);
         // The window recorded the run in its session: it can be reopened from the store with the same curve.
         const auto runs = recordedVqeRuns(w.windowSession()->store());
         QVERIFY(!runs.empty());
         QCOMPARE(runs.front().run.sessionId, w.windowSession()->id());
-        w.vqeView()->clear();
+        w.views().vqe()->clear();
         QVERIFY(w.showRecordedVqeRun(runs.front().run.id));
-        compareWithCli(*w.vqeView(), cli);
+        compareWithCli(*w.views().vqe(), cli);
         QTest::qWait(100);
-        const QImage shot = w.vqeView()->grab().toImage();
+        const QImage shot = w.views().vqe()->grab().toImage();
         QVERIFY(distinctColours(shot) > 8);
         QVERIFY(shot.save(outputDir() + QStringLiteral("/view-vqe.png")));
         QVERIFY(w.grab().save(outputDir() + QStringLiteral("/mainwindow-vqe.png")));
@@ -167,17 +167,17 @@ private slots:
                 cliRun = r.run.id;
         QVERIFY(cliRun != 0);
         QVERIFY(w.showRecordedVqeRun(cliRun));
-        compareWithCli(*w.vqeView(), cli);
-        QVERIFY(w.vqeView()->summary()->text().contains(QStringLiteral("from-cli")));
+        compareWithCli(*w.views().vqe(), cli);
+        QVERIFY(w.views().vqe()->summary()->text().contains(QStringLiteral("from-cli")));
     }
 
     void aRunThatIsNotVqeIsAProblem()
     {
         MainWindow w;
-        const int before = w.problems()->problemCount();
+        const int before = w.views().problems()->problemCount();
         QVERIFY(!w.showRecordedVqeRun(987654));
-        QCOMPARE(w.problems()->problemCount(), before + 1);
-        QVERIFY(!w.vqeView()->report());
+        QCOMPARE(w.views().problems()->problemCount(), before + 1);
+        QVERIFY(!w.views().vqe()->report());
     }
 
     void badHamiltonianIsAProblemNotACrash()
@@ -189,10 +189,10 @@ private slots:
         f.write("0.5 Z0 Z1 +\n-1.0 Q3\n");
         f.close();
         MainWindow w;
-        const int before = w.problems()->problemCount();
+        const int before = w.views().problems()->problemCount();
         w.runVqe(recipeOptions(), path);
-        QVERIFY(QTest::qWaitFor([&] { return w.problems()->problemCount() > before; }, 30000));
-        QVERIFY(!w.vqeView()->report());
+        QVERIFY(QTest::qWaitFor([&] { return w.views().problems()->problemCount() > before; }, 30000));
+        QVERIFY(!w.views().vqe()->report());
     }
 };
 

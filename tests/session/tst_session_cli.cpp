@@ -244,8 +244,7 @@ private slots:
         QCOMPARE(qsimRun.circuits[0].name, std::string("qft4.qasm"));
         QCOMPARE(qsimRun.circuits[0].name, qguiRun.circuits[0].name);
         QCOMPARE(qsimRun.circuits[0].qubits, qguiRun.circuits[0].qubits);
-        QCOMPARE(QJsonDocument::fromJson(QByteArray::fromStdString(qsimRun.run.optionsJson)).object()[QStringLiteral("seed")].toString(),
-                 QStringLiteral("7"));
+        QCOMPARE(QJsonDocument::fromJson(QByteArray::fromStdString(qsimRun.run.optionsJson)).object()[QStringLiteral("seed")].toInteger(), 7);
     }
 
     void defaultDatabaseFollowsXdgDataHome()
