@@ -28,13 +28,15 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QLabel>
+#include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -520,13 +522,26 @@ void MainWindow::exportDialog()
     const std::vector<ExportKind> kinds = availableExports(*document_);
     if (kinds.empty())
         return;
-    QStringList labels;
-    for (ExportKind k : kinds)
-        labels << exportLabel(k);
-    bool ok = false;
-    const QString choice = QInputDialog::getItem(this, tr("Export"), tr("What to export:"), labels, 0, false, &ok);
-    if (ok && labels.contains(choice))
-        exportAs(kinds[static_cast<size_t>(labels.indexOf(choice))]);
+    // Each entry carries its kind: the choice is never recovered from a (translated) label.
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Export"));
+    auto* layout = new QVBoxLayout(&dialog);
+    layout->addWidget(new QLabel(tr("What to export:"), &dialog));
+    auto* list = new QListWidget(&dialog);
+    list->setObjectName(QStringLiteral("exportChoices"));
+    for (ExportKind k : kinds) {
+        auto* item = new QListWidgetItem(exportLabel(k), list);
+        item->setData(Qt::UserRole, static_cast<int>(k));
+    }
+    list->setCurrentRow(0);
+    layout->addWidget(list);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    connect(list, &QListWidget::itemDoubleClicked, &dialog, &QDialog::accept);
+    layout->addWidget(buttons);
+    if (dialog.exec() == QDialog::Accepted && list->currentItem())
+        exportAs(static_cast<ExportKind>(list->currentItem()->data(Qt::UserRole).toInt()));
 }
 
 bool MainWindow::exportAs(ExportKind kind, const QString& givenPath)
