@@ -134,24 +134,30 @@ private slots:
         QElapsedTimer clock;
         clock.start();
         v.setGraph(bigGraph(100, 20));
-        qint64 last = 0, worst = 0;
+        QVERIFY2(ready.isEmpty() && clock.elapsed() < 1000, "setGraph laid the graph out on the GUI thread");
+        qint64 last = clock.elapsed(), worst = 0, slowMs = 0;
         int slowTurns = 0;
         while (ready.isEmpty() && clock.elapsed() < 240000) {
             QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
             if (ready.isEmpty()) {   // the last turn builds the scene: timed separately below
-                worst = std::max(worst, clock.elapsed() - last);
-                slowTurns += clock.elapsed() - last >= 100;
+                const qint64 gap = clock.elapsed() - last;
+                worst = std::max(worst, gap);
+                if (gap >= 100) {
+                    ++slowTurns;
+                    slowMs += gap;
+                }
             }
             last = clock.elapsed();
         }
+        const qint64 waited = std::max<qint64>(last, 1);
         QVERIFY2(!ready.isEmpty(), "layout of 2000 nodes did not finish in 4 minutes");
         qInfo("2000 nodes: layout %.0f ms (Graphviz, worker), worst GUI gap while waiting %lld ms (%d over 100 ms), scene build %.0f ms",
               v.layout().layoutMs, worst, slowTurns, v.lastSceneBuildMs());
         // The layout itself takes seconds, so running it on the GUI thread (or waiting for it there) shows as one
         // gap of seconds. On 2 shared cores (ctest -j2, another build, ASan's slowdown) the GUI thread can also just
-        // not be scheduled for a turn or two: a few gaps over 100 ms, none near a second.
-        QVERIFY2(worst < 500 && slowTurns <= 3,
-                 qPrintable(QStringLiteral("GUI blocked for %1 ms; %2 event-loop turns over 100 ms").arg(worst).arg(slowTurns)));
+        // not be scheduled for a while: some gaps over 100 ms, none near a second, and most of the wait responsive.
+        QVERIFY2(worst < 1000 && slowMs * 4 <= waited,
+                 qPrintable(QStringLiteral("GUI blocked for %1 ms; %2 event-loop turns over 100 ms, %3 of %4 ms").arg(worst).arg(slowTurns).arg(slowMs).arg(waited)));
         QCOMPARE(v.layout().nodes.size(), size_t(2000));
         // Zoomed out, the whole graph repaints (text is skipped by level of detail).
         QElapsedTimer paint;
