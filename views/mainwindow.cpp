@@ -5,6 +5,7 @@
 #include "core/plugins/pass_plugin_loader.h"
 
 #include "views/chartsview.h"
+#include "views/tuningchart.h"
 #include "views/circuitinspect.h"
 #include "views/circuitview.h"
 #include "views/document.h"
@@ -282,6 +283,9 @@ void MainWindow::createDocks()
         charts_->selectSession(windowSession_->id());
     QDockWidget* chartsDock = addDock(tr("Charts"), QStringLiteral("chartsDock"), charts_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(problemsDock, chartsDock);
+    tuning_ = new TuningChart(this);
+    tabifyDockWidget(chartsDock, addDock(tr("Tuning"), QStringLiteral("tuningDock"), tuning_, Qt::BottomDockWidgetArea));
+    connect(tuning_, &TuningChart::tuned, this, [this](double, const QString& note) { problems_->log(tuning_->summary() + (note.isEmpty() ? QString() : QStringLiteral("; ") + note)); });
     problemsDock->raise();
     resizeDocks({docks_.first(), inspectorDock}, {360, 420}, Qt::Horizontal);
     resizeDocks({inspectorDock, stateDock}, {260, 520}, Qt::Vertical);
@@ -311,6 +315,19 @@ void MainWindow::createMenus()
     pipeline->addAction(stepBackAction_);
     pipeline->addAction(stepForwardAction_);
     pipeline->addAction(lastAction_);
+    pipeline->addSeparator();
+    pipeline->addAction(tr("&Tune Plan (Splits and Device Orders)"), this, [this] {
+        if (document_->kind() != DocumentKind::Model) {
+            problems_->log(tr("Tune Plan needs an open model"));
+            return;
+        }
+        CompileRequest request;
+        request.spyre.pins = document_->compiled().pins;
+        request.plugins = passPlugins_;
+        tuning_->tune(jobs_, document_->path(), request, windowSession_ ? QString::fromStdString(windowSession_->store().path()) : QString(),
+                      windowSession_ ? windowSession_->id() : 0);
+        tuning_->parentWidget()->raise();
+    });
 
     QMenu* quantum = menuBar()->addMenu(tr("&Quantum"));
     quantum->addAction(tr("Run &VQE…"), this, &MainWindow::vqeDialog);

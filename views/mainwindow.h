@@ -42,6 +42,7 @@ QString formatWays(const std::map<std::string, int>& ways);
 std::optional<std::map<std::string, int>> parseWays(const QString& text, QString* error);
 
 class ChartsView;
+class TuningChart;
 class CircuitView;
 class WindowSession;
 struct CompiledDocument;
@@ -109,6 +110,7 @@ public:
     WorkDivisionView* workDivision() const { return workDivision_; }
     StickLayoutView* stickLayout() const { return stickLayout_; }
     ChartsView* charts() const { return charts_; }
+    TuningChart* tuning() const { return tuning_; }
     VqeView* vqeView() const { return vqeView_; }
     ScratchpadMapPanel* scratchpad() const { return scratchpad_; }
     WindowSession* windowSession() const { return windowSession_.get(); }
@@ -184,6 +186,7 @@ private:
     StickLayoutView* stickLayout_ = nullptr;
     std::unique_ptr<WindowSession> windowSession_;
     ChartsView* charts_ = nullptr;
+    TuningChart* tuning_ = nullptr;
     QLabel* whatIf_ = nullptr;
     QLabel* numbersBanner_ = nullptr;
     std::vector<const plugins::LoadedPlugin*> passPlugins_;   // loaded by the user, in order

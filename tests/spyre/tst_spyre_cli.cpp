@@ -96,7 +96,7 @@ private slots:
                                      QStringLiteral("--plan"), QStringLiteral("tuned"), QStringLiteral("--no-numerics")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QString out = QString::fromUtf8(r.out);
-        QVERIFY2(out.contains(QStringLiteral("plan tuned")) && out.contains(QStringLiteral("candidate splits simulated")) &&
+        QVERIFY2(out.contains(QStringLiteral("plan tuned")) && out.contains(QStringLiteral("candidate splits and device orders simulated")) &&
                      out.contains(QStringLiteral("over the cost-model plan")),
                  qPrintable(out));
         // --json carries the search (and --session stores that object): every candidate with its split and times.
