@@ -52,7 +52,7 @@ private slots:
     }
 
     // Issue 15 asks for a geometric-mean error <= 1.25x (on the fit set and on the held-out set) and >= 3/4 of the
-    // cases within +-15 %. Measured (2026-12-02, bench_spyre_sim --calibration): 1.174x over all 25, 17 within;
+    // cases within +-15 %. Measured (2026-12-02, bench_spyre_sim --calibration): 1.173x over all 25, 17 within;
     // fit set 1.103x (9 of 11), held out 1.232x (8 of 14).
     void suiteError()
     {
@@ -104,10 +104,10 @@ private slots:
 
     // Decode batch trend of issue #4032: one batch on 25 cores is the slowest; from B = 2 the published times fall
     // (1.463, 1.389, 1.377, 1.365 ms) as torch-spyre's split cuts K fewer ways (4, 2, 2, 1), so each core streams
-    // its weight piece in fewer, longer runs; each request of the stream holds the memory side for
-    // dma_device_request_ns (fitted on B = 2 and B = 16). Measured 1.521, 1.470, 1.471, 1.424 ms: B = 4 and B = 8
+    // its weight piece in fewer, longer runs; each run change of the stream holds the memory side for
+    // dma_device_request_ns (fitted on B = 2 and B = 16). Measured 1.518, 1.468, 1.468, 1.421 ms: B = 4 and B = 8
     // have the same split and stream the same weight runs, so they differ only by their activations (published
-    // 0.9 % apart, ours 0.07 %).
+    // 0.9 % apart, ours under 0.1 %).
     void decodeTrend()
     {
         const double b1 = sim("i4032-b1-n25600"), b2 = sim("i4032-b2-n25600"), b4 = sim("i4032-b4-n25600"), b8 = sim("i4032-b8-n25600"),
