@@ -285,7 +285,9 @@ void MainWindow::createDocks()
     tabifyDockWidget(problemsDock, chartsDock);
     tuning_ = new TuningChart(this);
     tabifyDockWidget(chartsDock, addDock(tr("Tuning"), QStringLiteral("tuningDock"), tuning_, Qt::BottomDockWidgetArea));
-    connect(tuning_, &TuningChart::tuned, this, [this](double, const QString& note) { problems_->log(tuning_->summary() + (note.isEmpty() ? QString() : QStringLiteral("; ") + note)); });
+    connect(tuning_, &TuningChart::tuned, this, [this](double, const QString& note) {
+        problems_->log(tuning_->summary() + (note.isEmpty() ? QString() : QStringLiteral("; ") + note));
+    });
     problemsDock->raise();
     resizeDocks({docks_.first(), inspectorDock}, {360, 420}, Qt::Horizontal);
     resizeDocks({inspectorDock, stateDock}, {260, 520}, Qt::Vertical);
@@ -323,6 +325,7 @@ void MainWindow::createMenus()
         }
         CompileRequest request;
         request.spyre.pins = document_->compiled().pins;
+        request.spyre.splitPins = document_->compiled().splitPins;   // the tuner leaves pinned ops as they are
         request.plugins = passPlugins_;
         tuning_->tune(jobs_, document_->path(), request, windowSession_ ? QString::fromStdString(windowSession_->store().path()) : QString(),
                       windowSession_ ? windowSession_->id() : 0);

@@ -25,7 +25,7 @@ struct TuneCandidate {
     std::string what;                                 // "split" or "order": which knob this candidate turns
     std::map<std::string, int> ways;                  // the split it ran with, vars cut more than once
     std::map<std::string, spyre::DeviceOrder> orders; // order candidates: buffer -> the order tried
-    double estimateUs = 0;               // split candidates: the cost model's estimate for that kernel alone
+    double estimateUs = 0;               // the cost model's estimate for that kernel alone, 0 when no ranked split was pinned
     double simulatedNs = 0;              // the whole bundle's simulated kernel time with it
     bool kept = false;                   // it beat every earlier plan and stays in the tuned plan
     // "p0:2 p1:16" or "buf1=batch_outermost arg0=default": what the candidate pins, for lists and charts.
