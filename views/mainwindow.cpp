@@ -5,6 +5,7 @@
 #include "core/plugins/pass_plugin_loader.h"
 
 #include "views/chartsview.h"
+#include "views/tuningchart.h"
 #include "views/document.h"
 #include "views/graphlayout.h"
 #include "views/graphview.h"
@@ -210,6 +211,20 @@ void MainWindow::createMenus()
     pipeline->addAction(stepBackAction_);
     pipeline->addAction(stepForwardAction_);
     pipeline->addAction(lastAction_);
+    pipeline->addSeparator();
+    pipeline->addAction(tr("&Tune Plan (Splits and Device Orders)"), this, [this] {
+        if (document_->kind() != DocumentKind::Model) {
+            views_->problems()->log(tr("Tune Plan needs an open model"));
+            return;
+        }
+        CompileRequest request;
+        request.spyre.pins = document_->compiled().pins;
+        request.spyre.splitPins = document_->compiled().splitPins;   // the tuner leaves pinned ops as they are
+        request.plugins = passPlugins_;
+        views_->tuning()->tune(jobs_, document_->path(), request, windowSession_ ? QString::fromStdString(windowSession_->store().path()) : QString(),
+                               windowSession_ ? windowSession_->id() : 0);
+        views_->tuning()->parentWidget()->raise();
+    });
 
     QMenu* quantum = menuBar()->addMenu(tr("&Quantum"));
     quantum->addAction(tr("Run &VQE…"), this, [this] {

@@ -16,6 +16,7 @@
 #include "views/stateview.h"
 #include "views/sticklayoutview.h"
 #include "views/timelinepanel.h"
+#include "views/tuningchart.h"
 #include "views/vqeview.h"
 #include "views/workdivisionview.h"
 
@@ -93,7 +94,13 @@ WindowViews::WindowViews(Document* document, QMainWindow* window, session::Sessi
     window->tabifyDockWidget(problemsDock,
                              addDock(window, tr("Scratchpad"), QStringLiteral("scratchpadDock"), scratchpadHost_, Qt::BottomDockWidgetArea, spyre));
     charts_ = new ChartsView(history, window);
-    window->tabifyDockWidget(problemsDock, addDock(window, tr("Charts"), QStringLiteral("chartsDock"), charts_, Qt::BottomDockWidgetArea, {}));
+    QDockWidget* chartsDock = addDock(window, tr("Charts"), QStringLiteral("chartsDock"), charts_, Qt::BottomDockWidgetArea, {});
+    window->tabifyDockWidget(problemsDock, chartsDock);
+    tuning_ = new TuningChart(window);
+    window->tabifyDockWidget(chartsDock, addDock(window, tr("Tuning"), QStringLiteral("tuningDock"), tuning_, Qt::BottomDockWidgetArea, spyre));
+    connect(tuning_, &TuningChart::tuned, this, [this](double, const QString& note) {
+        problems_->log(tuning_->summary() + (note.isEmpty() ? QString() : QStringLiteral("; ") + note));
+    });
     problemsDock->raise();
     window->resizeDocks({pipelineDock, inspectorDock}, {360, 420}, Qt::Horizontal);
     window->resizeDocks({inspectorDock, stateDock}, {260, 520}, Qt::Vertical);

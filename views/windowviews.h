@@ -1,6 +1,6 @@
 #pragma once
 // Every view of a main window, created once: the central tabs (IR, Graph, Circuit, VQE) and the docks (Pipeline,
-// Inspector, State, Problems, Timeline, Work division, Stick layout, Scratchpad, Charts), each subscribed to the
+// Inspector, State, Problems, Timeline, Work division, Stick layout, Scratchpad, Charts, Tuning), each subscribed to the
 // Document it observes, and wired to one another where a pick in one view answers in another (a gate picked in the
 // Circuit steps the State; a node picked in the Graph fills the Inspector and reveals its IR). Each dock says for
 // which document kinds it is shown. MainWindow arranges the docks, owns the menus and actions, and holds no view.
@@ -35,6 +35,7 @@ class ScratchpadMapPanel;
 class StateView;
 class StickLayoutView;
 class TimelinePanel;
+class TuningChart;
 class VqeView;
 class WorkDivisionView;
 
@@ -59,6 +60,7 @@ public:
     StickLayoutView* stickLayout() const { return stickLayout_; }
     ScratchpadMapPanel* scratchpad() const { return scratchpad_; }
     ChartsView* charts() const { return charts_; }
+    TuningChart* tuning() const { return tuning_; }
 
     // A dock and the document kinds it is shown for; empty: every kind, and the layout of a kind leaves it as the
     // user left it. Problems is shown when it has one.
@@ -97,6 +99,7 @@ private:
     ScratchpadMapPanel* scratchpad_ = nullptr;
     ImGuiHost* scratchpadHost_ = nullptr;
     ChartsView* charts_ = nullptr;
+    TuningChart* tuning_ = nullptr;
     std::vector<Dock> docks_;
 };
 

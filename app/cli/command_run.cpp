@@ -20,6 +20,7 @@
 #include "core/spyre/spyre_pipeline.h"
 #include "core/spyresim/device_memory.h"
 #include "core/spyresim/plan_tuner.h"
+#include "core/workbench/tuning_record.h"
 #include "core/spyresim/numerics_bisect.h"
 #include "core/spyresim/spyre_simulator.h"
 #include "core/workbench/workbench.h"
@@ -71,6 +72,7 @@ struct BackendResult {
     bool computedOutputs = true;   // false for a timing-only simulation
     std::vector<std::string> notes;
     std::optional<QJsonObject> tuning;   // --plan tuned: the search (recorded in the session with the --json object)
+    std::function<void(session::SessionRecorder&)> recordAfter;   // runs of its own after this one (the tuner's candidates)
     std::optional<spyresim::BisectReport> bisect;
 };
 
@@ -162,6 +164,7 @@ BackendResult runSpyreBackend(const ModelGraph& graph, const InputSource& inputs
         co.extraPasses = plugins::spyreInsertions(options.plugins);
         tuning = spyresim::tunePlan(graph, spyre::SpyreTarget::loadOrDefault(options.target), co, job, kTuneBudgetMs);
         request.spyre.splitPins = tuning->splitPins;
+        request.spyre.orderPins = tuning->orderPins;
     }
     const CompiledDocument doc = compileModelGraph(graph, job, request);
     const spyresim::SimOptions so = simOptions(options);
@@ -178,8 +181,8 @@ BackendResult runSpyreBackend(const ModelGraph& graph, const InputSource& inputs
         int kept = 0;
         for (const spyresim::TuneCandidate& c : tuning->candidates)
             kept += c.kept;
-        char gain[160];
-        std::snprintf(gain, sizeof gain, "tuned: %d candidate splits simulated, %d kept; %s -> %s (%.3fx over the cost-model plan)%s",
+        char gain[200];
+        std::snprintf(gain, sizeof gain, "tuned: %d candidate splits and device orders simulated, %d kept; %s -> %s (%.3fx over the cost-model plan)%s",
                       static_cast<int>(tuning->candidates.size()), kept, formatDuration(tuning->costModelNs).c_str(),
                       formatDuration(tuning->tunedNs).c_str(), tuning->gain(), tuning->budgetExhausted ? ", time budget reached" : "");
         r.notes.insert(r.notes.begin() + 1, gain);
@@ -194,6 +197,8 @@ BackendResult runSpyreBackend(const ModelGraph& graph, const InputSource& inputs
             for (const auto& [var, n] : c.ways)
                 ways[QString::fromStdString(var)] = n;
             entry[QStringLiteral("op")] = QString::fromStdString(c.op);
+            entry[QStringLiteral("what")] = QString::fromStdString(c.what);
+            entry[QStringLiteral("label")] = QString::fromStdString(c.label());
             entry[QStringLiteral("ways")] = ways;
             entry[QStringLiteral("estimate_us")] = c.estimateUs;
             entry[QStringLiteral("simulated_ns")] = c.simulatedNs;
@@ -202,6 +207,9 @@ BackendResult runSpyreBackend(const ModelGraph& graph, const InputSource& inputs
         }
         t[QStringLiteral("candidates")] = cands;
         r.tuning = t;
+        r.recordAfter = [plan = std::make_shared<spyresim::TunedPlan>(std::move(*tuning)), file = graph.sourcePath](session::SessionRecorder& rec) {
+            recordTuning(*plan, file, rec);
+        };
     }
     if (options.bisect) {
         std::map<std::string, HostTensor> byName;
@@ -486,6 +494,8 @@ int reportRun(Args& args, const RunContext& ctx, const BackendResult& result, st
             rec.setSimulationWallMs(ctx.wallMs);   // the reference interpreter's run
         rec.setResultJson(QJsonDocument(j).toJson(QJsonDocument::Compact).toStdString());
         rec.finishRun(ok ? session::RunStatus::Ok : session::RunStatus::Failed, ok ? std::string() : "outputs do not match the expected values");
+        if (result.recordAfter)
+            result.recordAfter(rec);
     }
     if (args.json())
         printJson(j);

@@ -211,6 +211,10 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
     // kernel's aggregate memory time (per phase for a matmul).
     std::vector<double> ownIn(slices.size(), 0.0), ownOut(slices.size(), 0.0), ownStream(slices.size(), 0.0);
     double maxOwn = 0, maxStream = 0;
+    // A matmul's weight stream moves to a new run after each request: every request but a core's first holds the
+    // shared memory side for a fixed time, so the same bytes in shorter runs (a K split) stream slower. A core's
+    // first request overlaps the other cores' (one request per core costs nothing extra).
+    double streamRunChanges = 0;
     int64_t perCoreIn = 0, perCoreOut = 0, streamedPerCore = 0;
     for (const ArgDma& d : args) {
         (d.store ? perCoreOut : perCoreIn) += static_cast<int64_t>(d.delivered);
@@ -221,6 +225,8 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
         for (const ArgDma& d : args) {
             const int64_t run = std::clamp(runBytes(d, slices[i]), target.dmaMinRunBytes, target.dmaMaxRunBytes);
             const double requests = std::ceil(d.fetched / static_cast<double>(run));
+            if (d.streamed)
+                streamRunChanges += std::max(0.0, requests - 1);
             const double t = requests * target.dmaRequestNs + d.fetched / target.dmaPerCoreGBs +
                              (d.delivered - d.fetched) / target.replicaDeliveryGBsPerCore;
             (d.streamed ? ownStream[i] : d.store ? ownOut[i] : ownIn[i]) += t;
@@ -231,7 +237,7 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
     double stretch = 1.0, streamStretch = 1.0;
     if (matmul && !restickify) {
         const double burstNs = (burstR + burstW) / aggregateGBs + target.rwTurnaroundNsPerByte * std::min(burstR, burstW);
-        const double streamNs = streamR / aggregateGBs;
+        const double streamNs = streamR / aggregateGBs + streamRunChanges * target.dmaDeviceRequestNs;
         stretch = maxOwn > 0 && burstNs > maxOwn ? burstNs / maxOwn : 1.0;
         streamStretch = maxStream > 0 && streamNs > maxStream ? streamNs / maxStream : 1.0;
         kt.memoryNs = maxOwn * stretch + maxStream * streamStretch;

@@ -10,6 +10,8 @@
 //   - a matmul runs in three phases: every core loads its own copy of its activation piece (a burst on the shared
 //     bandwidth), the weight streams under the PT array's compute (cores that read the same weight piece fetch a
 //     share each and receive the rest from the others at the replica rate), the results leave in a second burst;
+//   - each request of a matmul's streamed weight after a core's first also holds the shared memory side for a fixed
+//     time, so a weight cut into shorter runs (K split) streams slower for the same bytes;
 //   - the shared device-memory bandwidth over all cores: (R + W) / effective bandwidth plus the read/write
 //     turnaround (per phase for a matmul); a matmul or a standalone reduction realises only its core count's
 //     share; tensors resident in LX move nothing; restickify at its own rate; the busiest core is stretched to it;

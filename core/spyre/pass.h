@@ -35,6 +35,8 @@ struct CompileOptions {
     // op (name as printed by work_division, "op3", or the ONNX node it computes) -> var ("p0", "r0") -> ways.
     // work_division takes the split as given (after checking it is legal) instead of choosing one.
     std::map<std::string, std::map<std::string, int>> splitPins;
+    // buffer (or the ONNX value it holds) -> device order, instead of the plan's (the tuner's per-kernel search).
+    std::map<std::string, DeviceOrder> orderPins;
     // torch-spyre's defaults: default device order, default work division. The simulator's baseline.
     bool baseline = false;
     ScratchpadPolicy scratchpad = ScratchpadPolicy::Greedy;

@@ -28,6 +28,11 @@ PassResult OptimizeLayoutsPass::run(Program& program, PassContext& ctx)
     int batchOutermost = 0;
     for (Buffer& b : program.buffers) {
         b.order = (!ctx.options.baseline && b.shape.size() >= 3) ? DeviceOrder::BatchOutermost : DeviceOrder::Default;
+        auto pin = ctx.options.orderPins.find(b.name);
+        if (pin == ctx.options.orderPins.end())
+            pin = ctx.options.orderPins.find(b.origin);
+        if (pin != ctx.options.orderPins.end())
+            b.order = pin->second;
         batchOutermost += b.order == DeviceOrder::BatchOutermost;
     }
     program.layout.solved = true;

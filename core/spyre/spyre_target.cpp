@@ -158,6 +158,7 @@ SpyreTarget SpyreTarget::load(const std::string& path)
     t.kernelOverheadNs = r.number("kernel_overhead_ns", 0);
     t.vectorStreamChunks = static_cast<int>(r.integer("vector_stream_chunks", 1));
     t.dmaRequestNs = r.number("dma_request_ns", 0);
+    t.dmaDeviceRequestNs = r.number("dma_device_request_ns", 0);
     t.dmaPerCoreGBs = r.number("dma_per_core_gbs", 1e-9);
     t.replicaDeliveryGBsPerCore = r.number("replica_delivery_gbs_per_core", 1e-9);
     t.reductionBwShareByCores = r.table("reduction_bw_share_by_cores");

@@ -51,6 +51,8 @@ struct SpyreTarget {
     // DMA from mechanism: a fixed cost per request (a request moves one contiguous run, clamped to
     // [dma_min_run_bytes, dma_max_run_bytes]) and the bandwidth one core's DMA engine reaches alone.
     double dmaRequestNs = 0;
+    // ... and the fixed time each request holds the shared device-memory side (summed over all cores).
+    double dmaDeviceRequestNs = 0;
     double dmaPerCoreGBs = 0;
     // Rate at which one core receives the pieces of an operand its replicas (cores reading the same piece) fetched.
     double replicaDeliveryGBsPerCore = 0;

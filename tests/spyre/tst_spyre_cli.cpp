@@ -1,6 +1,7 @@
 // `spyglass-cli compile` end to end on .onnxtxt models: JSON fields, dumps, export, pins, targets, bad input.
 #include "common/testutil.h"
 
+#include "core/session/session_store.h"
 #include "core/spyre/json_schema.h"
 #include "core/spyre/kernel_bundle.h"
 
@@ -96,12 +97,16 @@ private slots:
                                      QStringLiteral("--plan"), QStringLiteral("tuned"), QStringLiteral("--no-numerics")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QString out = QString::fromUtf8(r.out);
-        QVERIFY2(out.contains(QStringLiteral("plan tuned")) && out.contains(QStringLiteral("candidate splits simulated")) &&
+        QVERIFY2(out.contains(QStringLiteral("plan tuned")) && out.contains(QStringLiteral("candidate splits and device orders simulated")) &&
                      out.contains(QStringLiteral("over the cost-model plan")),
                  qPrintable(out));
-        // --json carries the search (and --session stores that object): every candidate with its split and times.
+        // --json carries the search (and --session stores that object, then one "tuning" run per candidate): every
+        // candidate with its split and times.
+        QTemporaryDir home;
+        const QString db = home.filePath(QStringLiteral("tuned.db"));
         const auto js = test::runCli({QStringLiteral("run"), model("attention.onnxtxt"), QStringLiteral("--backend"), QStringLiteral("spyre"),
-                                      QStringLiteral("--plan"), QStringLiteral("tuned"), QStringLiteral("--no-numerics"), QStringLiteral("--json")});
+                                      QStringLiteral("--plan"), QStringLiteral("tuned"), QStringLiteral("--no-numerics"), QStringLiteral("--json"),
+                                      QStringLiteral("--session"), QStringLiteral("tuned"), QStringLiteral("--db"), db});
         QVERIFY2(js.exitCode == 0, js.err.constData());
         const QJsonObject tuning = QJsonDocument::fromJson(js.out).object().value(QStringLiteral("tuning")).toObject();
         const QJsonArray cands = tuning.value(QStringLiteral("candidates")).toArray();
@@ -109,6 +114,21 @@ private slots:
         QVERIFY(tuning.value(QStringLiteral("tuned_ns")).toDouble() <= tuning.value(QStringLiteral("cost_model_ns")).toDouble());
         for (const QJsonValue& c : cands)
             QVERIFY(c.toObject().value(QStringLiteral("simulated_ns")).toDouble() > 0 && !c.toObject().value(QStringLiteral("ways")).toObject().isEmpty());
+        session::SessionStore store(db.toStdString());
+        const auto sid = store.findSessionByName("tuned");
+        QVERIFY(sid);
+        qsizetype i = 0;
+        for (const session::RunInfo& run : store.runs(*sid)) {
+            if (run.kind != "tuning")
+                continue;
+            QVERIFY(i < cands.size());
+            const QJsonObject rec = QJsonDocument::fromJson(QByteArray::fromStdString(run.resultJson)).object();
+            QCOMPARE(rec.value(QStringLiteral("index")).toInt(), static_cast<int>(i));
+            QCOMPARE(rec.value(QStringLiteral("label")).toString(), cands[i].toObject().value(QStringLiteral("label")).toString());
+            QCOMPARE(rec.value(QStringLiteral("simulated_ns")).toDouble(), cands[i].toObject().value(QStringLiteral("simulated_ns")).toDouble());
+            ++i;
+        }
+        QCOMPARE(i, cands.size());
         const auto bad = test::runCli({QStringLiteral("run"), model("attention.onnxtxt"), QStringLiteral("--backend"), QStringLiteral("spyre"),
                                        QStringLiteral("--plan"), QStringLiteral("fastest")});
         QCOMPARE(bad.exitCode, 2);
