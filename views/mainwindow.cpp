@@ -255,6 +255,7 @@ void MainWindow::createDocks()
     QDockWidget* stateDock = addDock(tr("State"), QStringLiteral("stateDock"), stateView_, Qt::RightDockWidgetArea);
     problems_ = new ProblemsView(this);
     QDockWidget* problemsDock = addDock(tr("Problems"), QStringLiteral("problemsDock"), problems_, Qt::BottomDockWidgetArea);
+    offerNumbersBisect(problems_, document_, jobs_);
     auto timeline = std::make_unique<TimelinePanel>();
     timeline_ = timeline.get();
     timelineHost_ = new ImGuiHost(std::move(timeline), this);

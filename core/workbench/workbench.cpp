@@ -409,6 +409,20 @@ CompiledDocument compileDocument(const QString& path, JobControl& control, const
     return doc;
 }
 
+spyresim::BisectReport bisectDocumentNumbers(const CompiledDocument& doc, JobControl& control, const model::LoadOptions& load)
+{
+    if (doc.kind != DocumentKind::Model || doc.programs.empty() || !doc.programs.back()->bundle || !doc.target)
+        throw InputError(at(doc.path), "the numbers bisect needs a compiled model with a kernel bundle");
+    const model::ModelGraph graph = model::loadModel(doc.path.toStdString(), load);
+    const std::vector<model::HostTensor> inputs = model::generatedInputs(graph);
+    std::map<std::string, model::HostTensor> byName;
+    for (size_t k = 0; k < graph.inputs.size() && k < inputs.size(); ++k)
+        byName[graph.values[graph.inputs[k]].name] = inputs[k];
+    spyresim::SimOptions numeric;
+    numeric.trace = false;
+    return spyresim::bisectNumerics(graph, *doc.programs.back()->bundle, *doc.target, byName, numeric, &control);
+}
+
 void recordRun(const CompiledDocument& doc, session::SessionRecorder& recorder, const std::string& kind, const std::string& optionsJson)
 {
     session::RunStart start;
