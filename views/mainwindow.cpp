@@ -159,6 +159,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
     followDocument(timeline_, timelineHost_, document_);
     followDocument(workDivision_, document_);
     followDocument(stickLayout_, document_);
+    followDocument(vqeView_, document_);
     connect(document_, &Document::documentChanged, this, [this] {
         applyLayoutFor(document_->kind());
         // Bring forward the picture that fits the document.
@@ -166,6 +167,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
             centralTabs_->setCurrentWidget(circuitView_);
         else if (document_->kind() == DocumentKind::Model)
             centralTabs_->setCurrentWidget(graphView_);
+        else if (document_->kind() == DocumentKind::Vqe)
+            centralTabs_->setCurrentWidget(vqeView_);
         inspector_->clear();
         showSimulation();
     });
@@ -989,6 +992,8 @@ void MainWindow::applyLayoutFor(DocumentKind kind)
             d->setVisible(shown);
     };
     setShown("stateDock", circuit);
+    for (const char* name : {"pipelineDock", "inspectorDock"})
+        setShown(name, kind != DocumentKind::Vqe);   // a recipe has no passes to step through, no ops to inspect
     for (const char* name : {"timelineDock", "workDivisionDock", "stickLayoutDock", "scratchpadDock"})
         setShown(name, model);
     // Problems only when there is one (problemAdded brings it back); an empty one at start-up is noise.

@@ -15,6 +15,7 @@
 #include "core/plugins/pass_plugin_loader.h"
 #include "core/quantum/pipeline.h"
 #include "core/quantum/state_analysis.h"
+#include "core/quantum/vqe_report.h"
 #include "core/spyre/pass.h"
 #include "core/spyresim/numerics_bisect.h"
 
@@ -103,6 +104,12 @@ struct CompiledDocument {
     QString simulationNote;
     // The numerics check failed: which outputs differ and by how much (an Error in diagnostics says the same).
     QString numbersFailure;
+    // VQE documents (a .vqe recipe): the search it describes, run when the request simulates.
+    struct VqeRun {
+        quantum::VqeReport report;
+        std::string hamiltonianFile;   // what the session records as the run's artifact, as `vqe --session` does
+    };
+    std::shared_ptr<const VqeRun> vqe;
 };
 
 // Files larger than this are refused before reading (a model or circuit of this size is not a document).
