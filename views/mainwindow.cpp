@@ -765,7 +765,7 @@ void MainWindow::openDialog()
     const QString dir = settings.value(QStringLiteral("lastOpenDir"), QDir::homePath()).toString();
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open Model or Circuit"), dir,
-        tr("Models and circuits (*.onnx *.onnxtxt *.qasm);;ONNX models (*.onnx *.onnxtxt);;OpenQASM circuits (*.qasm);;All files (*)"));
+        tr("Models, circuits and VQE recipes (*.onnx *.onnxtxt *.qasm *.vqe);;ONNX models (*.onnx *.onnxtxt);;OpenQASM circuits (*.qasm);;VQE recipes (*.vqe);;All files (*)"));
     if (path.isEmpty())
         return;
     settings.setValue(QStringLiteral("lastOpenDir"), QFileInfo(path).absolutePath());

@@ -160,6 +160,23 @@ private slots:
         d.selectPass(passIndex(d, "fuse"));
         QVERIFY(QTest::qWaitFor([&] { return !g.isLayingOut(); }, 60000));
         QVERIFY2(clusterLabels().contains(QStringLiteral("fused: op0, op1")), qPrintable(clusterLabels().join(QLatin1Char(','))));
+
+        // docs/screenshots/graph-step.png: insert_restickify, its new copy and the changed MatMul marked, the legend
+        // saying what the pass did; and pipeline-explained.png: the Pipeline with that pass and fuse opened.
+        d.selectPass(passIndex(d, "insert_restickify"));
+        QVERIFY(QTest::qWaitFor([&] { return !g.isLayingOut(); }, 60000));
+        QTest::qWait(50);
+        QVERIFY(g.grab().save(outputDir() + QStringLiteral("/view-graph-step.png")));
+        QDockWidget* pipelineDock = w_->findChild<QDockWidget*>(QStringLiteral("pipelineDock"));
+        auto* tree = w_->findChild<QTreeWidget*>(QStringLiteral("pipelineTree"));
+        QVERIFY(pipelineDock && tree);
+        pipelineDock->setFloating(true);
+        pipelineDock->resize(1100, 420);
+        for (const char* pass : {"fuse", "insert_restickify", "work_division"})
+            tree->topLevelItem(passIndex(d, pass))->setExpanded(true);
+        QTest::qWait(100);
+        QVERIFY(pipelineDock->widget()->grab().save(outputDir() + QStringLiteral("/view-pipeline-explained.png")));
+        pipelineDock->setFloating(false);
     }
 
     void selectionFollowsTheOpWhenItsPositionShifts()
