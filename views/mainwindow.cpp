@@ -984,6 +984,7 @@ void MainWindow::applyLayoutFor(DocumentKind kind)
 {
     if (layoutKind_ == kind)
         return;   // the same kind again: keep what the user arranged
+    const std::optional<DocumentKind> previous = layoutKind_;
     layoutKind_ = kind;
     const bool model = kind == DocumentKind::Model || kind == DocumentKind::KernelBundle;
     const bool circuit = kind == DocumentKind::Circuit;
@@ -992,8 +993,10 @@ void MainWindow::applyLayoutFor(DocumentKind kind)
             d->setVisible(shown);
     };
     setShown("stateDock", circuit);
-    for (const char* name : {"pipelineDock", "inspectorDock"})
-        setShown(name, kind != DocumentKind::Vqe);   // a recipe has no passes to step through, no ops to inspect
+    // A recipe has no passes to step through, no ops to inspect; leaving one brings them back.
+    if (kind == DocumentKind::Vqe || previous == DocumentKind::Vqe)
+        for (const char* name : {"pipelineDock", "inspectorDock"})
+            setShown(name, kind != DocumentKind::Vqe);
     for (const char* name : {"timelineDock", "workDivisionDock", "stickLayoutDock", "scratchpadDock"})
         setShown(name, model);
     // Problems only when there is one (problemAdded brings it back); an empty one at start-up is noise.

@@ -250,6 +250,9 @@ private slots:
         for (int i = 0; i < w.problems()->problemCount(); ++i)
             located = located || w.problems()->problemText(i).contains(QStringLiteral("bad.vqe:2:8: 'layers' must be an integer in 0..1000, got 'many'"));
         QVERIFY2(located, qPrintable(w.problems()->problemText(0)));
+        // Back to a model: its passes and Inspector come back.
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt"))));
+        QVERIFY(w.dock(QStringLiteral("pipelineDock"))->isVisible() && w.dock(QStringLiteral("inspectorDock"))->isVisible());
     }
 };
 
