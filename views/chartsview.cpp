@@ -518,15 +518,15 @@ void ChartsView::drawHistory()
     flagged->setColor(Qt::red);
     flagged->setMarkerSize(12);
     auto* whatIf = new QScatterSeries;
-    whatIf->setName(tr("what-if run (pinned layout or split): an experiment, not compared"));
+    whatIf->setName(tr("tagged run (what-if: pinned layout or split; tuning: a tuner's candidate): an experiment, not compared"));
     whatIf->setColor(QColor(0xe0, 0x90, 0x20));
     whatIf->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
     whatIf->setMarkerSize(11);
     double maxValue = 0;
     for (const auto& p : history_) {
         const auto x = static_cast<qreal>(msSinceEpoch(p.startedAt));
-        // The line joins the ordinary runs; what-if runs stand beside it.
-        if (p.whatIf)
+        // The line joins the ordinary runs; tagged runs stand beside it.
+        if (!p.tag.empty())
             whatIf->append(x, p.value);
         else
             line->append(x, p.value);
@@ -683,11 +683,13 @@ QString ChartsView::chartCsv(Chart c) const
                    QLatin1Char(',') + QString::number(k.lxPeakBytes) + QLatin1Char('\n');
         break;
     case Chart::History:
-        out = QStringLiteral("run_id,session_id,started,value,best_earlier,regression\n");
+        // `tag` says which runs are experiments (what-if, tuning): never flagged, never the best_earlier.
+        out = QStringLiteral("run_id,session_id,started,value,best_earlier,regression,tag\n");
         for (const auto& p : history_)
             out += QString::number(p.runId) + QLatin1Char(',') + QString::number(p.sessionId) + QLatin1Char(',') + qs(p.startedAt) +
                    QLatin1Char(',') + num(p.value) + QLatin1Char(',') + (p.bestEarlier ? num(*p.bestEarlier) : QString()) +
-                   QLatin1Char(',') + (p.regression ? QStringLiteral("yes") : QStringLiteral("no")) + QLatin1Char('\n');
+                   QLatin1Char(',') + (p.regression ? QStringLiteral("yes") : QStringLiteral("no")) + QLatin1Char(',') + csvField(qs(p.tag)) +
+                   QLatin1Char('\n');
         break;
     case Chart::Compare:
         out = QStringLiteral("name,first,second\n");

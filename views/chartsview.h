@@ -3,7 +3,7 @@
 // Four charts, one tab each:
 //   Kernels  — simulated time per kernel of one run (bars)
 //   History  — one artifact's runs across all sessions over time (line); a run more than 5% slower than the
-//              best earlier one is flagged (red points); what-if (pinned) runs are marked apart, never flagged
+//              best earlier one is flagged (red points); tagged runs (what-if, tuning) are marked apart, never flagged
 //   Compare  — two runs side by side, per kernel (or per pass when neither simulated)
 //   Quantum  — simulation wall time by qubit count for the session's circuit runs
 // Export PNG and CSV of the chart on show. The view polls PRAGMA data_version, so runs recorded by another

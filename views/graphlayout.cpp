@@ -5,6 +5,7 @@
 
 #include <QElapsedTimer>
 
+#include <map>
 #include <mutex>
 #include <stdexcept>
 
@@ -165,6 +166,106 @@ GraphLayoutResult layoutGraph(const GraphSpec& spec, int maxLabelledNodes)
     gvFreeLayout(gvc, g);
     agclose(g);
     out.layoutMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    return out;
+}
+
+namespace {
+
+std::pair<int, int> labelExtent(const QString& label)
+{
+    const QStringList lines = label.split(QLatin1Char('\n'));
+    int widest = 0;
+    for (const QString& l : lines)
+        widest = std::max(widest, static_cast<int>(l.size()));
+    return {static_cast<int>(lines.size()), widest};
+}
+
+}  // namespace
+
+GraphSpec unionGraph(const std::vector<const GraphSpec*>& graphs)
+{
+    GraphSpec out;
+    std::map<std::string, int> nodeAt;
+    std::map<std::pair<std::string, std::string>, int> edgeAt;
+    for (const GraphSpec* g : graphs) {
+        if (!g)
+            continue;
+        out.leftToRight = g->leftToRight;
+        std::vector<int> index(g->nodes.size());
+        for (size_t i = 0; i < g->nodes.size(); ++i) {
+            const GraphSpec::Node& n = g->nodes[i];
+            auto [it, inserted] = nodeAt.emplace(n.id, static_cast<int>(out.nodes.size()));
+            if (inserted) {
+                GraphSpec::Node copy = n;
+                copy.cluster = -1;
+                copy.change = GraphSpec::Node::Change::Same;
+                out.nodes.push_back(std::move(copy));
+            } else {
+                GraphSpec::Node& kept = out.nodes[static_cast<size_t>(it->second)];
+                if (labelExtent(n.label) > labelExtent(kept.label))
+                    kept.label = n.label;
+                kept.size = kept.size.expandedTo(n.size);
+            }
+            index[i] = it->second;
+        }
+        for (const GraphSpec::Edge& e : g->edges) {
+            if (e.from < 0 || e.to < 0 || e.from >= static_cast<int>(index.size()) || e.to >= static_cast<int>(index.size()))
+                continue;
+            const int from = index[static_cast<size_t>(e.from)], to = index[static_cast<size_t>(e.to)];
+            auto [it, inserted] = edgeAt.emplace(std::make_pair(out.nodes[static_cast<size_t>(from)].id, out.nodes[static_cast<size_t>(to)].id),
+                                                 static_cast<int>(out.edges.size()));
+            if (inserted)
+                out.edges.push_back({from, to, e.label});
+            else if (e.label.size() > out.edges[static_cast<size_t>(it->second)].label.size())
+                out.edges[static_cast<size_t>(it->second)].label = e.label;
+        }
+    }
+    return out;
+}
+
+std::optional<GraphLayoutResult> placeInFrame(const GraphSpec& spec, const GraphSpec& frame, const GraphLayoutResult& frameLayout)
+{
+    if (frameLayout.nodes.size() != frame.nodes.size() || frameLayout.edges.size() != frame.edges.size())
+        return std::nullopt;
+    std::map<std::string, int> nodeAt;
+    for (size_t i = 0; i < frame.nodes.size(); ++i)
+        nodeAt.emplace(frame.nodes[i].id, static_cast<int>(i));
+    std::map<std::pair<int, int>, int> edgeAt;
+    for (size_t i = 0; i < frame.edges.size(); ++i)
+        edgeAt.emplace(std::make_pair(frame.edges[i].from, frame.edges[i].to), static_cast<int>(i));
+    GraphLayoutResult out;
+    out.bounds = frameLayout.bounds;
+    std::vector<int> where(spec.nodes.size());
+    for (size_t i = 0; i < spec.nodes.size(); ++i) {
+        const auto it = nodeAt.find(spec.nodes[i].id);
+        if (it == nodeAt.end())
+            return std::nullopt;
+        where[i] = it->second;
+        out.nodes.push_back(frameLayout.nodes[static_cast<size_t>(it->second)]);
+    }
+    for (const GraphSpec::Edge& e : spec.edges) {
+        if (e.from < 0 || e.to < 0 || e.from >= static_cast<int>(where.size()) || e.to >= static_cast<int>(where.size()))
+            return std::nullopt;
+        const auto it = edgeAt.find({where[static_cast<size_t>(e.from)], where[static_cast<size_t>(e.to)]});
+        if (it == edgeAt.end())
+            return std::nullopt;
+        GraphLayoutResult::Edge placed = frameLayout.edges[static_cast<size_t>(it->second)];
+        placed.hasLabel = placed.hasLabel && !e.label.isEmpty();
+        out.edges.push_back(std::move(placed));
+    }
+    // A cluster's frame: its members' boxes with Graphviz's cluster margin, and room above for the label.
+    constexpr double margin = 10, labelRoom = 14;
+    out.clusters.assign(spec.clusters.size(), {});
+    for (size_t i = 0; i < spec.nodes.size(); ++i) {
+        const int c = spec.nodes[i].cluster;
+        if (c < 0 || c >= static_cast<int>(out.clusters.size()))
+            continue;
+        QRectF& box = out.clusters[static_cast<size_t>(c)].box;
+        const QRectF member = out.nodes[i].box.adjusted(-margin, -margin - labelRoom, margin, margin);
+        box = box.isNull() ? member : box.united(member);
+    }
+    for (const auto& c : out.clusters)
+        out.bounds = out.bounds.united(c.box);
     return out;
 }
 

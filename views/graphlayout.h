@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,16 @@ struct GraphLayoutResult {
 // Throws std::runtime_error when Graphviz fails. Edge labels are laid out only for graphs up to
 // `maxLabelledNodes` nodes: in dot every edge label is a virtual node, which makes big graphs slow.
 GraphLayoutResult layoutGraph(const GraphSpec& spec, int maxLabelledNodes = 400);
+
+// The union of several graphs (one per pass), matching nodes by id and edges by their ends' ids: laid out once, it
+// gives every pass the same positions, so stepping never moves a node two passes share. A node keeps its tallest,
+// then widest, label (its size must fit every pass); clusters are left out, as each pass groups ops differently.
+GraphSpec unionGraph(const std::vector<const GraphSpec*>& graphs);
+
+// `spec` placed at the positions its nodes and edges have in `frame`'s layout (`frame` holds every node and edge of
+// `spec`, e.g. their unionGraph); each of `spec`'s clusters is drawn around its members. Empty when a node or edge
+// of `spec` is not in `frame`.
+std::optional<GraphLayoutResult> placeInFrame(const GraphSpec& spec, const GraphSpec& frame, const GraphLayoutResult& frameLayout);
 
 // The same graph as Graphviz DOT text (what "Export DOT" writes).
 std::string toDot(const GraphSpec& spec);

@@ -197,31 +197,48 @@ void GraphView::clearGraph()
     scene()->clear();
 }
 
-void GraphView::setGraph(GraphSpec spec)
+void GraphView::measureNodes(GraphSpec& spec)
 {
-    // Measure labels with the view's font here, on the GUI thread; Graphviz gets fixed node sizes.
     const QFontMetricsF fm(graphFont());
     for (auto& n : spec.nodes) {
         const QRectF r = fm.boundingRect(QRectF(0, 0, 400, 400), Qt::AlignCenter, n.label);
         const double pad = n.kind == GraphSpec::NodeKind::Buffer || n.kind == GraphSpec::NodeKind::Restickify ? 26 : 14;
         n.size = QSizeF(r.width() + pad, r.height() + 10);
     }
+}
+
+void GraphView::setGraph(GraphSpec spec) { setGraph(std::move(spec), nullptr); }
+
+void GraphView::setGraph(GraphSpec spec, std::shared_ptr<const GraphSpec> frame)
+{
+    // Measure labels with the view's font here, on the GUI thread; Graphviz gets fixed node sizes.
+    measureNodes(spec);
     spec_ = std::move(spec);
     const quint64 gen = ++generation_;
     ++pending_;
     auto alive = alive_;
-    std::thread([this, alive, gen, spec = spec_]() {
+    // A frame already laid out is reused as it is: its positions are what keeps the picture still.
+    std::shared_ptr<const GraphLayoutResult> known = frame && frame == frame_ ? frameLayout_ : nullptr;
+    std::thread([this, alive, gen, spec = spec_, frame, known]() {
         GraphLayoutResult result;
+        std::shared_ptr<const GraphLayoutResult> frameLayout = known;
         QString error;
         try {
-            result = layoutGraph(spec);
+            if (frame && !frameLayout)
+                frameLayout = std::make_shared<const GraphLayoutResult>(layoutGraph(*frame));
+            std::optional<GraphLayoutResult> placed = frame ? placeInFrame(spec, *frame, *frameLayout) : std::nullopt;
+            result = placed ? std::move(*placed) : layoutGraph(spec);
         } catch (const std::exception& e) {
             error = QString::fromStdString(e.what());
         }
-        QMetaObject::invokeMethod(qApp, [this, alive, gen, result = std::move(result), error]() mutable {
+        QMetaObject::invokeMethod(qApp, [this, alive, gen, result = std::move(result), error, frame, frameLayout]() mutable {
             if (!*alive)
                 return;
             --pending_;
+            if (frame && frameLayout) {
+                frame_ = frame;
+                frameLayout_ = frameLayout;
+            }
             if (gen != generation_)
                 return;   // a newer graph replaced this one while it was laid out
             if (!error.isEmpty()) {

@@ -26,6 +26,12 @@ public:
 
     // Lays the graph out in the background; layoutReady() fires when it is drawn.
     void setGraph(GraphSpec spec);
+    // The same, at the positions `spec`'s nodes have in `frame` (a graph holding all of them, e.g. the unionGraph of
+    // every pass, already measured): `frame` is laid out once and kept, so showing another subset of it moves
+    // nothing two subsets share. Falls back to laying `spec` out alone when `frame` lacks one of its nodes.
+    void setGraph(GraphSpec spec, std::shared_ptr<const GraphSpec> frame);
+    // Gives each node the size its label needs in the view's font (what Graphviz is told).
+    static void measureNodes(GraphSpec& spec);
     void clearGraph();
     const GraphSpec& graph() const { return spec_; }
     bool isLayingOut() const { return pending_ > 0; }
@@ -72,6 +78,8 @@ private:
     void updateRenderQuality();
 
     GraphSpec spec_;
+    std::shared_ptr<const GraphSpec> frame_;   // the last frame laid out, and its layout
+    std::shared_ptr<const GraphLayoutResult> frameLayout_;
     GraphLayoutResult layout_;
     std::vector<GraphNodeItem*> nodeItems_;
     int pending_ = 0;

@@ -91,6 +91,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), document_(new Doc
         views_->problems()->addProblem(*noHistory);
     if (windowSession_)
         views_->charts()->selectSession(windowSession_->id());
+    offerNumbersBisect(views_->problems(), document_, jobs_);
     whatIfBanner_ = new QLabel(this);
     whatIfBanner_->setObjectName(QStringLiteral("whatIfBanner"));
     whatIfBanner_->setWordWrap(true);
@@ -524,7 +525,7 @@ void MainWindow::openDialog()
     const QString dir = settings.value(QStringLiteral("lastOpenDir"), QDir::homePath()).toString();
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open Model or Circuit"), dir,
-        tr("Models and circuits (*.onnx *.onnxtxt *.qasm);;ONNX models (*.onnx *.onnxtxt);;OpenQASM circuits (*.qasm);;All files (*)"));
+        tr("Models, circuits and VQE recipes (*.onnx *.onnxtxt *.qasm *.vqe);;ONNX models (*.onnx *.onnxtxt);;OpenQASM circuits (*.qasm);;VQE recipes (*.vqe);;All files (*)"));
     if (path.isEmpty())
         return;
     settings.setValue(QStringLiteral("lastOpenDir"), QFileInfo(path).absolutePath());
@@ -644,10 +645,16 @@ void MainWindow::applyLayoutFor(DocumentKind kind)
 {
     if (layoutKind_ == kind)
         return;   // the same kind again: keep what the user arranged
+    const std::optional<DocumentKind> previous = layoutKind_;
     layoutKind_ = kind;
-    for (const WindowViews::Dock& d : views_->docks())
+    for (const WindowViews::Dock& d : views_->docks()) {
         if (!d.shownFor.empty())
             d.dock->setVisible(d.shows(kind));
+        else if (d.hides(kind))
+            d.dock->hide();
+        else if (previous && d.hides(*previous))
+            d.dock->show();   // leaving a kind that hid it brings it back
+    }
     // Problems only when there is one (problemAdded brings it back); an empty one at start-up is noise.
     if (views_->problems()->problemCount() == 0)
         dock(QStringLiteral("problemsDock"))->hide();

@@ -1,14 +1,20 @@
 #include "views/problemsview.h"
 
+#include "views/document.h"
+#include "views/jobrunner.h"
+
 #include "core/common/input_file.h"
+#include "core/spyre/loop_ir.h"
 
 #include <QDateTime>
+#include <QFileInfo>
 #include <QLabel>
 #include <QSplitter>
 #include <QTextBlock>
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QStyle>
 #include <QTabWidget>
@@ -204,6 +210,100 @@ bool ProblemsView::showSource(const QString& file, int line, int column, const Q
     source_->setTextCursor(at);
     source_->centerCursor();
     return true;
+}
+
+void ProblemsView::addAction(int row, const QString& label, std::function<void()> action)
+{
+    QTreeWidgetItem* item = problems_->topLevelItem(row);
+    if (!item)
+        return;
+    auto* child = new QTreeWidgetItem(item);
+    child->setText(ColLocation, label);   // what notes() reports; the button covers it
+    auto* button = new QPushButton(label, problems_);
+    button->setObjectName(QStringLiteral("problemAction"));
+    connect(button, &QPushButton::clicked, this, std::move(action));
+    problems_->setItemWidget(child, ColLocation, button);
+    item->setExpanded(true);
+}
+
+void ProblemsView::addNote(int row, const QString& text)
+{
+    QTreeWidgetItem* item = problems_->topLevelItem(row);
+    if (!item)
+        return;
+    auto* child = new QTreeWidgetItem(item);
+    child->setText(ColMessage, text);
+    child->setToolTip(ColMessage, text);
+    item->setExpanded(true);
+}
+
+QStringList ProblemsView::notes(int row) const
+{
+    QStringList out;
+    if (const QTreeWidgetItem* item = problems_->topLevelItem(row))
+        for (int i = 0; i < item->childCount(); ++i)
+            out << (item->child(i)->text(ColMessage).isEmpty() ? item->child(i)->text(ColLocation) : item->child(i)->text(ColMessage));
+    return out;
+}
+
+int ProblemsView::findProblem(const QString& messageContains) const
+{
+    for (int i = 0; i < problems_->topLevelItemCount(); ++i)
+        if (problems_->topLevelItem(i)->text(ColMessage).contains(messageContains))
+            return i;
+    return -1;
+}
+
+void offerNumbersBisect(ProblemsView* view, Document* document, JobRunner* jobs)
+{
+    QObject::connect(document, &Document::documentChanged, view, [view, document, jobs] {
+        const CompiledDocument& doc = document->compiled();
+        const int row = doc.numbersFailure.isEmpty() ? -1 : view->findProblem(doc.numbersFailure);
+        if (row < 0)
+            return;
+        view->addAction(row, ProblemsView::tr("Bisect numbers"), [view, document, jobs, row] {
+            const CompiledDocument doc = document->compiled();
+            const auto bisected = doc.programs.empty() ? nullptr : doc.programs.back();
+            jobs->start(
+                ProblemsView::tr("Bisecting the numbers of %1").arg(QFileInfo(doc.path).fileName()),
+                [doc](JobControl& control) -> std::any { return bisectDocumentNumbers(doc, control); },
+                [view, document, row, bisected](std::any result) {
+                    if (document->compiled().programs.empty() || document->compiled().programs.back() != bisected)
+                        return;   // another compile replaced the one bisected
+                    const auto report = std::any_cast<spyresim::BisectReport>(std::move(result));
+                    const QString text = QString::fromStdString(report.text());
+                    view->log(text.trimmed());
+                    view->addNote(row, QStringLiteral("Bisect: ") + text.trimmed().section(QLatin1Char('\n'), -1));
+                    const int named = report.firstExceeding >= 0 ? report.firstExceeding : report.largestAmplification;
+                    if (named < 0)
+                        return;
+                    // The Spyre ops that compute the ONNX node the bisect names (decompose's products carry its name
+                    // as a prefix), and of them the one that writes the value compared.
+                    const spyresim::BisectStep& step = report.steps[static_cast<size_t>(named)];
+                    const size_t q = step.node.find('\'');
+                    const std::string quoted = q == std::string::npos ? step.node : step.node.substr(q);   // "'Softmax_0'"
+                    const std::string prefix = quoted.substr(0, quoted.size() - 1) + "/";
+                    QStringList computing;
+                    const spyre::Op* writer = nullptr;
+                    for (const spyre::Op& op : bisected->ops) {
+                        const bool computes = std::any_of(op.origins.begin(), op.origins.end(), [&](const std::string& o) {
+                            return o.find(quoted) != std::string::npos || o.find(prefix) != std::string::npos;
+                        });
+                        if (computes)
+                            computing << QString::fromStdString(op.name);
+                        if (op.store.buffer >= 0 && op.store.buffer < static_cast<int>(bisected->buffers.size()) &&
+                            bisected->buffers[static_cast<size_t>(op.store.buffer)].origin == step.value)
+                            writer = &op;
+                    }
+                    if (!writer)
+                        return;
+                    view->addNote(row, ProblemsView::tr("%1 (output '%2') is written by %3%4: selected in the Graph")
+                                           .arg(QString::fromStdString(step.node), QString::fromStdString(step.value), QString::fromStdString(writer->name),
+                                                computing.size() > 1 ? ProblemsView::tr(" (%1 compute it)").arg(computing.join(QStringLiteral(", "))) : QString()));
+                    document->selectNode("op:" + writer->name);
+                });
+        });
+    });
 }
 
 int ProblemsView::problemCount() const { return problems_->topLevelItemCount(); }

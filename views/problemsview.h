@@ -7,6 +7,8 @@
 
 #include <QWidget>
 
+#include <functional>
+
 class QLabel;
 class QPlainTextEdit;
 class QTabWidget;
@@ -43,6 +45,12 @@ public:
     };
     Underline underline() const { return underline_; }
 
+    // Under a problem: a button that runs `action` (e.g. "Bisect numbers"), and lines of what came of it.
+    void addAction(int row, const QString& label, std::function<void()> action);
+    void addNote(int row, const QString& text);
+    QStringList notes(int row) const;   // the lines under the problem, button labels included
+    int findProblem(const QString& messageContains) const;   // -1 when none
+
 signals:
     void locationActivated(const QString& file, int line, int column);
     void problemAdded();   // so the window can bring the dock forward
@@ -56,5 +64,11 @@ private:
     QPlainTextEdit* source_;
     Underline underline_;
 };
+
+class Document;
+class JobRunner;
+// A failed numbers check's problem offers "Bisect numbers": the bisect (bisectDocumentNumbers) runs as a job, its
+// verdict is noted under the problem, its table goes to the Log, and the op it names is selected (Graph, Inspector).
+void offerNumbersBisect(ProblemsView* view, Document* document, JobRunner* jobs);
 
 }  // namespace spyglass

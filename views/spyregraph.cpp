@@ -19,9 +19,25 @@ namespace {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
+// A graph-level name, when it names one op (or tensor) alone: ONNX names are optional, and an index shifts when
+// decompose inserts ops, so "#<index>" only when there is no unique name.
+template <typename T>
+std::vector<std::string> graphKeys(const std::vector<T>& items)
+{
+    std::map<std::string, int> uses;
+    for (const T& item : items)
+        ++uses[item.name];
+    std::vector<std::string> keys;
+    keys.reserve(items.size());
+    for (size_t i = 0; i < items.size(); ++i)
+        keys.push_back(!items[i].name.empty() && uses[items[i].name] == 1 ? items[i].name : "#" + std::to_string(i));
+    return keys;
+}
+
 GraphSpec graphLevel(const Program& p, const Program* before)
 {
     GraphSpec g;
+    const std::vector<std::string> opKeys = graphKeys(p.graphOps), tensorKeys = graphKeys(p.tensors);
     std::map<std::string, const GraphOp*> was;
     if (before && before->stage == Stage::Graph)
         for (const GraphOp& op : before->graphOps)
@@ -33,7 +49,7 @@ GraphSpec graphLevel(const Program& p, const Program* before)
         if (!tensor.isInput && !tensor.isOutput && !tensor.isConstant)
             continue;   // intermediate tensors are edges, not nodes
         GraphSpec::Node n;
-        n.id = "tensor:" + std::to_string(t);
+        n.id = "tensor:" + tensorKeys[t];
         n.label = q(tensor.name) + QStringLiteral("\n") + q(shapeText(tensor.shape));
         n.kind = tensor.isConstant ? GraphSpec::NodeKind::Constant : tensor.isInput ? GraphSpec::NodeKind::Input : GraphSpec::NodeKind::Output;
         tensorNode[t] = static_cast<int>(g.nodes.size());
@@ -43,7 +59,7 @@ GraphSpec graphLevel(const Program& p, const Program* before)
     for (size_t o = 0; o < p.graphOps.size(); ++o) {
         const GraphOp& op = p.graphOps[o];
         GraphSpec::Node n;
-        n.id = "gop:" + std::to_string(o);
+        n.id = "gop:" + opKeys[o];
         n.label = q(op.opType) + QStringLiteral("\n") + q(op.name);
         n.tooltip = q(op.label()) + (op.origin.empty() ? QString() : QStringLiteral("\nfrom ") + q(op.origin));
         for (int out : op.outputs)
@@ -234,16 +250,27 @@ SpyreNodeRef resolveSpyreNode(const Program& program, const std::string& nodeId)
                 return {SpyreNodeRef::Kind::Buffer, static_cast<int>(b)};
         return {};
     }
-    int index = -1;
-    try {
-        index = std::stoi(key);
-    } catch (const std::exception&) {
-        return {};
-    }
-    if (kind == "gop" && index >= 0 && index < static_cast<int>(program.graphOps.size()))
-        return {SpyreNodeRef::Kind::GraphOp, index};
-    if (kind == "tensor" && index >= 0 && index < static_cast<int>(program.tensors.size()))
-        return {SpyreNodeRef::Kind::Tensor, index};
+    // Graph level: a unique name, or "#<index>" (see graphKeys).
+    auto find = [&key](const auto& items) {
+        if (!key.empty() && key[0] == '#') {
+            try {
+                const int i = std::stoi(key.substr(1));
+                return i >= 0 && i < static_cast<int>(items.size()) ? i : -1;
+            } catch (const std::exception&) {
+                return -1;
+            }
+        }
+        for (size_t i = 0; i < items.size(); ++i)
+            if (items[i].name == key)
+                return static_cast<int>(i);
+        return -1;
+    };
+    if (kind == "gop")
+        if (const int i = find(program.graphOps); i >= 0)
+            return {SpyreNodeRef::Kind::GraphOp, i};
+    if (kind == "tensor")
+        if (const int i = find(program.tensors); i >= 0)
+            return {SpyreNodeRef::Kind::Tensor, i};
     return {};
 }
 
@@ -271,19 +298,44 @@ void followDocument(GraphView* view, Document* document)
     };
     QObject::connect(document, &Document::selectedNodeChanged, view, reselect);
     QObject::connect(view, &GraphView::layoutReady, view, reselect);
-    auto shown = std::make_shared<std::shared_ptr<const spyre::Program>>();
+    // The frame every pass is drawn in: the union of the graphs of all passes at the shown one's level (graph or
+    // loop), built once per compile.
+    struct Shown {
+        std::shared_ptr<const spyre::Program> program;
+        std::shared_ptr<const spyre::Program> firstOfCompile;
+        spyre::Stage stage = spyre::Stage::Graph;
+        std::shared_ptr<const GraphSpec> frame;
+    };
+    auto shown = std::make_shared<Shown>();
     auto show = [view, document, shown] {
         const auto program = document->selectedProgram();
-        if (program == *shown)
+        if (program == shown->program)
             return;
-        *shown = program;
+        shown->program = program;
+        if (!program) {
+            view->clearGraph();
+            return;
+        }
         const auto& programs = document->compiled().programs;
         const int at = document->selectedPass();
-        const spyre::Program* before = at > 0 && at <= static_cast<int>(programs.size()) ? programs[static_cast<size_t>(at - 1)].get() : nullptr;
-        if (program)
-            view->setGraph(graphSpecFor(*program, before));
-        else
-            view->clearGraph();
+        auto beforeOf = [&programs](size_t i) { return i > 0 && i <= programs.size() ? programs[i - 1].get() : nullptr; };
+        const spyre::Program* before = at > 0 ? beforeOf(static_cast<size_t>(at)) : nullptr;
+        const auto first = programs.empty() ? nullptr : programs.front();
+        if (!shown->frame || shown->firstOfCompile != first || shown->stage != program->stage) {
+            std::vector<GraphSpec> passes;
+            for (size_t i = 0; i < programs.size(); ++i)
+                if (programs[i] && programs[i]->stage == program->stage) {
+                    passes.push_back(graphSpecFor(*programs[i], beforeOf(i)));
+                    GraphView::measureNodes(passes.back());
+                }
+            std::vector<const GraphSpec*> all;
+            for (const GraphSpec& g : passes)
+                all.push_back(&g);
+            shown->frame = std::make_shared<const GraphSpec>(unionGraph(all));
+            shown->firstOfCompile = first;
+            shown->stage = program->stage;
+        }
+        view->setGraph(graphSpecFor(*program, before), shown->frame);
     };
     QObject::connect(document, &Document::documentChanged, view, show);
     QObject::connect(document, &Document::selectedPassChanged, view, show);

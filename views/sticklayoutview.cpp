@@ -9,6 +9,7 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QFontMetricsF>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPaintEvent>
@@ -25,7 +26,10 @@ namespace spyglass {
 using namespace spyre;
 
 namespace {
-constexpr int64_t kMaxDrawnRows = 4096;   // beyond this the grid shows its first rows and says so
+// Beyond these the grid is summarised: a few hundred sticks tell the layout, thousands of boxes only repeat it.
+constexpr int64_t kAllRows = 32, kAllColumns = 64;
+constexpr int64_t kHeadColumns = 12, kTailColumns = 4, kAroundColumns = 4;
+constexpr double kFoldSize = 30;   // a folded band's height (rows) or width (columns), in pixels
 QString coordText(const std::vector<int64_t>& c)
 {
     QStringList parts;
@@ -70,14 +74,112 @@ void StickGrid::setBuffer(std::shared_ptr<const Program> program, int buffer, in
         rows_ = 1;
         for (size_t i = 0; i + 2 < nd; ++i)
             rows_ *= l.deviceSize[i];
-        // Wide tensors get narrower cells; the grid scrolls rather than shrinking below a visible size.
-        cellW_ = std::clamp(900.0 / static_cast<double>(std::max<int64_t>(1, cols_)), 10.0, 48.0);
+        // Wide tensors get narrower cells, down to a visible size; a summarised one is sized for the most columns its
+        // summary shows (head, tail and two kept places), so a click does not resize the cells.
+        const int64_t drawnCols = cols_ <= kAllColumns ? cols_ : kHeadColumns + kTailColumns + 2 * (2 * kAroundColumns + 1);
+        cellW_ = std::clamp(900.0 / static_cast<double>(std::max<int64_t>(1, drawnCols)), 10.0, 48.0);
         cellH_ = std::clamp(cellW_ * 0.8, 8.0, 16.0);
     }
-    const int64_t drawnRows = std::min(rows_, kMaxDrawnRows);
-    setMinimumSize(static_cast<int>(std::min(30000.0, cellW_ * static_cast<double>(cols_) + 8)),
-                   static_cast<int>(kTop + cellH_ * static_cast<double>(drawnRows) + 24));
+    summarise();
+}
+
+void StickGrid::Axis::build(int64_t total, int64_t limit, int64_t head, int64_t tail, const std::vector<int64_t>& keep,
+                            int64_t around, double cell, double foldSize)
+{
+    bands.clear();
+    extent = 0;
+    std::vector<char> shown(static_cast<size_t>(total <= limit ? 0 : total), 0);
+    auto run = [&](int64_t first, int64_t count, bool folded) {
+        const double size = folded ? foldSize : cell * static_cast<double>(count);
+        bands.push_back({first, count, folded, extent, size});
+        extent += size;
+    };
+    if (total <= limit) {
+        if (total > 0)
+            run(0, total, false);
+        return;
+    }
+    auto show = [&](int64_t from, int64_t to) {
+        for (int64_t i = std::max<int64_t>(0, from); i < std::min(total, to); ++i)
+            shown[static_cast<size_t>(i)] = 1;
+    };
+    show(0, head);
+    show(total - tail, total);
+    for (int64_t k : keep)
+        show(k - around, k + around + 1);
+    for (int64_t i = 0; i < total;) {
+        int64_t j = i;
+        while (j < total && shown[static_cast<size_t>(j)] == shown[static_cast<size_t>(i)])
+            ++j;
+        run(i, j - i, !shown[static_cast<size_t>(i)]);
+        i = j;
+    }
+}
+
+double StickGrid::Axis::startOf(int64_t i) const
+{
+    for (const Band& b : bands)
+        if (i >= b.first && i < b.first + b.count)
+            return b.folded ? -1 : b.start + b.size * static_cast<double>(i - b.first) / static_cast<double>(b.count);
+    return -1;
+}
+
+const StickGrid::Axis::Band* StickGrid::Axis::bandAt(double pos) const
+{
+    for (const Band& b : bands)
+        if (pos >= b.start && pos < b.start + b.size)
+            return &b;
+    return nullptr;
+}
+
+int64_t StickGrid::Axis::shown() const
+{
+    int64_t n = 0;
+    for (const Band& b : bands)
+        n += b.folded ? 0 : b.count;
+    return n;
+}
+
+void StickGrid::summarise()
+{
+    // Kept: the highlighted stick and the first and last outlined ones (a step's sources run in order), with
+    // neighbours, so the eye sees the stick in its context.
+    std::vector<int64_t> keepRows, keepCols;
+    auto keep = [&](int64_t stick) {
+        if (cols_ > 0 && stick >= 0) {
+            keepRows.push_back(stick / cols_);
+            keepCols.push_back(stick % cols_);
+        }
+    };
+    if (highlightRow_ >= 0)
+        keep(highlightRow_ * cols_ + highlightCol_);
+    if (!outlined_.empty()) {
+        keep(outlined_.front());
+        keep(outlined_.back());
+    }
+    rowAxis_.build(rows_, kAllRows, 4, 2, keepRows, 2, cellH_, kFoldSize);
+    colAxis_.build(cols_, kAllColumns, kHeadColumns, kTailColumns, keepCols, kAroundColumns, cellW_, kFoldSize);
+    // Wide enough for the caption line above the sticks.
+    setMinimumSize(std::max(static_cast<int>(colAxis_.extent + 8), buffer_ >= 0 ? 520 : 0), static_cast<int>(kTop + rowAxis_.extent + 24));
+    updateGeometry();
     update();
+}
+
+QStringList StickGrid::elidedBands() const
+{
+    QStringList out;
+    for (const auto& [axis, name] : {std::pair{&rowAxis_, tr("rows")}, std::pair{&colAxis_, tr("columns")}})
+        for (const Axis::Band& b : axis->bands)
+            if (b.folded)
+                out << tr("%1 %2–%3 (%4)").arg(name).arg(b.first).arg(b.first + b.count - 1).arg(b.count);
+    return out;
+}
+
+QRectF StickGrid::stickRect(int64_t stick) const
+{
+    if (buffer_ < 0 || cols_ <= 0 || stick < 0 || stick >= rows_ * cols_)
+        return {};
+    return cell(stick / cols_, stick % cols_);
 }
 
 QString StickGrid::caption() const
@@ -93,8 +195,8 @@ QString StickGrid::caption() const
                     .arg(rows_)
                     .arg(cols_)
                     .arg(padded);
-    if (rows_ > kMaxDrawnRows)
-        s += tr(" (first %1 of %2 rows drawn)").arg(kMaxDrawnRows).arg(rows_);
+    if (rowAxis_.shown() < rows_ || colAxis_.shown() < cols_)
+        s += tr("; summarised: %1 × %2 drawn, grey bands hold the rest").arg(rowAxis_.shown()).arg(colAxis_.shown());
     return s;
 }
 
@@ -115,7 +217,10 @@ std::vector<int64_t> StickGrid::stickIndex(int64_t row, int64_t col) const
 
 QRectF StickGrid::cell(int64_t row, int64_t col) const
 {
-    return QRectF(4 + cellW_ * static_cast<double>(col), kTop + cellH_ * static_cast<double>(row), cellW_ - 1, cellH_ - 1);
+    const double x = colAxis_.startOf(col), y = rowAxis_.startOf(row);
+    if (x < 0 || y < 0)
+        return {};
+    return QRectF(4 + x, kTop + y, cellW_ - 1, cellH_ - 1);
 }
 
 int64_t StickGrid::paddedSticks() const
@@ -147,61 +252,103 @@ void StickGrid::paintEvent(QPaintEvent* e)
     p.setPen(Qt::black);
     p.drawText(QRectF(4, 0, width() - 8, kTop), Qt::AlignLeft | Qt::AlignVCenter,
                tr("%1 sticks of %2 elements; column = device dim %3, row = outer device dims").arg(rows_ * cols_).arg(elements).arg(std::max<int>(0, static_cast<int>(l.deviceSize.size()) - 2)));
-    // Only the sticks inside the exposed rectangle are drawn: big tensors stay cheap.
+    // Only the sticks inside the exposed rectangle are drawn, and of a big tensor only the summary's.
     const QRectF area = e->rect();
-    const int64_t r0 = std::max<int64_t>(0, static_cast<int64_t>((area.top() - kTop) / cellH_));
-    const int64_t r1 = std::min<int64_t>(std::min(rows_, kMaxDrawnRows), static_cast<int64_t>((area.bottom() - kTop) / cellH_) + 1);
-    const int64_t c0 = std::max<int64_t>(0, static_cast<int64_t>((area.left() - 4) / cellW_));
-    const int64_t c1 = std::min<int64_t>(cols_, static_cast<int64_t>((area.right() - 4) / cellW_) + 1);
-    std::vector<int64_t> idx;
-    for (int64_t r = r0; r < r1; ++r)
-        for (int64_t c = c0; c < c1; ++c) {
-            const QRectF rc = cell(r, c);
-            idx = stickIndex(r, c);
-            // One strip per pixel column (at most one per element): each coloured by the element it shows.
-            const int strips = static_cast<int>(std::clamp<double>(std::floor(rc.width()), 1.0, static_cast<double>(elements)));
-            for (int j = 0; j < strips; ++j) {
-                idx.back() = static_cast<int64_t>(j) * elements / strips;
-                const HostCoordinate h = hostCoordinateOf(l, b.shape, b.strides, idx);
-                const QRectF strip(rc.left() + rc.width() * j / strips, rc.top(), rc.width() / strips + 0.5, rc.height());
-                if (h.padding) {
-                    p.fillRect(strip, QColor(0xee, 0xee, 0xee));
-                    p.fillRect(strip, QBrush(QColor(0xa0, 0xa0, 0xa0), Qt::BDiagPattern));
-                } else {
-                    p.fillRect(strip, colourOf(h.coord, hueDim_, shadeDim_, elements));
-                }
-            }
-            if (std::binary_search(outlined_.begin(), outlined_.end(), r * cols_ + c)) {
-                p.setPen(QPen(QColor(0x20, 0x20, 0x20), 1.5, Qt::DotLine));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(rc);
-            }
-            if (r == highlightRow_ && c == highlightCol_) {
-                p.setPen(QPen(QColor(0xd0, 0x30, 0x20), 2));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(rc.adjusted(-1, -1, 1, 1));
-                if (highlightOffset_ >= 0) {
-                    // The element itself: a black tick at its place along the stick.
-                    const double x = rc.left() + rc.width() * (static_cast<double>(highlightOffset_) + 0.5) / static_cast<double>(elements);
-                    p.setPen(QPen(Qt::black, 2));
-                    p.drawLine(QPointF(x, rc.top() - 3), QPointF(x, rc.bottom() + 3));
-                }
-            }
+    painted_ = 0;
+    QFont small = font();
+    small.setPointSizeF(7.5);
+    for (const Axis::Band& rb : rowAxis_.bands) {
+        const double y = kTop + rb.start;
+        if (y > area.bottom() || y + rb.size < area.top())
+            continue;
+        if (rb.folded) {
+            const QRectF band(4, y + 2, colAxis_.extent - 1, rb.size - 4);
+            p.fillRect(band, QColor(0xe4, 0xe7, 0xec));
+            p.setPen(QColor(0x40, 0x46, 0x50));
+            p.setFont(small);
+            p.drawText(band, Qt::AlignCenter, tr("⋮ %1 more rows of sticks (rows %2–%3), not drawn").arg(rb.count).arg(rb.first).arg(rb.first + rb.count - 1));
+            continue;
         }
+        for (const Axis::Band& cb : colAxis_.bands) {
+            const double x = 4 + cb.start;
+            if (x > area.right() || x + cb.size < area.left())
+                continue;
+            if (cb.folded) {
+                const QRectF band(x + 2, y, cb.size - 4, rb.size - 1);
+                p.fillRect(band, QColor(0xe4, 0xe7, 0xec));
+                if (rb.first == rowAxis_.bands.front().first) {
+                    // The count once, at the top of the column band: "⋯" over how many columns it holds.
+                    p.setPen(QColor(0x40, 0x46, 0x50));
+                    p.setFont(small);
+                    p.drawText(QRectF(band.left() - 4, band.top(), band.width() + 8, 2 * QFontMetricsF(small).height()), Qt::AlignHCenter | Qt::AlignTop,
+                               QStringLiteral("⋯\n%1").arg(cb.count));
+                }
+                continue;
+            }
+            for (int64_t r = rb.first; r < rb.first + rb.count; ++r)
+                for (int64_t c = cb.first; c < cb.first + cb.count; ++c) {
+                    const QRectF rc = cell(r, c);
+                    if (!rc.intersects(area))
+                        continue;
+                    ++painted_;
+                    drawStick(p, l, b, r, c, rc, elements);
+                }
+        }
+    }
+}
+
+void StickGrid::drawStick(QPainter& p, const SpyreTensorLayout& l, const Buffer& b, int64_t r, int64_t c, const QRectF& rc, int64_t elements) const
+{
+    std::vector<int64_t> idx = stickIndex(r, c);
+    // One strip per pixel column (at most one per element): each coloured by the element it shows.
+    const int strips = static_cast<int>(std::clamp<double>(std::floor(rc.width()), 1.0, static_cast<double>(elements)));
+    for (int j = 0; j < strips; ++j) {
+        idx.back() = static_cast<int64_t>(j) * elements / strips;
+        const HostCoordinate h = hostCoordinateOf(l, b.shape, b.strides, idx);
+        const QRectF strip(rc.left() + rc.width() * j / strips, rc.top(), rc.width() / strips + 0.5, rc.height());
+        if (h.padding) {
+            p.fillRect(strip, QColor(0xee, 0xee, 0xee));
+            p.fillRect(strip, QBrush(QColor(0xa0, 0xa0, 0xa0), Qt::BDiagPattern));
+        } else {
+            p.fillRect(strip, colourOf(h.coord, hueDim_, shadeDim_, elements));
+        }
+    }
+    if (std::binary_search(outlined_.begin(), outlined_.end(), r * cols_ + c)) {
+        p.setPen(QPen(QColor(0x20, 0x20, 0x20), 1.5, Qt::DotLine));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(rc);
+    }
+    if (r == highlightRow_ && c == highlightCol_) {
+        p.setPen(QPen(QColor(0xd0, 0x30, 0x20), 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(rc.adjusted(-1, -1, 1, 1));
+        if (highlightOffset_ >= 0) {
+            // The element itself: a black tick at its place along the stick.
+            const double x = rc.left() + rc.width() * (static_cast<double>(highlightOffset_) + 0.5) / static_cast<double>(elements);
+            p.setPen(QPen(Qt::black, 2));
+            p.drawLine(QPointF(x, rc.top() - 3), QPointF(x, rc.bottom() + 3));
+        }
+    }
 }
 
 std::vector<int64_t> StickGrid::hostAt(QPointF pos) const
 {
     if (buffer_ < 0 || pos.y() < kTop || pos.x() < 4)
         return {};
-    const int64_t row = static_cast<int64_t>((pos.y() - kTop) / cellH_);
-    const int64_t col = static_cast<int64_t>((pos.x() - 4) / cellW_);
-    if (row >= std::min(rows_, kMaxDrawnRows) || col >= cols_)
+    const Axis::Band* rb = rowAxis_.bandAt(pos.y() - kTop);
+    const Axis::Band* cb = colAxis_.bandAt(pos.x() - 4);
+    if (!rb || !cb || rb->folded || cb->folded)
+        return {};
+    const int64_t row = rb->first + static_cast<int64_t>((pos.y() - kTop - rb->start) / cellH_);
+    const int64_t col = cb->first + static_cast<int64_t>((pos.x() - 4 - cb->start) / cellW_);
+    if (row >= rb->first + rb->count || col >= cb->first + cb->count)
         return {};
     const Buffer& b = program_->buffers[static_cast<size_t>(buffer_)];
     const SpyreTensorLayout l = program_->layoutOf(b);
     std::vector<int64_t> idx = stickIndex(row, col);
-    const double within = (pos.x() - 4 - cellW_ * static_cast<double>(col)) / cellW_;
+    // The same geometry the paint uses: elements spread over the drawn cell.
+    const QRectF rc = cell(row, col);
+    const double within = (pos.x() - rc.left()) / rc.width();
     idx.back() = std::clamp<int64_t>(static_cast<int64_t>(within * static_cast<double>(l.deviceSize.back())), 0, l.deviceSize.back() - 1);
     const HostCoordinate h = hostCoordinateOf(l, b.shape, b.strides, idx);
     return h.padding ? std::vector<int64_t>{} : h.coord;
@@ -218,21 +365,30 @@ void StickGrid::highlightHost(const std::vector<int64_t>& coord)
             highlightOffset_ = at.offset;
         }
     }
-    update();
+    summarise();
 }
 
 void StickGrid::outlineSticks(std::vector<int64_t> sticks)
 {
     std::sort(sticks.begin(), sticks.end());
     outlined_ = std::move(sticks);
-    update();
+    summarise();
 }
 
 void StickGrid::mouseMoveEvent(QMouseEvent* e)
 {
     const std::vector<int64_t> host = hostAt(e->position());
     if (buffer_ >= 0 && e->position().y() >= kTop) {
-        QToolTip::showText(e->globalPosition().toPoint(), host.empty() ? tr("padding") : tr("host %1").arg(coordText(host)), this);
+        const Axis::Band* rb = rowAxis_.bandAt(e->position().y() - kTop);
+        const Axis::Band* cb = colAxis_.bandAt(e->position().x() - 4);
+        QString tip = host.empty() ? tr("padding") : tr("host %1").arg(coordText(host));
+        if (rb && rb->folded)
+            tip = tr("%1 rows of sticks (%2–%3) not drawn; trace an element there to see it").arg(rb->count).arg(rb->first).arg(rb->first + rb->count - 1);
+        else if (cb && cb->folded)
+            tip = tr("%1 columns of sticks (%2–%3) not drawn; trace an element there to see it").arg(cb->count).arg(cb->first).arg(cb->first + cb->count - 1);
+        if (!rb || !cb)
+            tip.clear();
+        QToolTip::showText(e->globalPosition().toPoint(), tip, this);
         emit hovered(host);
     }
 }

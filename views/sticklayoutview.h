@@ -8,6 +8,7 @@
 // at a time (the source sticks it gathers from are outlined). What is traced is computed in
 // core/spyre/restickify_trace.h; this view only draws it.
 
+#include <QStringList>
 #include <QWidget>
 
 #include <memory>
@@ -15,6 +16,8 @@
 
 namespace spyglass::spyre {
 struct Program;
+struct Buffer;
+struct SpyreTensorLayout;
 }
 
 class QLabel;
@@ -104,6 +107,14 @@ public:
     int64_t highlightedStick() const { return highlightRow_ < 0 ? -1 : highlightRow_ * cols_ + highlightCol_; }
     int64_t highlightedOffset() const { return highlightOffset_; }
     QString caption() const;
+    // Big tensors are summarised: only the first and last rows and columns of sticks, those around the highlighted
+    // stick and the outlined ones are drawn; the rest fold into bands that say how many they hold.
+    int64_t shownRows() const { return rowAxis_.shown(); }
+    int64_t shownColumns() const { return colAxis_.shown(); }
+    QStringList elidedBands() const;            // "rows 5–251 (247)" / "columns 16–495 (480)"
+    int64_t paintedSticks() const { return painted_; }   // drawn by the last paint
+    // Where a stick is drawn (widget coordinates), empty when it is folded into a band.
+    QRectF stickRect(int64_t stick) const;
     // The colour an element gets (the same in every grid given the same dims).
     static QColor colourOf(const std::vector<int64_t>& host, int hueDim, int shadeDim, int64_t stickElements);
 
@@ -118,8 +129,30 @@ protected:
     void leaveEvent(QEvent*) override;
 
 private:
+    // One axis (rows or columns) of sticks: runs drawn cell by cell and folded bands, laid end to end.
+    struct Axis {
+        struct Band {
+            int64_t first = 0, count = 0;
+            bool folded = false;
+            double start = 0, size = 0;
+        };
+        std::vector<Band> bands;
+        double extent = 0;
+        // Everything when `total` <= `limit`; otherwise the first `head`, the last `tail`, and `keep` (indices, each
+        // with `around` neighbours on both sides).
+        void build(int64_t total, int64_t limit, int64_t head, int64_t tail, const std::vector<int64_t>& keep, int64_t around,
+                   double cell, double foldSize);
+        double startOf(int64_t i) const;   // -1 when folded
+        const Band* bandAt(double pos) const;
+        int64_t shown() const;
+    };
+    void drawStick(QPainter& p, const spyre::SpyreTensorLayout& l, const spyre::Buffer& b, int64_t r, int64_t c, const QRectF& rc,
+                   int64_t elements) const;
+    void summarise();   // rebuilds the axes from what is highlighted and outlined
     std::vector<int64_t> stickIndex(int64_t row, int64_t col) const;
     QRectF cell(int64_t row, int64_t col) const;
+    Axis rowAxis_, colAxis_;
+    mutable int64_t painted_ = 0;
 
     std::shared_ptr<const spyre::Program> program_;
     int buffer_ = -1;

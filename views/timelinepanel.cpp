@@ -25,7 +25,8 @@ constexpr float kGutter = 96.0f;     // lane names
 constexpr float kRulerHeight = 24.0f;
 constexpr float kLaneHeight = 20.0f;
 constexpr float kLaneGap = 3.0f;
-constexpr float kStatsHeight = 120.0f;
+constexpr float kStatsHeight = 120.0f;   // with a selection: its per-lane table
+constexpr float kScrollbarWidth = 14.0f;
 
 ImU32 colourFor(const std::string& name)
 {
@@ -174,8 +175,15 @@ void TimelinePanel::draw()
         ImGui::TextDisabled("selected: %s (outlined)", selectedKernel_.c_str());
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float x0 = origin.x + kGutter, x1 = origin.x + avail.x;
-    const float lanesHeight = std::max(40.0f, avail.y - kRulerHeight - kStatsHeight);
+    // Docked, the panel may be a few hundred pixels tall: the statistics table takes room only when there is a
+    // selection to report, otherwise three lines of hints.
+    const float statsHeight = hasSelection() ? kStatsHeight : 3 * ImGui::GetTextLineHeightWithSpacing() + 8;
+    const float lanesHeight = std::max(kLaneHeight + kLaneGap, avail.y - kRulerHeight - statsHeight);
+    // A model on every core has 60+ lanes: the wheel over the lane names (or Ctrl+wheel anywhere) scrolls them, and
+    // a scroll bar at the right says where the shown ones are and can be dragged.
+    const int visibleLanes = std::max(1, static_cast<int>((lanesHeight + kLaneGap) / (kLaneHeight + kLaneGap)));
+    const bool scrolls = static_cast<int>(laneRanges_.size()) > visibleLanes;
+    const float x0 = origin.x + kGutter, x1 = origin.x + avail.x - (scrolls ? kScrollbarWidth : 0.0f);
 
     // One invisible item covers ruler and lanes so ImGui tracks hover/drag for the whole area.
     ImGui::SetCursorScreenPos(ImVec2(x0, origin.y));
@@ -186,8 +194,6 @@ void TimelinePanel::draw()
 
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImGuiIO& io = ImGui::GetIO();
-    // A model on every core has 60+ lanes: the wheel over the lane names (or Ctrl+wheel anywhere) scrolls them.
-    const int visibleLanes = std::max(1, static_cast<int>((lanesHeight + kLaneGap) / (kLaneHeight + kLaneGap)));
     const bool overLanes = io.MousePos.y >= origin.y + kRulerHeight && io.MousePos.y < origin.y + kRulerHeight + lanesHeight;
     if (io.MouseWheel != 0.0f && ImGui::IsWindowHovered() && overLanes && (io.KeyCtrl || io.MousePos.x < x0))
         firstLane_ -= static_cast<int>(std::lround(io.MouseWheel * 3));
@@ -305,9 +311,30 @@ void TimelinePanel::draw()
         ImGui::EndTooltip();
     }
 
+    visibleLanes_ = visibleLanes;
+    lanesTop_ = top;
+    lanesBottom_ = top + lanesHeight;
+    scrollbarLeft_ = scrolls ? x1 : -1.0f;
+    if (scrolls) {
+        // Pressing or dragging on the bar centres the shown lanes on the pointer.
+        const float n = static_cast<float>(laneRanges_.size());
+        ImGui::SetCursorScreenPos(ImVec2(x1, top));
+        ImGui::InvisibleButton("##lane-scroll", ImVec2(kScrollbarWidth, lanesHeight));
+        if (ImGui::IsItemActive()) {
+            const float at = (io.MousePos.y - top) / lanesHeight * n;
+            firstLane_ = std::clamp(static_cast<int>(std::lround(at - static_cast<float>(visibleLanes) / 2)), 0,
+                                    static_cast<int>(laneRanges_.size()) - visibleLanes);
+        }
+        const float t0 = top + lanesHeight * static_cast<float>(firstLane_) / n;
+        const float t1 = top + lanesHeight * static_cast<float>(std::min<int>(firstLane_ + visibleLanes, static_cast<int>(n))) / n;
+        dl->AddRectFilled(ImVec2(x1 + 2, top), ImVec2(x1 + kScrollbarWidth, top + lanesHeight), IM_COL32(45, 47, 52, 255));
+        dl->AddRectFilled(ImVec2(x1 + 4, t0), ImVec2(x1 + kScrollbarWidth - 2, std::max(t1, t0 + 8)),
+                          ImGui::IsItemActive() || ImGui::IsItemHovered() ? IM_COL32(170, 175, 185, 255) : IM_COL32(120, 125, 135, 255), 3.0f);
+    }
+
     // Range statistics.
     ImGui::SetCursorScreenPos(ImVec2(origin.x, top + lanesHeight + 4));
-    ImGui::BeginChild("##stats", ImVec2(avail.x, kStatsHeight - 8), false);
+    ImGui::BeginChild("##stats", ImVec2(avail.x, statsHeight - 8), false);
     if (hasSelection()) {
         const auto& stats = selectionStats();
         const double len = static_cast<double>(selEnd_ - selStart_);
@@ -339,7 +366,7 @@ void TimelinePanel::draw()
         ImGui::Text("%zu events on %zu lanes, %s in all", trace_->events.size(), trace_->lanes.size(),
                     formatDuration(static_cast<double>(traceEndNs_)).c_str());
         if (static_cast<int>(laneRanges_.size()) > visibleLanes)
-            ImGui::TextDisabled("lanes %d-%d of %zu shown; wheel over the lane names or Ctrl+wheel scrolls them", firstLane_ + 1,
+            ImGui::TextDisabled("lanes %d-%d of %zu shown; the bar at the right, the wheel over the lane names or Ctrl+wheel scrolls them", firstLane_ + 1,
                                 std::min(firstLane_ + visibleLanes, static_cast<int>(laneRanges_.size())), laneRanges_.size());
     }
     ImGui::EndChild();

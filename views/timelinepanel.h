@@ -42,6 +42,13 @@ public:
     void fit();
     void setSelection(int64_t t0, int64_t t1);
     int firstLane() const { return firstLane_; }   // vertical scroll position
+    // What the last frame showed: how many lanes fit, where they were drawn (y, in the host's pixels) and the
+    // lane scroll bar's left edge (-1 when every lane fits).
+    int visibleLanes() const { return visibleLanes_; }
+    int laneCount() const { return static_cast<int>(laneRanges_.size()); }
+    float lanesTop() const { return lanesTop_; }
+    float lanesBottom() const { return lanesBottom_; }
+    float scrollbarLeft() const { return scrollbarLeft_; }
     bool hasSelection() const { return selEnd_ > selStart_; }
     const std::vector<LaneStats>& selectionStats();
 
@@ -68,6 +75,8 @@ private:
     std::vector<LaneStats> selStats_;
     int64_t statsFor0_ = -1, statsFor1_ = -1;
     int firstLane_ = 0;   // vertical scroll: the first lane drawn
+    int visibleLanes_ = 0;
+    float lanesTop_ = 0, lanesBottom_ = 0, scrollbarLeft_ = -1;
     int drawnEvents_ = 0;
     int mergedSpans_ = 0;
     double drawMs_ = 0;

@@ -1,11 +1,13 @@
 #include "views/vqeview.h"
 
 #include "views/circuitview.h"
+#include "views/document.h"
 
 #include "core/quantum/circuit.h"
 
 #include <QChart>
 #include <QChartView>
+#include <QFileInfo>
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -223,6 +225,14 @@ void VqeView::setReport(quantum::VqeReport r, const QString& origin)
     else
         circuit_->setCircuit(nullptr);
     report_ = std::move(r);
+}
+
+void followDocument(VqeView* view, const Document* document)
+{
+    QObject::connect(document, &Document::documentChanged, view, [view, document] {
+        if (const auto& run = document->compiled().vqe)
+            view->setReport(run->report, VqeView::tr("the VQE document %1").arg(QFileInfo(document->path()).fileName()));
+    });
 }
 
 }  // namespace spyglass

@@ -59,4 +59,8 @@ private:
     CircuitView* circuit_;
 };
 
+class Document;
+// A VQE document (.vqe recipe) shows its run here once opened; other documents leave the last run shown.
+void followDocument(VqeView* view, const Document* document);
+
 }  // namespace spyglass

@@ -33,17 +33,19 @@ namespace spyglass {
 
 bool WindowViews::Dock::shows(DocumentKind kind) const
 {
-    return shownFor.empty() || std::find(shownFor.begin(), shownFor.end(), kind) != shownFor.end();
+    return shownFor.empty() ? !hides(kind) : std::find(shownFor.begin(), shownFor.end(), kind) != shownFor.end();
 }
 
+bool WindowViews::Dock::hides(DocumentKind kind) const { return std::find(hiddenFor.begin(), hiddenFor.end(), kind) != hiddenFor.end(); }
+
 QDockWidget* WindowViews::addDock(QMainWindow* window, const QString& title, const QString& objectName, QWidget* w, Qt::DockWidgetArea area,
-                                  std::vector<DocumentKind> shownFor)
+                                  std::vector<DocumentKind> shownFor, std::vector<DocumentKind> hiddenFor)
 {
     auto* dock = new QDockWidget(title, window);
     dock->setObjectName(objectName);
     dock->setWidget(w);
     window->addDockWidget(area, dock);
-    docks_.push_back(Dock{dock, std::move(shownFor)});
+    docks_.push_back(Dock{dock, std::move(shownFor), std::move(hiddenFor)});
     return dock;
 }
 
@@ -70,10 +72,13 @@ WindowViews::WindowViews(Document* document, QMainWindow* window, session::Sessi
     centralTabs_->addTab(vqe_, tr("VQE"));
 
     const std::vector<DocumentKind> spyre{DocumentKind::Model, DocumentKind::KernelBundle};
+    // A VQE recipe has no passes to step through and no ops to inspect.
     pipeline_ = new PipelineView(document_, window);
-    QDockWidget* pipelineDock = addDock(window, tr("Pipeline"), QStringLiteral("pipelineDock"), pipeline_, Qt::LeftDockWidgetArea, {});
+    QDockWidget* pipelineDock =
+        addDock(window, tr("Pipeline"), QStringLiteral("pipelineDock"), pipeline_, Qt::LeftDockWidgetArea, {}, {DocumentKind::Vqe});
     inspector_ = new InspectorView(window);
-    QDockWidget* inspectorDock = addDock(window, tr("Inspector"), QStringLiteral("inspectorDock"), inspector_, Qt::RightDockWidgetArea, {});
+    QDockWidget* inspectorDock =
+        addDock(window, tr("Inspector"), QStringLiteral("inspectorDock"), inspector_, Qt::RightDockWidgetArea, {}, {DocumentKind::Vqe});
     state_ = new StateView(document_, window);
     QDockWidget* stateDock = addDock(window, tr("State"), QStringLiteral("stateDock"), state_, Qt::RightDockWidgetArea, {DocumentKind::Circuit});
     problems_ = new ProblemsView(window);
@@ -119,6 +124,7 @@ WindowViews::WindowViews(Document* document, QMainWindow* window, session::Sessi
     followDocument(timeline_, timelineHost_, document_);
     followDocument(workDivision_, document_);
     followDocument(stickLayout_, document_);
+    followDocument(vqe_, document_);
     connect(document_, &Document::documentChanged, this, [this] {
         showPictureFor(document_->kind());
         inspector_->clear();
@@ -138,6 +144,8 @@ void WindowViews::showPictureFor(DocumentKind kind)
         centralTabs_->setCurrentWidget(circuit_);
     else if (kind == DocumentKind::Model)
         centralTabs_->setCurrentWidget(graph_);
+    else if (kind == DocumentKind::Vqe)
+        centralTabs_->setCurrentWidget(vqe_);
 }
 
 void WindowViews::inspectGraphNode(const QString& id)

@@ -62,22 +62,25 @@ public:
     ChartsView* charts() const { return charts_; }
     TuningChart* tuning() const { return tuning_; }
 
-    // A dock and the document kinds it is shown for; empty: every kind, and the layout of a kind leaves it as the
-    // user left it. Problems is shown when it has one.
+    // A dock and the document kinds it is shown for; empty: every kind but those it is hidden for, and otherwise
+    // as the user left it (leaving a kind that hid it shows it again). Problems is shown when it has one.
     struct Dock {
         QDockWidget* dock = nullptr;
         std::vector<DocumentKind> shownFor;
+        std::vector<DocumentKind> hiddenFor;
         bool shows(DocumentKind kind) const;
+        bool hides(DocumentKind kind) const;
     };
     const std::vector<Dock>& docks() const { return docks_; }
     QDockWidget* dock(const QString& objectName) const;
 
-    // Brings forward the central picture that fits the document kind (Graph for a model, Circuit for a circuit).
+    // Brings forward the central picture that fits the document kind (Graph for a model, Circuit for a circuit,
+    // VQE for a recipe).
     void showPictureFor(DocumentKind kind);
 
 private:
     QDockWidget* addDock(QMainWindow* window, const QString& title, const QString& objectName, QWidget* w, Qt::DockWidgetArea area,
-                         std::vector<DocumentKind> shownFor);
+                         std::vector<DocumentKind> shownFor, std::vector<DocumentKind> hiddenFor = {});
     void inspectGraphNode(const QString& id);
     void inspectCircuitOp(int index);
     void showStateAfterColumn(int column);

@@ -22,7 +22,7 @@ int runInfo(Args& args)
     const DocumentKind kind = detectDocumentKind(path);
     if (kind == DocumentKind::Unknown)
         throw InputError(SourceLocation{path, 0, 0},
-                         "not a model (.onnx, .onnxtxt), circuit (.qasm) or kernel bundle (folder with manifest.json)");
+                         "not a model (.onnx, .onnxtxt), circuit (.qasm), VQE recipe (.vqe) or kernel bundle (folder with manifest.json)");
     const auto bytes = std::filesystem::is_directory(path, ec) ? 0 : std::filesystem::file_size(path, ec);
     if (args.json()) {
         QJsonObject o;

@@ -18,6 +18,8 @@ DocumentKind detectDocumentKind(const std::string& path)
         return DocumentKind::Model;
     if (ext == ".qasm")
         return DocumentKind::Circuit;
+    if (ext == ".vqe")
+        return DocumentKind::Vqe;
     if (p.filename() == "manifest.json")
         return DocumentKind::KernelBundle;
     return DocumentKind::Unknown;
@@ -29,6 +31,7 @@ const char* documentKindName(DocumentKind kind)
     case DocumentKind::Model: return "model";
     case DocumentKind::Circuit: return "circuit";
     case DocumentKind::KernelBundle: return "kernel bundle";
+    case DocumentKind::Vqe: return "VQE recipe";
     case DocumentKind::Unknown: break;
     }
     return "unknown";

@@ -5,9 +5,9 @@
 
 namespace spyglass {
 
-enum class DocumentKind { Unknown, Model, Circuit, KernelBundle };
+enum class DocumentKind { Unknown, Model, Circuit, KernelBundle, Vqe };
 
-// By extension (.onnx, .onnxtxt -> Model; .qasm -> Circuit) or, for a directory, by its manifest.json.
+// By extension (.onnx, .onnxtxt -> Model; .qasm -> Circuit; .vqe -> Vqe, a VQE recipe) or, for a directory, by its manifest.json.
 DocumentKind detectDocumentKind(const std::string& path);
 const char* documentKindName(DocumentKind kind);
 

@@ -61,7 +61,8 @@ std::vector<HistoryPoint> artifactHistory(SessionStore& store, RowId artifactId,
         break;
     }
     SqliteStatement st(store.connection().handle(),
-                       std::string("SELECT r.id, r.session_id, r.started_at, ") + value + ", r.kind" +
+                       std::string("SELECT r.id, r.session_id, r.started_at, ") + value + ", r.kind," +
+                           " CASE WHEN json_valid(r.options_json) THEN json_extract(r.options_json, '$.tag') END" +
                            " FROM runs r WHERE " +
                            (match == ArtifactMatch::SameContent
                                 ? std::string("r.artifact_id = ?")
@@ -80,10 +81,13 @@ std::vector<HistoryPoint> artifactHistory(SessionStore& store, RowId artifactId,
         p.startedAt = st.text(2);
         p.value = st.real(3);
         p.bestEarlier = best;
-        p.whatIf = st.text(4) == kWhatIfRunKind;
-        p.regression = !p.whatIf && best && p.value > *best * (1.0 + threshold);
+        p.tag = st.isNull(5) ? std::string() : st.text(5);
+        if (p.tag.empty() && st.text(4) == kWhatIfRunKind)
+            p.tag = kWhatIfRunKind;
+        p.whatIf = p.tag == kWhatIfRunKind;
+        p.regression = p.tag.empty() && best && p.value > *best * (1.0 + threshold);
         out.push_back(p);
-        if (!p.whatIf)
+        if (p.tag.empty())
             best = best ? std::min(*best, p.value) : p.value;
     }
     return out;

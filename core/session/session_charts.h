@@ -36,13 +36,17 @@ struct HistoryPoint {
     double value = 0.0;
     std::optional<double> bestEarlier;   // the lowest value of the runs before this one
     bool regression = false;             // value > bestEarlier * (1 + threshold)
-    // A run of kind kWhatIfRunKind (the explorer's pinned recompiles): drawn, but an experiment is never flagged
-    // and is not the baseline later runs are measured against.
-    bool whatIf = false;
+    // A tagged run is an experiment, not a measurement of the artifact: drawn, but never flagged and not the
+    // baseline later runs are measured against. The tag is the options' "tag" (the tuner records each candidate
+    // plan with kTuningRunTag), or kWhatIfRunKind for a run of that kind (the explorer's pinned recompiles).
+    std::string tag;
+    bool whatIf = false;   // tag == kWhatIfRunKind
 };
 
 // The run kind the explorer records a what-if (pinned) recompile under.
 constexpr const char* kWhatIfRunKind = "what-if";
+// The tag (options JSON {"tag": ...}) of the runs `--plan tuned` times while it searches.
+constexpr const char* kTuningRunTag = "tuning";
 
 // Which runs count as "the same artifact": the same bytes (compiler or option changes on one model), or every
 // version of the file at that path (edits to the model show up in its history too).

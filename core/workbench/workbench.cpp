@@ -19,6 +19,8 @@
 #include "core/session/session_recorder.h"
 #include "core/session/session_store.h"
 #include "core/spyresim/spyre_simulator.h"
+#include "core/workbench/vqe_document.h"
+#include "core/workbench/vqe_record.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -385,7 +387,7 @@ CompiledDocument compileDocument(const QString& path, JobControl& control, const
             throw InputError(at(path), "no such file or directory");
         doc.kind = detectDocumentKind(path.toStdString());
         if (doc.kind == DocumentKind::Unknown)
-            throw InputError(at(path), "not a model (.onnx, .onnxtxt), circuit (.qasm) or kernel bundle");
+            throw InputError(at(path), "not a model (.onnx, .onnxtxt), circuit (.qasm), VQE recipe (.vqe) or kernel bundle");
     }
     if (request.maxFileBytes && info.isFile() && info.size() > *request.maxFileBytes)
         throw InputError(at(path), "file is larger than the " + std::to_string(*request.maxFileBytes >> 20) + " MiB limit");
@@ -399,6 +401,20 @@ CompiledDocument compileDocument(const QString& path, JobControl& control, const
     switch (doc.kind) {
     case DocumentKind::Circuit: compileCircuit(doc, given, control, request); break;
     case DocumentKind::Model: compileModel(doc, given, control, request); break;
+    case DocumentKind::Vqe: {
+        // The recipe is the document's one "pass"; the search is its simulation.
+        const VqeRecipe recipe = readVqeRecipe(given);
+        doc.sourceText = readText(path);
+        recordSource(doc, info, false, static_cast<double>(timer.nsecsElapsed()) / 1e6);
+        if (request.simulate) {
+            control.report(0.1, "running the VQE");
+            auto run = std::make_shared<CompiledDocument::VqeRun>();
+            run->report = quantum::runVqeReport(recipe.options, recipe.hamiltonianFile, recipe.exact, &control);
+            run->hamiltonianFile = recipe.hamiltonianFile;
+            doc.vqe = std::move(run);
+        }
+        break;
+    }
     default:
         doc.sourceText = readText(QDir(path).filePath(QStringLiteral("manifest.json")));
         recordSource(doc, info, binary, static_cast<double>(timer.nsecsElapsed()) / 1e6);
@@ -411,8 +427,26 @@ CompiledDocument compileDocument(const QString& path, JobControl& control, const
     return doc;
 }
 
+spyresim::BisectReport bisectDocumentNumbers(const CompiledDocument& doc, JobControl& control, const model::LoadOptions& load)
+{
+    if (doc.kind != DocumentKind::Model || doc.programs.empty() || !doc.programs.back()->bundle || !doc.target)
+        throw InputError(at(doc.path), "the numbers bisect needs a compiled model with a kernel bundle");
+    const model::ModelGraph graph = model::loadModel(doc.path.toStdString(), load);
+    const std::vector<model::HostTensor> inputs = model::generatedInputs(graph);
+    std::map<std::string, model::HostTensor> byName;
+    for (size_t k = 0; k < graph.inputs.size() && k < inputs.size(); ++k)
+        byName[graph.values[graph.inputs[k]].name] = inputs[k];
+    spyresim::SimOptions numeric;
+    numeric.trace = false;
+    return spyresim::bisectNumerics(graph, *doc.programs.back()->bundle, *doc.target, byName, numeric, &control);
+}
+
 void recordRun(const CompiledDocument& doc, session::SessionRecorder& recorder, const std::string& kind, const std::string& optionsJson)
 {
+    if (doc.vqe) {
+        recordVqeRun(doc.vqe->report, doc.vqe->hamiltonianFile, recorder);   // a VQE run, whoever opened it
+        return;
+    }
     session::RunStart start;
     start.kind = kind;
     start.artifactPath = doc.path.toStdString();

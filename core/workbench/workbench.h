@@ -15,7 +15,9 @@
 #include "core/plugins/pass_plugin_loader.h"
 #include "core/quantum/pipeline.h"
 #include "core/quantum/state_analysis.h"
+#include "core/quantum/vqe_report.h"
 #include "core/spyre/pass.h"
+#include "core/spyresim/numerics_bisect.h"
 
 #include <QString>
 
@@ -102,6 +104,12 @@ struct CompiledDocument {
     QString simulationNote;
     // The numerics check failed: which outputs differ and by how much (an Error in diagnostics says the same).
     QString numbersFailure;
+    // VQE documents (a .vqe recipe): the search it describes, run when the request simulates.
+    struct VqeRun {
+        quantum::VqeReport report;
+        std::string hamiltonianFile;   // what the session records as the run's artifact, as `vqe --session` does
+    };
+    std::shared_ptr<const VqeRun> vqe;
 };
 
 // Files larger than this are refused before reading (a model or circuit of this size is not a document).
@@ -155,6 +163,11 @@ std::vector<model::TensorComparison> compareOutputs(const std::vector<model::Hos
 // span per kernel (its whole time, fixed overhead included), then the simulator's core and DMA lanes. The core
 // lanes alone end before the last kernel's overhead; the kernels lane ends exactly at the total kernel time.
 std::shared_ptr<Trace> traceWithKernelLane(const spyresim::SimResult& sim);
+
+// The numbers bisect (spyresim::bisectNumerics) of a compiled model's final bundle on the inputs its numbers check
+// ran (model::generatedInputs): which op a failed check comes from. Reads the model from doc.path again with `load`.
+// Throws InputError when the document is not a compiled model, what the loader and the bisect throw, Cancelled.
+spyresim::BisectReport bisectDocumentNumbers(const CompiledDocument& doc, JobControl& control, const model::LoadOptions& load = {});
 
 // Records the result as one run of `kind` ("compile", "qcompile"): pass timings, simulated kernel timings,
 // circuit timing. Throws what the store throws.

@@ -20,6 +20,9 @@
 #include "core/spyresim/spyre_simulator.h"
 
 #include <QDockWidget>
+#include <QGraphicsItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
 #include <QLineEdit>
 #include <QTreeWidget>
 #include <QStandardPaths>
@@ -98,6 +101,82 @@ private slots:
             QVERIFY2(n.change == GraphSpec::Node::Change::Same, n.id.c_str());
         QCOMPARE(g.legendLines().size(), 3);
         QVERIFY(g.legendLines().first().contains(QStringLiteral("red hexagon: restickify")));
+    }
+
+    void stepsDoNotMoveWhatThePassKept()
+    {
+        // Every loop-level pass is drawn at the positions of one layout of all of them: a node two passes share is
+        // at the same scene position in both, even when a pass adds (insert_restickify's copy) or fuses ops away.
+        Document& d = *w_->document();
+        GraphView& g = *w_->views().graph();
+        auto boxes = [&g] {
+            std::map<std::string, QRectF> out;
+            for (QGraphicsItem* item : g.scene()->items())
+                if (!item->data(0).toString().isEmpty())
+                    out[item->data(0).toString().toStdString()] = item->sceneBoundingRect();
+            return out;
+        };
+        auto clusterLabels = [&g] {
+            QStringList out;
+            for (QGraphicsItem* item : g.scene()->items())
+                if (auto* t = dynamic_cast<QGraphicsSimpleTextItem*>(item); t && t->text().startsWith(QStringLiteral("fused: ")))
+                    out << t->text();
+            return out;
+        };
+        std::map<std::string, QRectF> previous;
+        int compared = 0, passesSeen = 0;
+        bool sawNew = false;
+        for (size_t i = 0; i < d.passes().size(); ++i) {
+            if (d.compiled().programs[i]->stage != spyre::Stage::Loop)
+                continue;
+            d.selectPass(static_cast<int>(i));
+            QVERIFY(QTest::qWaitFor([&] { return !g.isLayingOut(); }, 60000));
+            const auto now = boxes();
+            QCOMPARE(now.size(), g.graph().nodes.size());
+            for (const auto& n : g.graph().nodes) {
+                sawNew = sawNew || (n.change == GraphSpec::Node::Change::New && !previous.empty());
+                const auto was = previous.find(n.id);
+                if (was == previous.end())
+                    continue;
+                QVERIFY2(was->second.center() == now.at(n.id).center(),
+                         qPrintable(QStringLiteral("%1 moved at %2").arg(QString::fromStdString(n.id), QString::fromStdString(d.passes()[i].name))));
+                ++compared;
+            }
+            // A cluster frame is labelled with this pass's names.
+            QStringList expected;
+            for (const auto& c : g.graph().clusters)
+                expected << c.label;
+            QStringList labels = clusterLabels();
+            labels.sort();
+            expected.sort();
+            QCOMPARE(labels, expected);
+            previous = now;
+            ++passesSeen;
+        }
+        QVERIFY(passesSeen >= 6);
+        QVERIFY(sawNew);   // the restickify copy came in along the way
+        QVERIFY2(compared > 20, qPrintable(QString::number(compared)));
+        // At fuse the frame names what op1 absorbed.
+        d.selectPass(passIndex(d, "fuse"));
+        QVERIFY(QTest::qWaitFor([&] { return !g.isLayingOut(); }, 60000));
+        QVERIFY2(clusterLabels().contains(QStringLiteral("fused: op0, op1")), qPrintable(clusterLabels().join(QLatin1Char(','))));
+
+        // docs/screenshots/graph-step.png: insert_restickify, its new copy and the changed MatMul marked, the legend
+        // saying what the pass did; and pipeline-explained.png: the Pipeline with that pass and fuse opened.
+        d.selectPass(passIndex(d, "insert_restickify"));
+        QVERIFY(QTest::qWaitFor([&] { return !g.isLayingOut(); }, 60000));
+        QTest::qWait(50);
+        QVERIFY(g.grab().save(outputDir() + QStringLiteral("/view-graph-step.png")));
+        QDockWidget* pipelineDock = w_->findChild<QDockWidget*>(QStringLiteral("pipelineDock"));
+        auto* tree = w_->findChild<QTreeWidget*>(QStringLiteral("pipelineTree"));
+        QVERIFY(pipelineDock && tree);
+        pipelineDock->setFloating(true);
+        pipelineDock->resize(1100, 420);
+        for (const char* pass : {"fuse", "insert_restickify", "work_division"})
+            tree->topLevelItem(passIndex(d, pass))->setExpanded(true);
+        QTest::qWait(100);
+        QVERIFY(pipelineDock->widget()->grab().save(outputDir() + QStringLiteral("/view-pipeline-explained.png")));
+        pipelineDock->setFloating(false);
     }
 
     void selectionFollowsTheOpWhenItsPositionShifts()

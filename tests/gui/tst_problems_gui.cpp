@@ -9,9 +9,12 @@
 #include "views/mainwindow.h"
 #include "views/problemsview.h"
 
+#include "core/spyre/loop_ir.h"
+
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -94,7 +97,7 @@ private slots:
         QVERIFY(problems->sourceHeading().contains(QStringLiteral("binary")));
     }
 
-    void failedNumbersCheckIsAnErrorWithABanner()
+    void failedNumbersCheckIsAnErrorWithABannerAndABisect()
     {
         MainWindow w;
         w.resize(1600, 1000);
@@ -124,6 +127,34 @@ private slots:
         QVERIFY(w.numbersBannerText().contains(failure.toHtmlEscaped()));
         QTest::qWait(50);
         QVERIFY(w.grab().save(outputDir() + QStringLiteral("/mainwindow-numbers-failed.png")));
+
+        // "Bisect numbers" under the error runs the numbers bisect as a job and names the op the difference comes
+        // from, which is the op the pass broke.
+        std::string broken;
+        for (const PassRecord& p : w.document()->passes())
+            if (p.name == "swap_division" && p.changed)
+                broken = p.summary.substr(p.summary.rfind(' ') + 1);   // "swapped the division in op3"
+        QVERIFY(!broken.empty());
+        ProblemsView* problems = w.views().problems();
+        const int row = problems->findProblem(QStringLiteral("differ from the reference interpreter"));
+        QVERIFY(row >= 0);
+        QCOMPARE(problems->notes(row), QStringList{QStringLiteral("Bisect numbers")});
+        auto* button = problems->problemsTree()->findChild<QPushButton*>(QStringLiteral("problemAction"));
+        QVERIFY(button && button->text() == QStringLiteral("Bisect numbers"));
+        QTest::mouseClick(button, Qt::LeftButton);
+        QVERIFY2(QTest::qWaitFor([&] { return problems->notes(row).size() >= 3; }, 60000), qPrintable(problems->notes(row).join(QLatin1Char('\n'))));
+        const QStringList notes = problems->notes(row);
+        QVERIFY2(notes[1].startsWith(QStringLiteral("Bisect: first op beyond rounding: ")), qPrintable(notes.join(QLatin1Char('\n'))));
+        // The op named writes the value compared: the one the pass broke, now selected.
+        QVERIFY2(notes[2].contains(QStringLiteral(" is written by %1").arg(QString::fromStdString(broken))) &&
+                     notes[2].endsWith(QStringLiteral(": selected in the Graph")),
+                 qPrintable(notes.join(QLatin1Char('\n'))));
+        QCOMPARE(w.document()->selectedNode(), "op:" + broken);
+        qInfo("%s", qPrintable(notes.join(QStringLiteral(" | "))));
+        QTest::qWait(50);
+        QVERIFY(problems->grab().save(outputDir() + QStringLiteral("/view-problems-bisect.png")));
+        const QString node = notes[2].section(QStringLiteral(" (output '"), 0, 0);
+        QVERIFY2(notes[1].contains(QStringLiteral("first op beyond rounding: %1 ").arg(node)), qPrintable(notes[1]));
     }
 
     void agreeingNumbersHaveNoBanner()

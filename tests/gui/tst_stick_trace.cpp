@@ -134,6 +134,42 @@ private slots:
         QVERIFY(StickGrid::colourOf({70, 3}, 0, 1, 64) != StickGrid::colourOf({70, 4}, 0, 1, 64));
     }
 
+    void aBigTensorIsSummarisedAndStillTraces()
+    {
+        // The destination is 2 048 sticks (4 rows × 512 columns): drawn as the first and last columns, the ones
+        // around the traced element and a folded band saying how many it leaves out, not 2 048 boxes.
+        StickLayoutView v;
+        v.resize(1250, 600);
+        v.showRestickify(last_, rs_);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        StickGrid* dst = v.destination();
+        QCOMPARE(dst->stickCount(), int64_t(2048));
+        QCOMPARE(dst->shownRows(), int64_t(4));
+        QVERIFY2(dst->shownColumns() <= 16, qPrintable(QString::number(dst->shownColumns())));
+        QCOMPARE(dst->elidedBands(), QStringList{QStringLiteral("columns 12–507 (496)")});
+        dst->grab();
+        QVERIFY2(dst->paintedSticks() > 0 && dst->paintedSticks() <= 4 * 16, qPrintable(QString::number(dst->paintedSticks())));
+        QVERIFY(dst->minimumWidth() < 900);
+        // Column 11 is the last drawn before the band; a point in the band is no element.
+        QVERIFY(!dst->stickRect(11).isEmpty() && dst->stickRect(12).isEmpty());
+        QVERIFY(dst->hostAt(QPointF(dst->stickRect(11).right() + 6, dst->stickRect(11).center().y())).empty());
+        // r[500, 200]: source stick (500 / 64) * 256 + 200 = 1992, element 500 % 64 = 52; destination stick
+        // (200 / 64) * 512 + 500 = 2036, element 200 % 64 = 8. Both are in folded bands until traced, then drawn.
+        StickGrid* src = v.source();
+        QVERIFY(src->stickRect(1992).isEmpty());
+        v.traceHost({500, 200});
+        QVERIFY2(v.traceText().startsWith(QStringLiteral("r[500, 200]: source stick 1992, element 52 → destination stick 2036, element 8")),
+                 qPrintable(v.traceText()));
+        const QRectF s = src->stickRect(1992), d = dst->stickRect(2036);
+        QVERIFY(!s.isEmpty() && !d.isEmpty());
+        // A click on the drawn element finds it again.
+        QCOMPARE(src->hostAt(QPointF(s.left() + s.width() * 52.5 / 64, s.center().y())), (std::vector<int64_t>{500, 200}));
+        QCOMPARE(dst->hostAt(QPointF(d.left() + d.width() * 8.5 / 64, d.center().y())), (std::vector<int64_t>{500, 200}));
+        src->grab();
+        QVERIFY2(src->paintedSticks() <= 8 * 32, qPrintable(QString::number(src->paintedSticks())));
+    }
+
     void screenshot()
     {
         // docs/screenshots/restickify.png is this picture: the move of destination stick 70 with its sources outlined.

@@ -6,6 +6,7 @@
 #include "common/testutil.h"
 
 #include "views/chartsview.h"
+#include "views/document.h"
 #include "views/mainwindow.h"
 #include "views/problemsview.h"
 #include "views/vqeview.h"
@@ -16,6 +17,8 @@
 #include "core/session/session_store.h"
 #include "core/workbench/vqe_record.h"
 
+#include <QDockWidget>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -61,7 +64,8 @@ QJsonObject cliVqe(const QStringList& extra = {})
 }
 
 // The view's curve equals the CLI's history, point by point; the exact line sits at the CLI's exact energy.
-void compareWithCli(const VqeView& view, const QJsonObject& cli)
+// `field`: the X terms' coefficient (the TFIM chain's is -1).
+void compareWithCli(const VqeView& view, const QJsonObject& cli, const QString& field = QStringLiteral("-1"))
 {
     const QJsonArray history = cli.value(QLatin1String("history")).toArray();
     QCOMPARE(history.size(), 150);
@@ -84,11 +88,11 @@ void compareWithCli(const VqeView& view, const QJsonObject& cli)
     QVERIFY(view.energyAxis()->min() < exact && view.energyAxis()->max() > first);
     QVERIFY(view.energyAxis()->max() - view.energyAxis()->min() < 1.2 * (first - exact));
     QVERIFY2(best < first && best > exact, qPrintable(QStringLiteral("%1 .. %2, exact %3").arg(first).arg(best).arg(exact)));
-    // The Hamiltonian's terms: the 4-qubit periodic TFIM chain has 4 ZZ and 4 X terms.
+    // The Hamiltonian's terms: a 4-qubit periodic TFIM chain has 4 ZZ and 4 X terms.
     QCOMPARE(view.termsTable()->rowCount(), 8);
     QCOMPARE(view.termsTable()->item(0, 1)->text(), QStringLiteral("Z0 Z1"));
     QCOMPARE(view.termsTable()->item(7, 1)->text(), QStringLiteral("X3"));
-    QCOMPARE(view.termsTable()->item(7, 0)->text(), QStringLiteral("-1"));
+    QCOMPARE(view.termsTable()->item(7, 0)->text(), field);
     // The optimiser's settings, as the CLI reports them.
     const QJsonObject settings = cli.value(QLatin1String("optimizer_settings")).toObject();
     QCOMPARE(view.settingsTable()->rowCount(), 3 + static_cast<int>(settings.size()));
@@ -193,6 +197,62 @@ private slots:
         w.runVqe(recipeOptions(), path);
         QVERIFY(QTest::qWaitFor([&] { return w.views().problems()->problemCount() > before; }, 30000));
         QVERIFY(!w.views().vqe()->report());
+    }
+
+    void aVqeDocumentOpensWithTheVqeLayout()
+    {
+        // A .vqe recipe (the CLI's flags as "key value" lines) with a Pauli-sum file beside it: opening it runs the
+        // search the CLI runs with those flags, shows it in the VQE view, and the window takes the VQE layout (no
+        // passes, no Spyre or State docks).
+        QTemporaryDir dir;
+        QFile h(dir.filePath(QStringLiteral("ring.pauli")));
+        QVERIFY(h.open(QIODevice::WriteOnly));
+        h.write("# a 4-site transverse-field ring, h = 0.5\n-1 Z0 Z1 + -1 Z1 Z2 + -1 Z2 Z3 + -1 Z3 Z0\n-0.5 X0 + -0.5 X1 + -0.5 X2 + -0.5 X3\n");
+        h.close();
+        const QString recipe = dir.filePath(QStringLiteral("ring.vqe"));
+        QFile r(recipe);
+        QVERIFY(r.open(QIODevice::WriteOnly));
+        r.write("# spyglass-cli vqe --qubits 4 --layers 2 --optimizer nelder-mead --iterations 150 --seed 7 --hamiltonian ring.pauli\n"
+                "qubits 4\nlayers 2\noptimizer nelder-mead\niterations 150\nseed 7\nhamiltonian ring.pauli\n");
+        r.close();
+        const QJsonObject cli = cliVqe({QStringLiteral("--hamiltonian"), dir.filePath(QStringLiteral("ring.pauli"))});
+        QVERIFY(!cli.isEmpty());
+
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt"))));   // a model's layout first
+        QVERIFY(w.dock(QStringLiteral("timelineDock"))->isVisible());
+        QVERIFY(openAndWait(w, recipe));
+        QCOMPARE(w.document()->kind(), DocumentKind::Vqe);
+        QCOMPARE(w.views().centralTabs()->currentWidget(), static_cast<QWidget*>(w.views().vqe()));
+        for (const char* d : {"timelineDock", "workDivisionDock", "stickLayoutDock", "scratchpadDock", "stateDock", "pipelineDock", "inspectorDock"})
+            QVERIFY2(!w.dock(QLatin1String(d))->isVisible(), d);
+        QVERIFY(w.views().vqe()->report().has_value());
+        compareWithCli(*w.views().vqe(), cli, QStringLiteral("-0.5"));
+        QVERIFY(w.views().vqe()->summary()->text().contains(QStringLiteral("ring.vqe")));
+        // Recorded as a VQE run of this window's session.
+        bool recorded = false;
+        for (const RecordedVqeRun& run : recordedVqeRuns(w.windowSession()->store()))
+            recorded = recorded || run.run.sessionId == w.windowSession()->id();
+        QVERIFY(recorded);
+        QTest::qWait(50);
+        QVERIFY(w.grab().save(outputDir() + QStringLiteral("/mainwindow-vqe-document.png")));
+
+        // A bad recipe is a problem with its line and column.
+        QFile bad(dir.filePath(QStringLiteral("bad.vqe")));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("qubits 4\nlayers many\n");
+        bad.close();
+        QVERIFY(!openAndWait(w, bad.fileName()));
+        bool located = false;
+        for (int i = 0; i < w.views().problems()->problemCount(); ++i)
+            located = located || w.views().problems()->problemText(i).contains(QStringLiteral("bad.vqe:2:8: 'layers' must be an integer in 0..1000, got 'many'"));
+        QVERIFY2(located, qPrintable(w.views().problems()->problemText(0)));
+        // Back to a model: its passes and Inspector come back.
+        QVERIFY(openAndWait(w, sourcePath(QStringLiteral("resources/examples/matmul.onnxtxt"))));
+        QVERIFY(w.dock(QStringLiteral("pipelineDock"))->isVisible() && w.dock(QStringLiteral("inspectorDock"))->isVisible());
     }
 };
 
