@@ -15,6 +15,7 @@
 #include "views/irview.h"
 #include "views/scratchpadmappanel.h"
 #include "views/stateview.h"
+#include "views/symbolicdimsdialog.h"
 #include "views/sticklayoutview.h"
 #include "views/workdivisionview.h"
 #include "views/timelinepanel.h"
@@ -453,7 +454,9 @@ void MainWindow::openFile(const QString& path)
 {
     // A what-if whose recompile failed must not compare its plan with the next file opened.
     whatIfBaseline_.reset();
-    compile(path, {});
+    CompileRequest request;
+    if (SymbolicDimsDialog::ask(this, path, request.load.dimValues))
+        compile(path, request);
 }
 
 bool MainWindow::loadPassPlugin(const QString& path)
@@ -723,6 +726,8 @@ void MainWindow::compile(const QString& path, const CompileRequest& given)
 {
     CompileRequest request = given;
     request.plugins = passPlugins_;
+    if (request.load.dimValues.empty())
+        request.load.dimValues = SymbolicDimsDialog::remembered(path);
     const QString title = tr("Compiling %1").arg(QFileInfo(path).fileName());
     problems_->clearProblems();
     addRecentFile(QFileInfo(path).absoluteFilePath());
