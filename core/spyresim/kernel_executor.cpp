@@ -608,12 +608,10 @@ private:
             // (this loop is most of unpacking, which costs as much as the GEMM on BERT-base's FFN).
             bool run = o[0] >= 0;
             for (int e = 1; e < len; ++e)
-                run = run && o[e] == o[0] + e;
+                run &= o[e] == o[0] + e;
             float* const dst = out + j;
             if (run) {
-                const uint16_t* const src = w + o[0];
-                for (int e = 0; e < len; ++e)
-                    dst[e] = table[src[e]];
+                decodeRun(format_, w + o[0], len, dst);
                 continue;
             }
             for (int e = 0; e < len; ++e) {
