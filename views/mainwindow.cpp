@@ -12,6 +12,7 @@
 #include "views/jobrunner.h"
 #include "views/problemsview.h"
 #include "views/spyregraph.h"
+#include "views/symbolicdimsdialog.h"
 #include "views/vqedialogs.h"
 #include "views/vqeview.h"
 
@@ -339,7 +340,9 @@ void MainWindow::openFile(const QString& path)
 {
     // A what-if whose recompile failed must not compare its plan with the next file opened.
     whatIf_.reset();
-    compile(path, {});
+    CompileRequest request;
+    if (SymbolicDimsDialog::ask(this, path, request.load.dimValues))
+        compile(path, request);
 }
 
 bool MainWindow::loadPassPlugin(const QString& path)
@@ -487,6 +490,8 @@ void MainWindow::compile(const QString& path, const CompileRequest& given)
 {
     CompileRequest request = given;
     request.plugins = passPlugins_;
+    if (request.load.dimValues.empty())
+        request.load.dimValues = SymbolicDimsDialog::remembered(path);
     const QString title = tr("Compiling %1").arg(QFileInfo(path).fileName());
     views_->problems()->clearProblems();
     addRecentFile(QFileInfo(path).absoluteFilePath());

@@ -30,6 +30,11 @@ struct LoadOptions {
 // that cannot be loaded; UnsupportedError (an InputError) for ops, attributes or types Spyglass lacks.
 ModelGraph loadModel(const std::string& path, const LoadOptions& options = {});
 
+// The dim_param names of the graph inputs' symbolic dimensions (initializers excluded), in the order they first
+// appear: what LoadOptions::dimValues must give before the model loads (the GUI asks for them). Reads and parses
+// the file (binary or textual, by extension), no more; throws InputError as loadModel does for a file it cannot read.
+std::vector<std::string> symbolicInputDims(const std::string& path, uint64_t maxModelBytes = LoadOptions::kDefaultMaxModelBytes);
+
 // The textual syntax from memory; `displayName` is used in messages and as sourcePath. External
 // data is resolved relative to `baseDir` (refused when empty).
 ModelGraph loadModelFromText(const std::string& text, const std::string& displayName, const std::string& baseDir = {},

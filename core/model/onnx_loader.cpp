@@ -654,15 +654,39 @@ ModelGraph importModel(onnx::ModelProto m, const std::string& file, const std::s
 
 }  // namespace
 
-ModelGraph loadModel(const std::string& path, const LoadOptions& options)
+namespace {
+
+onnx::ModelProto parseModelFile(const std::string& path, uint64_t maxModelBytes)
 {
-    const std::string bytes = readFile(path, options.maxModelBytes);
-    const std::string base = fs::path(path).parent_path().empty() ? std::string(".") : fs::path(path).parent_path().string();
+    const std::string bytes = readFile(path, maxModelBytes);
     std::string ext = fs::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    if (ext == ".onnxtxt" || ext == ".txt")
-        return importModel(import::parseText(bytes, path), path, base, options);
-    return importModel(import::parseBinary(bytes, path), path, base, options);
+    return ext == ".onnxtxt" || ext == ".txt" ? import::parseText(bytes, path) : import::parseBinary(bytes, path);
+}
+
+}  // namespace
+
+ModelGraph loadModel(const std::string& path, const LoadOptions& options)
+{
+    const std::string base = fs::path(path).parent_path().empty() ? std::string(".") : fs::path(path).parent_path().string();
+    return importModel(parseModelFile(path, options.maxModelBytes), path, base, options);
+}
+
+std::vector<std::string> symbolicInputDims(const std::string& path, uint64_t maxModelBytes)
+{
+    const onnx::ModelProto m = parseModelFile(path, maxModelBytes);
+    std::set<std::string> initializers, seen;
+    for (const auto& t : m.graph().initializer())
+        initializers.insert(t.name());
+    std::vector<std::string> names;
+    for (const auto& in : m.graph().input()) {
+        if (initializers.count(in.name()) || !in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
+            continue;
+        for (const auto& d : in.type().tensor_type().shape().dim())
+            if (d.has_dim_param() && seen.insert(d.dim_param()).second)
+                names.push_back(d.dim_param());
+    }
+    return names;
 }
 
 ModelGraph loadModelFromText(const std::string& text, const std::string& displayName, const std::string& baseDir, const LoadOptions& options)

@@ -101,6 +101,29 @@ const float* decodeTable(DeviceFormat f)
     return f == DeviceFormat::Dl16 ? dl16.data() : fp16.data();
 }
 
+void decodeRun(DeviceFormat f, const uint16_t* words, int64_t n, float* out)
+{
+    const float* table = decodeTable(f);
+    if (f != DeviceFormat::Fp16) {
+        for (int64_t e = 0; e < n; ++e)
+            out[e] = table[words[e]];
+        return;
+    }
+    bool rare = false;
+    for (int64_t e = 0; e < n; ++e) {
+        const uint32_t h = words[e];
+        const uint32_t magnitude = h & 0x7fffu, exponent = h & 0x7c00u;
+        rare |= (exponent == 0 && magnitude != 0) || exponent == 0x7c00u;
+        // Exponent bias 15 -> 127: (127 - 15) << 23 = 0x38000000; the 10 fraction bits move to the top of 23.
+        const uint32_t bits = ((h & 0x8000u) << 16) | (magnitude ? (magnitude << 13) + 0x38000000u : 0u);
+        std::memcpy(out + e, &bits, sizeof bits);
+    }
+    if (rare)
+        for (int64_t e = 0; e < n; ++e)
+            if ((words[e] & 0x7c00u) == 0 || (words[e] & 0x7c00u) == 0x7c00u)
+                out[e] = table[words[e]];
+}
+
 uint16_t encode(DeviceFormat f, float x) { return f == DeviceFormat::Dl16 ? encodeDl16(x) : model::floatToHalfBits(x); }
 
 }  // namespace spyglass::spyresim

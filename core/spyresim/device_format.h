@@ -24,5 +24,9 @@ float decodeDl16(uint16_t bits);
 const float* decodeTable(DeviceFormat f);
 uint16_t encode(DeviceFormat f, float x);
 inline float decode(const float* table, uint16_t bits) { return table[bits]; }
+// n consecutive device words, exactly as the table decodes them. fp16 normal numbers and zeros are rebiased into
+// fp32 bits in registers (the compiler vectorises it; a 256 KB table lookup per element misses L1 and was most of
+// unpacking a matmul operand); subnormals, infinities and NaNs, and every DL16 word, go through the table.
+void decodeRun(DeviceFormat f, const uint16_t* words, int64_t n, float* out);
 
 }  // namespace spyglass::spyresim

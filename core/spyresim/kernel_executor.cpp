@@ -172,6 +172,13 @@ private:
     int indirectCount_ = 0;
     std::vector<WorkItem> work_;
     std::atomic<int64_t> points_{0};
+    // Distinct for every KernelRun of the process: a host thread's cached B (runMatmulBox) belongs to one run.
+    const uint64_t runId_ = nextRunId();
+    static uint64_t nextRunId()
+    {
+        static std::atomic<uint64_t> next{1};
+        return next++;
+    }
     // Matmul path: which load is A (M x K) and which is B (K x N), and the vars that play M, N, K.
     bool matmul_ = false;
     int loadA_ = -1, loadB_ = -1, varM_ = -1, varN_ = -1, varK_ = -1;
@@ -288,6 +295,18 @@ private:
                 w.redBoxCore.push_back(s.core);
             }
         }
+        // Work items that read the same B (they differ only in their rows of M) one after another, so that a host
+        // thread reuses the B it unpacked (runMatmulBox); the order of the items does not change any result.
+        if (matmul_)
+            std::stable_sort(work_.begin(), work_.end(), [&](const WorkItem& a, const WorkItem& b) { return bKey(a) < bKey(b); });
+    }
+
+    std::pair<std::vector<Box>, std::vector<Box>> bKey(const WorkItem& w) const
+    {
+        std::vector<Box> iter = w.iterBoxes;
+        for (Box& b : iter)
+            b[varM_] = {0, 0};
+        return {std::move(iter), w.redBoxes};
     }
 
     // A core touches stick `offset / lanes_` of an LX-resident tensor: reading it without DMA needs the stick in the
@@ -578,16 +597,28 @@ private:
                    std::vector<int64_t>& offs) const
     {
         offs.resize(static_cast<size_t>(n));
+        const uint16_t* const w = t.words();
+        const float* const table = table_;
         for (int64_t j = 0; j < n; j += lanes_) {
             const int len = static_cast<int>(std::min<int64_t>(lanes_, n - j));
-            deviceOffsets(t, h0 + step * j, step, len, offs.data() + j);
-            touchLx(lx, t, offs.data() + j, len, core);
-        }
-        const uint16_t* w = t.words();
-        for (int64_t j = 0; j < n; ++j) {
-            if (offs[j] < 0)
-                fail(k_, "reads outside tensor '" + t.meta().name + "'");
-            out[j] = table_[w[offs[j]]];
+            int64_t* const o = offs.data() + j;
+            deviceOffsets(t, h0 + step * j, step, len, o);
+            touchLx(lx, t, o, len, core);
+            // Along the stick dim a chunk is one run of device words: decode it without the per-element offsets
+            // (this loop is most of unpacking, which costs as much as the GEMM on BERT-base's FFN).
+            bool run = o[0] >= 0;
+            for (int e = 1; e < len; ++e)
+                run &= o[e] == o[0] + e;
+            float* const dst = out + j;
+            if (run) {
+                decodeRun(format_, w + o[0], len, dst);
+                continue;
+            }
+            for (int e = 0; e < len; ++e) {
+                if (o[e] < 0)
+                    fail(k_, "reads outside tensor '" + t.meta().name + "'");
+                dst[e] = table[w[o[e]]];
+            }
         }
     }
 
@@ -610,8 +641,14 @@ private:
         const int64_t M = mr.second - mr.first, N = nr.second - nr.first;
         thread_local std::vector<float> pa, pb, pc;
         thread_local std::vector<int64_t> offs;
+        // The B this thread unpacked last: which kernel run, batch point, N range and K segments it holds. Work
+        // items of a kernel whose M is split over cores read the same B (8 times for BERT-base's FFN with M split
+        // 8 ways), and unpacking fp16 sticks costs several times the multiply-adds per element. A B read from LX
+        // is unpacked every time: each core's read is checked against what its LX holds.
+        thread_local uint64_t bRun = 0;
+        thread_local std::vector<int64_t> bKeyHeld;
+        const bool cacheB = !loadLx_[loadB_].residency;
         pa.resize(static_cast<size_t>(M * K));
-        pb.resize(static_cast<size_t>(K * N));
         pc.resize(static_cast<size_t>(M * N));
         Lanes L(lanes_, k_.loop.stmts.size(), nVars_, indirectCount_);
         L.group = &w.cores;
@@ -638,15 +675,31 @@ private:
             }
             // B: K rows of N.
             vars[varN_] = nr.first;
-            int64_t row = 0;
-            for (size_t s = 0; s < ks.size(); ++s)
-                for (int64_t kk = ks[s].first; kk < ks[s].second; ++kk, ++row) {
-                    vars[varK_] = kk;
-                    int64_t h = eb.constant;
-                    for (const auto& [v, c] : eb.terms)
-                        h += c * vars[v];
-                    unpackRow(B, loadLx_[loadB_], ksCore[s], h, eb.coeffOf(varN_), N, pb.data() + row * N, offs);
+            std::vector<int64_t> key = vars;
+            key[varM_] = 0;
+            key[varK_] = 0;
+            key.push_back(N);
+            for (const Range& r : ks) {
+                key.push_back(r.first);
+                key.push_back(r.second);
+            }
+            if (!cacheB || bRun != runId_ || key != bKeyHeld) {
+                bRun = 0;
+                pb.resize(static_cast<size_t>(K * N));
+                int64_t row = 0;
+                for (size_t s = 0; s < ks.size(); ++s)
+                    for (int64_t kk = ks[s].first; kk < ks[s].second; ++kk, ++row) {
+                        vars[varK_] = kk;
+                        int64_t h = eb.constant;
+                        for (const auto& [v, c] : eb.terms)
+                            h += c * vars[v];
+                        unpackRow(B, loadLx_[loadB_], ksCore[s], h, eb.coeffOf(varN_), N, pb.data() + row * N, offs);
+                    }
+                if (cacheB) {
+                    bRun = runId_;
+                    bKeyHeld = std::move(key);
                 }
+            }
             gemmF32(M, N, K, pa.data(), K, pb.data(), N, pc.data(), N, false);
             // Epilogue and store, one stick of N at a time, with the reduction's value taken from C.
             for (int64_t m = 0; m < M; ++m) {

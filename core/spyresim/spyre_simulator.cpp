@@ -216,7 +216,8 @@ SimResult simulate(const KernelBundle& bundle, const spyre::SpyreTarget& target,
         if (options.numerics) {
             const auto k0 = std::chrono::steady_clock::now();
             executeKernel(k, memory, options.format, bundle.stickElements(), threads, &lx);
-            r.kernelWallMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - k0).count();
+            r.kernelWallMsEach.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - k0).count());
+            r.kernelWallMs += r.kernelWallMsEach.back();
             if (options.afterKernel)
                 options.afterKernel(k, memory);
         }

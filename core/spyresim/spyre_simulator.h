@@ -55,6 +55,7 @@ struct SimResult {
     std::shared_ptr<Trace> trace;
     double wallMs = 0;          // host time the simulation took
     double kernelWallMs = 0;    // of which executing kernels (without loading tensors into device memory)
+    std::vector<double> kernelWallMsEach;   // the same per kernel, parallel to kernels (empty without numerics)
     std::vector<std::string> notes;
 };
 

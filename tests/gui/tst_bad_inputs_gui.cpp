@@ -24,10 +24,12 @@ namespace {
 
 // Rows the explorer cannot show: Hamiltonians are read by `vqe` only, kernel bundles by `run-bundle` only (the
 // explorer opens models and circuits), and the explorer does not simulate a circuit too large to simulate on open
-// (it opens with a note; the CLI's qsim is what refuses it for memory).
+// (it opens with a note; the CLI's qsim is what refuses it for memory), and it asks for the sizes of a model's
+// symbolic dims instead of failing (tst_symbolic_dims_gui).
 bool openedByTheExplorer(const BadInput& b)
 {
-    return b.suffix() != QLatin1String("ham") && b.suffix() != QLatin1String("bundle") && b.file != QLatin1String("qubits_beyond_memory.qasm");
+    return b.suffix() != QLatin1String("ham") && b.suffix() != QLatin1String("bundle") && b.file != QLatin1String("qubits_beyond_memory.qasm") &&
+           b.file != QLatin1String("symbolic_dim.onnxtxt");
 }
 
 }  // namespace
