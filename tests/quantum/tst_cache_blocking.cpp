@@ -120,6 +120,29 @@ private slots:
         }
     }
 
+    // A block stays within 512 KiB (the L2 here is 1 MiB) up to 28 qubits, also at 27 and 28, where the tile's
+    // 2^(n-13) rows of >= 4 amplitudes would outgrow it if the chunk qubits stayed at 13; past 28 only the tiles
+    // grow. A tile row is whole 64-byte lines, and the blocks are as before up to 26 qubits.
+    void blocksStayInCacheAtEverySize()
+    {
+        for (Precision p : {Precision::Double, Precision::Single}) {
+            const int bytes = p == Precision::Double ? 16 : 8;
+            for (int n = 15; n <= 34; ++n) {
+                const StateVector::Blocks b = StateVector::blocks(n, p);
+                const int64_t chunk = (int64_t(1) << b.chunkQubits) * bytes;
+                const int64_t rowBytes = (int64_t(1) << b.tileLowQubits) * bytes;
+                const int64_t tile = rowBytes << (n - b.chunkQubits);
+                const QByteArray at = "n=" + QByteArray::number(n) + (p == Precision::Double ? " complex128" : " complex64");
+                QVERIFY2(chunk <= 512 * 1024, at.constData());
+                QVERIFY2(tile <= (int64_t(512 * 1024) << std::max(0, n - 28)), at.constData());
+                QVERIFY2(rowBytes >= 64, at.constData());
+                QVERIFY2(b.tileLowQubits <= b.chunkQubits, at.constData());
+                if (n <= 26)
+                    QVERIFY2(b.chunkQubits == 13, at.constData());
+            }
+        }
+    }
+
     void layeredCircuitFormsRuns()
     {
         // The docs/quantum.md random layered circuit: blocked and gate-by-gate agree on 17 qubits too.
