@@ -172,15 +172,18 @@ constexpr int kChunkQubits = 13;   // 2^13 amplitudes: 128 KiB in complex128, fi
 // A tile holds <= 512 KiB when it can: 2^15 amplitudes in complex128, 2^16 in complex64. The one more low qubit
 // in complex64 makes a tile's rows whole 64-byte cache lines at 26 qubits (half lines, each read twice, before).
 constexpr int kTileAmplitudeQubits = 15;
-// A tile row is at least 4 amplitudes (a 64-byte line in complex128), so a tile has at most 2^13 rows.
-constexpr int kTileRowQubits = kTileAmplitudeQubits - 2;
+// A tile's rows are 2^(n-b) amplitudes runs 2^b apart, each in a 4 KiB page of its own: with more rows than the
+// L2 TLB holds (3072 entries on Zen 4) every row misses it twice per tile (copy in, copy out), which made a tile
+// run of 20 H on 26 qubits (2^13 rows of 64 bytes) take 6x its memory bound. So a tile has at most 2^10 rows (up
+// to 26 qubits; 2^12 at 28), and the chunks grow instead, up to 2^16 amplitudes (1 MiB in complex128, streamed
+// in place, where the L3 backs what the L2 misses).
+constexpr int kTileRowQubits = 10;
+constexpr int kMaxChunkQubits = 16;
 
-// The chunk qubits b: the tile's rows are the qubits >= b, so at 27 and 28 qubits b grows with n and a tile keeps
-// 2^13 rows of >= 4 amplitudes (512 KiB); with b = 13 a 28-qubit tile would be 2^15 rows, 2 MiB, twice the L2.
-// The chunks grow alike up to 2^15 amplitudes (512 KiB); past 28 qubits the tiles grow instead (into the L3).
+// The chunk qubits b (the tile's rows are the qubits >= b).
 int chunkQubits(int n)
 {
-    return std::clamp(n - kTileRowQubits, kChunkQubits, kChunkQubits + 2);
+    return std::clamp(n - kTileRowQubits, kChunkQubits, kMaxChunkQubits);
 }
 constexpr size_t kLookAheadGates = 4096;   // gates examined per cache-blocked run
 
