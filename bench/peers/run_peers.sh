@@ -47,15 +47,20 @@ echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, $(free -g
      "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset}"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 # Arrays of 2^24 complex128 (256 MiB each, 8x the L3 here): big enough for DRAM bandwidth, and quicker to first
-# touch than state-sized ones on a virtual machine whose fresh pages are slow.
-bw=$("$bench" --bandwidth 24 | grep -v checksum)
-echo "bandwidth (STREAM-style, 3 arrays of 256 MiB, best of 3): $(echo "$bw" | tr '\n' ' ')"
-rmw=$(echo "$bw" | awk '/rmw_gbs/ {print $2}')
-# 12 chains of vector FMAs per thread, the vector width of the kernels in use (quantum_bench --fma-peak).
-fma=$("$bench" --fma-peak)
-echo "FMA peak at ${OMP_NUM_THREADS:-all} threads: $(echo "$fma" | tr '\n' ' ')"
-fma64=$(echo "$fma" | awk '/fma_gflops_f64/ {print $2}')
-fma32=$(echo "$fma" | awk '/fma_gflops_f32/ {print $2}')
+# touch than state-sized ones on a virtual machine whose fresh pages are slow. Bandwidth and FMA peak are measured
+# before and after the rounds and the higher of each is the bound's (other processes only ever lower them).
+measure_peaks() {
+    local bw fma
+    bw=$("$bench" --bandwidth 24 | grep -v checksum)
+    echo "bandwidth $1 (STREAM-style, 3 arrays of 256 MiB, best of 3): $(echo "$bw" | tr '\n' ' ')"
+    # 12 chains of vector FMAs per thread, the vector width of the kernels in use (quantum_bench --fma-peak).
+    fma=$("$bench" --fma-peak)
+    echo "FMA peak $1 at ${OMP_NUM_THREADS:-all} threads: $(echo "$fma" | tr '\n' ' ')"
+    rmw=$(echo "$bw" | awk -v old="${rmw:-0}" '/rmw_gbs/ {print ($2 > old ? $2 : old)}')
+    fma64=$(echo "$fma" | awk -v old="${fma64:-0}" '/fma_gflops_f64/ {print ($2 > old ? $2 : old)}')
+    fma32=$(echo "$fma" | awk -v old="${fma32:-0}" '/fma_gflops_f32/ {print ($2 > old ? $2 : old)}')
+}
+measure_peaks "at start"
 results=$work/times.tsv
 : > "$results"
 for r in $(seq 1 "$rounds"); do
@@ -75,6 +80,7 @@ for r in $(seq 1 "$rounds"); do
     echo "round $r done, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+measure_peaks "at end"
 echo
 echo "## all times (round, circuit, simulator, s, our passes, 1-min load average, our flops)"
 cat "$results"
