@@ -6,7 +6,9 @@
 #
 #   bench/peers/run_peers.sh BUILD [ROUNDS]      (BUILD: the Spyglass build folder, peers built into BUILD/peers)
 #
-# CIRCUITS limits the circuits (names of BUILD/peers/circuits/*.txt without .txt). Prints (and writes to
+# CIRCUITS limits the circuits (names of BUILD/peers/circuits/*.txt without .txt). REPORT_ONLY=1 runs no rounds
+# and reports the times of the last run (BUILD/peers/run/times.tsv) again, with bandwidth and FMA peak measured
+# anew (a run stopped after some rounds still gets its tables). Prints (and writes to
 # BUILD/peers/report.md) the machine, load
 # averages, the STREAM-style bandwidth, the FMA peak at this thread count, every time, then the medians with
 # fidelity against Spyglass complex128 (over the amplitudes gate_list.h dumps) and our two bounds: memory =
@@ -62,7 +64,8 @@ measure_peaks() {
 }
 measure_peaks "at start"
 results=$work/times.tsv
-: > "$results"
+[ -n "${REPORT_ONLY:-}" ] && rounds=0 && echo "REPORT_ONLY: the times of $results ($(cut -f1 "$results" | sort -u | wc -l) rounds)"
+[ "$rounds" -gt 0 ] && : > "$results"
 for r in $(seq 1 "$rounds"); do
     for c in $circuits; do
         f=$build/peers/circuits/$c.txt
@@ -85,7 +88,7 @@ echo
 echo "## all times (round, circuit, simulator, s, our passes, 1-min load average, our flops)"
 cat "$results"
 echo
-echo "## medians of $rounds rounds; fidelity against ours-f64; memory bound = passes x 2 x state bytes / ${rmw} GB/s (in-place);" \
+echo "## medians of $(cut -f1 "$results" | sort -u | wc -l) rounds; fidelity against ours-f64; memory bound = passes x 2 x state bytes / ${rmw} GB/s (in-place);" \
      "FMA bound = flops / ${fma64} (complex128) or ${fma32} (complex64) GFLOP/s"
 echo "| circuit | simulator | median s | fidelity | passes | memory bound s | FMA bound s | bound | median / bound |"
 echo "|---|---|---|---|---|---|---|---|---|"
