@@ -6,10 +6,14 @@
 #
 #   bench/peers/run_peers.sh BUILD [ROUNDS]      (BUILD: the Spyglass build folder, peers built into BUILD/peers)
 #
-# CIRCUITS limits the circuits (names of BUILD/peers/circuits/*.txt without .txt). Prints (and writes to
+# CIRCUITS limits the circuits (names of BUILD/peers/circuits/*.txt without .txt). REPORT_ONLY=1 runs no rounds
+# and reports the times of the last run (BUILD/peers/run/times.tsv) again, with bandwidth and FMA peak measured
+# anew (a run stopped after some rounds still gets its tables). Prints (and writes to
 # BUILD/peers/report.md) the machine, load
-# averages, the STREAM-style bandwidth, every time, then the medians with fidelity against Spyglass complex128
-# (over the amplitudes gate_list.h dumps) and the memory bound: passes x 2 x state bytes / in-place bandwidth.
+# averages, the STREAM-style bandwidth, the FMA peak at this thread count, every time, then the medians with
+# fidelity against Spyglass complex128 (over the amplitudes gate_list.h dumps) and our two bounds: memory =
+# passes x 2 x state bytes / in-place bandwidth, FMA = flops of the gates we run / FMA peak; the larger applies.
+# Last, one line per circuit: ours against qsim (complex64) and the best complex128 peer, and against the bound.
 set -uo pipefail
 build=$(cd "${1:?usage: run_peers.sh BUILD [ROUNDS]}" && pwd)
 rounds=${2:-3}
@@ -45,12 +49,23 @@ echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, $(free -g
      "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset}"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 # Arrays of 2^24 complex128 (256 MiB each, 8x the L3 here): big enough for DRAM bandwidth, and quicker to first
-# touch than state-sized ones on a virtual machine whose fresh pages are slow.
-bw=$("$bench" --bandwidth 24 | grep -v checksum)
-echo "bandwidth (STREAM-style, 3 arrays of 256 MiB, best of 3): $(echo "$bw" | tr '\n' ' ')"
-rmw=$(echo "$bw" | awk '/rmw_gbs/ {print $2}')
+# touch than state-sized ones on a virtual machine whose fresh pages are slow. Bandwidth and FMA peak are measured
+# before and after the rounds and the higher of each is the bound's (other processes only ever lower them).
+measure_peaks() {
+    local bw fma
+    bw=$("$bench" --bandwidth 24 | grep -v checksum)
+    echo "bandwidth $1 (STREAM-style, 3 arrays of 256 MiB, best of 3): $(echo "$bw" | tr '\n' ' ')"
+    # 12 chains of vector FMAs per thread, the vector width of the kernels in use (quantum_bench --fma-peak).
+    fma=$("$bench" --fma-peak)
+    echo "FMA peak $1 at ${OMP_NUM_THREADS:-all} threads: $(echo "$fma" | tr '\n' ' ')"
+    rmw=$(echo "$bw" | awk -v old="${rmw:-0}" '/rmw_gbs/ {print ($2 > old ? $2 : old)}')
+    fma64=$(echo "$fma" | awk -v old="${fma64:-0}" '/fma_gflops_f64/ {print ($2 > old ? $2 : old)}')
+    fma32=$(echo "$fma" | awk -v old="${fma32:-0}" '/fma_gflops_f32/ {print ($2 > old ? $2 : old)}')
+}
+measure_peaks "at start"
 results=$work/times.tsv
-: > "$results"
+[ -n "${REPORT_ONLY:-}" ] && rounds=0 && echo "REPORT_ONLY: the times of $results ($(cut -f1 "$results" | sort -u | wc -l) rounds)"
+[ "$rounds" -gt 0 ] && : > "$results"
 for r in $(seq 1 "$rounds"); do
     for c in $circuits; do
         f=$build/peers/circuits/$c.txt
@@ -60,33 +75,62 @@ for r in $(seq 1 "$rounds"); do
             out=$($(command_of "$v" "$f") $dump 2> "$work/err.txt")
             t=$(echo "$out" | awk '/^time_s/ {print $2}')
             passes=$(echo "$out" | awk '/^passes/ {print $2}')
+            flops=$(echo "$out" | awk '/^flops/ {print $2}')
             [ -n "$t" ] || { t=failed; echo "$v on $c failed: $(head -c 300 "$work/err.txt")"; }
-            printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$c" "$v" "$t" "${passes:--}" "$(cut -d' ' -f1 /proc/loadavg)" >> "$results"
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$c" "$v" "$t" "${passes:--}" "$(cut -d' ' -f1 /proc/loadavg)" "${flops:--}" >> "$results"
         done
     done
     echo "round $r done, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+measure_peaks "at end"
 echo
-echo "## all times (round, circuit, simulator, s, our passes, 1-min load average)"
+echo "## all times (round, circuit, simulator, s, our passes, 1-min load average, our flops)"
 cat "$results"
 echo
-echo "## medians of $rounds rounds; fidelity against ours-f64; memory bound = passes x 2 x state bytes / ${rmw} GB/s (in-place)"
-echo "| circuit | simulator | median s | fidelity | passes | memory bound s |"
-echo "|---|---|---|---|---|---|"
+echo "## medians of $(cut -f1 "$results" | sort -u | wc -l) rounds; fidelity against ours-f64; memory bound = passes x 2 x state bytes / ${rmw} GB/s (in-place);" \
+     "FMA bound = flops / ${fma64} (complex128) or ${fma32} (complex64) GFLOP/s"
+echo "| circuit | simulator | median s | fidelity | passes | memory bound s | FMA bound s | bound | median / bound |"
+echo "|---|---|---|---|---|---|---|---|---|"
+median_of() {   # circuit variant -> median seconds, or "failed"
+    awk -F'\t' -v c="$1" -v v="$2" '$2 == c && $3 == v && $4 != "failed" {print $4}' "$results" | sort -g |
+        awk '{a[NR] = $1} END {if (NR) print a[int((NR + 1) / 2)]; else print "failed"}'
+}
+summary=$work/summary.tsv
+: > "$summary"
 for c in $circuits; do
     n=$(awk '/^qubits/ {print $2}' "$build/peers/circuits/$c.txt")
     for v in $variants; do
-        med=$(awk -F'\t' -v c="$c" -v v="$v" '$2 == c && $3 == v && $4 != "failed" {print $4}' "$results" | sort -g |
-              awk '{a[NR] = $1} END {if (NR) print a[int((NR + 1) / 2)]; else print "failed"}')
+        med=$(median_of "$c" "$v")
         passes=$(awk -F'\t' -v c="$c" -v v="$v" '$2 == c && $3 == v {p = $5} END {print p}' "$results")
+        flops=$(awk -F'\t' -v c="$c" -v v="$v" '$2 == c && $3 == v {p = $7} END {print p}' "$results")
         fid=-
         [ "$v" != ours-f64 ] && [ -f "$work/$c.$v.bin" ] && fid=$("$bench" --fidelity "$work/$c.ours-f64.bin" "$work/$c.$v.bin" | awk '{print $2}')
-        bound=-
-        if [ "$passes" != - ] && [ -n "$rmw" ]; then
+        mem=- fmab=- kind=- ratio=-
+        if [ "$passes" != - ] && [ -n "$passes" ] && [ -n "$rmw" ]; then
             bytes=$([ "$v" = ours-f32 ] && echo 8 || echo 16)
-            bound=$(awk -v p="$passes" -v n="$n" -v b="$bytes" -v bw="$rmw" 'BEGIN {printf "%.4f", p * 2 * b * 2^n / (bw * 1e9)}')
+            peak=$([ "$v" = ours-f32 ] && echo "$fma32" || echo "$fma64")
+            read -r mem fmab kind ratio < <(awk -v p="$passes" -v n="$n" -v b="$bytes" -v bw="$rmw" -v f="$flops" -v pk="$peak" -v t="$med" 'BEGIN {
+                m = p * 2 * b * 2^n / (bw * 1e9); x = (pk > 0 && f != "-") ? f / (pk * 1e9) : 0
+                k = x > m ? "FMA" : "memory"; bd = x > m ? x : m
+                printf "%.4f %.4f %s %s\n", m, x, k, (t + 0 > 0 ? sprintf("%.2f", t / bd) : "-") }')
         fi
-        echo "| $c | $v | $med | $fid | $passes | $bound |"
+        echo "| $c | $v | $med | $fid | $passes | $mem | $fmab | $kind | $ratio |"
+        printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$v" "$med" "$kind" "$ratio" >> "$summary"
     done
+done
+echo
+echo "## ours against the best peer (x > 1: we are faster by x) and against our bound"
+echo "| circuit | ours f32 s | qsim f32 s (best fusion) | vs qsim | ours f64 s | best f64 peer s | vs it | ours f64 / bound (which) | ours f32 / bound (which) |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for c in $circuits; do
+    awk -F'\t' -v c="$c" '$1 == c {t[$2] = $3; k[$2] = $4; r[$2] = $5}
+        function best(a, b, c,   m) { m = ""; if (a ~ /^[0-9.]+$/) m = a; if (b ~ /^[0-9.]+$/ && (m == "" || b + 0 < m + 0)) m = b
+                                      if (c ~ /^[0-9.]+$/ && (m == "" || c + 0 < m + 0)) m = c; return m == "" ? "-" : m }
+        function vs(ours, peer) { return (ours ~ /^[0-9.]+$/ && peer ~ /^[0-9.]+$/ && ours > 0) ? sprintf("%.2fx", peer / ours) : "-" }
+        END {
+            q = best(t["qsim-f32-fuse3"], t["qsim-f32-fuse4"], "")
+            d = best(t["qulacs-f64-light"], t["qulacs-f64-opt2"], t["quest-f64"])
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s (%s) |\n", c, t["ours-f32"], q, vs(t["ours-f32"], q), t["ours-f64"], d,
+                   vs(t["ours-f64"], d), r["ours-f64"], k["ours-f64"], r["ours-f32"], k["ours-f32"] }' "$summary"
 done

@@ -6,6 +6,7 @@
 //   quantum_bench --peer-run LIST [--single] [--fuse K] [--dump OUT]   our side of the harness: one timed run
 //   quantum_bench --fidelity DUMP_A DUMP_B       |<a|b>|^2 / (<a|a><b|b>) over the dumped amplitudes
 //   quantum_bench --bandwidth Q                  triad and in-place bandwidth over arrays of a 2^Q complex128 state
+//   quantum_bench --fma-peak                     FMA throughput of this CPU at the OpenMP thread count (GFLOP/s)
 //
 // 1. Bandwidth: STREAM triad a = b + s*c over arrays the size of the state (best of 3), and an in-place
 //    read-modify-write pass (what an unfused gate does).
@@ -28,6 +29,7 @@
 
 #include "bench/peers/gate_list.h"
 
+#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -237,6 +239,89 @@ Circuit circuitOf(const peers::GateList& l)
     return c;
 }
 
+// Floating-point operations the kernels do for g on an n-qubit state (a complex multiply-add 8, a complex
+// product 6; a permutation none): the work the FMA bound divides by the CPU's peak.
+double gateFlops(const kernels::PreparedGate& g, int n)
+{
+    const double rows = std::ldexp(1.0, n - int(g.controls.size()));   // amplitudes the gate writes
+    const double dim = double(1 << g.k);
+    if (g.diagonal)
+        return rows * double(g.diagIndex.size()) / dim * 6;
+    if (g.sparse) {
+        bool permutation = true;
+        for (size_t e = 0; e < g.sparseCol.size() && permutation; ++e)
+            permutation = g.sparseValue[2 * e] == 1 && g.sparseValue[2 * e + 1] == 0;
+        return permutation && g.sparseCol.size() == size_t(dim) ? 0 : rows * double(g.sparseCol.size()) / dim * 8;
+    }
+    const double* m = g.matrix.data();
+    if (g.k == 1 && m[0] == 0 && m[1] == 0 && m[2] == 1 && m[3] == 0 && m[4] == 1 && m[5] == 0 && m[6] == 0 && m[7] == 0)
+        return 0;   // X: the kernels swap the halves
+    return rows * dim * 8;
+}
+
+// Peak FMA throughput: every thread runs 12 independent chains of vector FMAs (enough to cover the FMA latency on
+// both pipes) in the widest vectors the kernels use here, written as intrinsics (ISO C++ turns contraction off).
+// Each returns the chains' sum, so they are not dead code. One body per ISA: a template instantiated outside the
+// target region would not inline the intrinsics.
+#define SPYGLASS_FMA_CHAINS(V, set1, fmadd)                  \
+    V acc[12];                                               \
+    const V x = set1(0.999999), y = set1(1e-7);              \
+    for (int j = 0; j < 12; ++j)                             \
+        acc[j] = set1(1.0 + j);                              \
+    for (int64_t i = 0; i < iters; ++i)                      \
+        _Pragma("GCC unroll 12") for (int j = 0; j < 12; ++j) \
+            acc[j] = fmadd(acc[j], x, y);                    \
+    double s = 0;                                            \
+    for (int j = 0; j < 12; ++j)                             \
+        s += double(acc[j][0]);                              \
+    return s;
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,fma")
+double fma512(int64_t iters, bool single)
+{
+    if (single) {
+        SPYGLASS_FMA_CHAINS(__m512, _mm512_set1_ps, _mm512_fmadd_ps)
+    }
+    SPYGLASS_FMA_CHAINS(__m512d, _mm512_set1_pd, _mm512_fmadd_pd)
+}
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+double fma256(int64_t iters, bool single)
+{
+    if (single) {
+        SPYGLASS_FMA_CHAINS(__m256, _mm256_set1_ps, _mm256_fmadd_ps)
+    }
+    SPYGLASS_FMA_CHAINS(__m256d, _mm256_set1_pd, _mm256_fmadd_pd)
+}
+#pragma GCC pop_options
+#undef SPYGLASS_FMA_CHAINS
+
+double fmaPeakGflops(bool single)
+{
+    const bool wide = kernels::activeIsa() == kernels::Isa::Avx512;
+    if (kernels::activeIsa() == kernels::Isa::Portable)
+        return 0;   // the portable build does no FMA; no bound from it
+    const int lanes = (wide ? 64 : 32) / (single ? 4 : 8);
+    const int64_t iters = int64_t(1) << 24;
+    double best = 0, sink = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+        const double t0 = now();
+        int threads = 1;
+#pragma omp parallel reduction(+ : sink)
+        {
+            threads = omp_get_num_threads();
+            sink += wide ? fma512(iters, single) : fma256(iters, single);
+        }
+        const double dt = now() - t0;
+        best = std::max(best, double(threads) * double(iters) * 12 * lanes * 2 / dt / 1e9);
+    }
+    if (sink == 12345.678)   // uses the result, so the loops are not dead code
+        std::printf("#");
+    return best;
+}
+
 // Timed like the peers' drivers: from the state's allocation to the last gate, fusion included.
 int peerRun(const std::string& file, Precision prec, int fuse, const char* dump)
 {
@@ -252,9 +337,12 @@ int peerRun(const std::string& file, Precision prec, int fuse, const char* dump)
     const double t2 = now(), c2 = cpuNow();
     const StateVector::Passes passes = sv.applyAll(gates);
     const double t3 = now(), c3 = cpuNow();
+    double flops = 0;
+    for (const kernels::PreparedGate& g : gates)
+        flops += gateFlops(g, c.numQubits);
     // The phases, wall and CPU seconds (CPU over wall above the thread count: time lost to other processes).
-    std::printf("time_s %.6f\npasses %d\nops %zu\nphases_wall alloc %.4f fuse %.4f gates %.4f\nphases_cpu alloc %.4f fuse %.4f gates %.4f\n",
-                t3 - t0, passes.total(), gates.size(), t1 - t0, t2 - t1, t3 - t2, c1 - c0, c2 - c1, c3 - c2);
+    std::printf("time_s %.6f\npasses %d\nops %zu\nflops %.0f\nkernels %s\nphases_wall alloc %.4f fuse %.4f gates %.4f\nphases_cpu alloc %.4f fuse %.4f gates %.4f\n",
+                t3 - t0, passes.total(), gates.size(), flops, kernels::isaName(kernels::activeIsa()), t1 - t0, t2 - t1, t3 - t2, c1 - c0, c2 - c1, c3 - c2);
     std::printf("fusion %s\n", fusion.c_str());
     if (dump)
         peers::writeDump(dump, c.numQubits, [&](uint64_t i, double& re, double& im) {
@@ -312,6 +400,11 @@ int main(int argc, char** argv)
             std::printf("triad_gbs %.1f\nrmw_gbs %.1f\n", bw.triad, bw.rmw);
             return 0;
         }
+        if (flagArg(argc, argv, "--fma-peak")) {
+            std::printf("fma_gflops_f64 %.1f\nfma_gflops_f32 %.1f\nkernels %s\n", fmaPeakGflops(false), fmaPeakGflops(true),
+                        kernels::isaName(kernels::activeIsa()));
+            return 0;
+        }
         if (argc == 4 && std::strcmp(argv[1], "--fidelity") == 0)
             return fidelity(argv[2], argv[3]);
     } catch (const std::exception& e) {
@@ -325,8 +418,8 @@ int main(int argc, char** argv)
     const Precision prec = flagArg(argc, argv, "--single") ? Precision::Single : Precision::Double;
     const int amp = prec == Precision::Double ? 16 : 8;
     const char* wait = std::getenv("OMP_WAIT_POLICY");
-    std::printf("quantum_bench: %d OpenMP threads (OMP_WAIT_POLICY=%s), AVX2 kernels %s, %s\n", omp_get_max_threads(), wait ? wait : "unset",
-                kernels::usingAvx2() ? "on" : "off", prec == Precision::Double ? "complex128" : "complex64");
+    std::printf("quantum_bench: %d OpenMP threads (OMP_WAIT_POLICY=%s), %s kernels, %s\n", omp_get_max_threads(), wait ? wait : "unset",
+                kernels::isaName(kernels::activeIsa()), prec == Precision::Double ? "complex128" : "complex64");
     printLoad("at start");
 
     // 1 + 2: bandwidth and single gates

@@ -1,37 +1,100 @@
 #include "core/quantum/kernels.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 
 namespace spyglass::quantum::kernels {
 
-bool usingAvx2()
+namespace {
+
+Isa widestSupported()
 {
-    static const bool yes = [] {
-        if (const char* e = std::getenv("SPYGLASS_NO_AVX2"); e && *e && *e != '0')
-            return false;
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }();
-    return yes;
+    return isaSupported(Isa::Avx512) ? Isa::Avx512 : isaSupported(Isa::Avx2) ? Isa::Avx2 : Isa::Portable;
 }
+
+Isa isaFromEnvironment()
+{
+    if (const char* e = std::getenv("SPYGLASS_NO_AVX2"); e && *e && *e != '0')
+        return Isa::Portable;
+    if (const char* e = std::getenv("SPYGLASS_KERNELS"); e && *e) {
+        for (Isa isa : {Isa::Portable, Isa::Avx2, Isa::Avx512})
+            if (std::strcmp(e, isaName(isa)) == 0 && isaSupported(isa))
+                return isa;
+        std::fprintf(stderr, "SPYGLASS_KERNELS=%s: not a kernel build this CPU runs (portable, avx2, avx512); using %s\n", e,
+                     isaName(widestSupported()));
+    }
+    return widestSupported();
+}
+
+// Read on every apply(), which runs thousands of times per pass: a relaxed load, set once from the environment.
+std::atomic<int>& activeSlot()
+{
+    static std::atomic<int> slot{int(isaFromEnvironment())};
+    return slot;
+}
+
+}  // namespace
+
+const char* isaName(Isa isa)
+{
+    switch (isa) {
+    case Isa::Portable: return "portable";
+    case Isa::Avx2: return "avx2";
+    case Isa::Avx512: return "avx512";
+    }
+    return "?";
+}
+
+bool isaSupported(Isa isa)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    switch (isa) {
+    case Isa::Portable: return true;
+    case Isa::Avx2: return avx2;
+    case Isa::Avx512:
+        return avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    }
+    return false;
+#else
+    return isa == Isa::Portable;
+#endif
+}
+
+Isa activeIsa() { return Isa(activeSlot().load(std::memory_order_relaxed)); }
+
+bool setActiveIsa(Isa isa)
+{
+    if (!isaSupported(isa))
+        return false;
+    activeSlot().store(int(isa), std::memory_order_relaxed);
+    return true;
+}
+
+bool usingAvx2() { return activeIsa() != Isa::Portable; }
 
 void apply(double* amps, int n, const PreparedGate& g)
 {
-    if (usingAvx2())
-        avx2::apply(amps, n, g);
-    else
-        generic::apply(amps, n, g);
+    switch (activeIsa()) {
+    case Isa::Avx512: avx512::apply(amps, n, g); break;
+    case Isa::Avx2: avx2::apply(amps, n, g); break;
+    case Isa::Portable: generic::apply(amps, n, g); break;
+    }
 }
 
 void apply(float* amps, int n, const PreparedGate& g)
 {
-    if (usingAvx2())
-        avx2::apply(amps, n, g);
-    else
-        generic::apply(amps, n, g);
+    switch (activeIsa()) {
+    case Isa::Avx512: avx512::apply(amps, n, g); break;
+    case Isa::Avx2: avx2::apply(amps, n, g); break;
+    case Isa::Portable: generic::apply(amps, n, g); break;
+    }
 }
 
 double relativeCost(const PreparedGate& g)

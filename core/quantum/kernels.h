@@ -1,7 +1,8 @@
 #pragma once
 // Gate kernels on a state vector of interleaved (re, im) amplitudes, amplitude index bit q = qubit q.
 // One generic kernel per matrix size k (1..6 qubits) with optional control qubits, and a diagonal kernel
-// that touches only the amplitudes whose factor is not 1. The AVX2+FMA build is chosen at run time.
+// that touches only the amplitudes whose factor is not 1. Three builds of the same source (portable, AVX2+FMA,
+// AVX-512); the widest the CPU has is chosen at run time.
 
 #include <cstdint>
 #include <vector>
@@ -32,18 +33,34 @@ PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& t
 void apply(double* amps, int numQubits, const PreparedGate& g);
 void apply(float* amps, int numQubits, const PreparedGate& g);
 
+// The builds of the kernels, narrowest first.
+enum class Isa { Portable, Avx2, Avx512 };
+const char* isaName(Isa isa);   // "portable", "avx2", "avx512"
+bool isaSupported(Isa isa);     // whether this CPU can run the build (Portable always)
+// The build apply() runs: the widest supported one, unless SPYGLASS_KERNELS names another (portable, avx2 or
+// avx512; one the CPU lacks falls back to the widest it has) or SPYGLASS_NO_AVX2 is set (portable; the Spyre GEMM
+// reads it too).
+Isa activeIsa();
+// Makes apply() run `isa` from now on (tests run every supported build in one process); false, and no change, when
+// the CPU cannot run it.
+bool setActiveIsa(Isa isa);
+// Whether the active build is AVX2 or wider: the real-amplitude VQE loops (real_kernels.h) have an AVX2 build only.
 bool usingAvx2();
 
 // The time one application of `g` takes per amplitude of a cache-resident state, relative units (about ns on
 // the 2-vCPU EPYC of BENCHMARKS.md): what the fuse pass weighs when it decides whether merging gates pays.
 double relativeCost(const PreparedGate& g);
 
-// Implementations (generic and AVX2 builds of the same source).
+// Implementations (the three builds of kernels_impl.inc).
 namespace generic {
 void apply(double* amps, int numQubits, const PreparedGate& g);
 void apply(float* amps, int numQubits, const PreparedGate& g);
 }
 namespace avx2 {
+void apply(double* amps, int numQubits, const PreparedGate& g);
+void apply(float* amps, int numQubits, const PreparedGate& g);
+}
+namespace avx512 {
 void apply(double* amps, int numQubits, const PreparedGate& g);
 void apply(float* amps, int numQubits, const PreparedGate& g);
 }

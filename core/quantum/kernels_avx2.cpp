@@ -7,6 +7,7 @@
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 namespace spyglass::quantum::kernels::avx2 {
+constexpr int kVectorBytes = 32;
 #include "core/quantum/kernels_impl.inc"
 }
 #pragma GCC pop_options

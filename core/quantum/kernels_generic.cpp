@@ -5,5 +5,6 @@
 #include <omp.h>
 
 namespace spyglass::quantum::kernels::generic {
+constexpr int kVectorBytes = 32;   // SSE2 runs the 256-bit vectors as pairs of 128-bit ones
 #include "core/quantum/kernels_impl.inc"
 }

@@ -172,6 +172,19 @@ constexpr int kChunkQubits = 13;   // 2^13 amplitudes: 128 KiB in complex128, fi
 // A tile holds <= 512 KiB when it can: 2^15 amplitudes in complex128, 2^16 in complex64. The one more low qubit
 // in complex64 makes a tile's rows whole 64-byte cache lines at 26 qubits (half lines, each read twice, before).
 constexpr int kTileAmplitudeQubits = 15;
+// A tile's rows are 2^(n-b) amplitudes runs 2^b apart, each in a 4 KiB page of its own: with more rows than the
+// L2 TLB holds (3072 entries on Zen 4) every row misses it twice per tile (copy in, copy out), which made a tile
+// run of 20 H on 26 qubits (2^13 rows of 64 bytes) take 6x its memory bound. So a tile has at most 2^10 rows (up
+// to 26 qubits; 2^12 at 28), and the chunks grow instead, up to 2^16 amplitudes (1 MiB in complex128, streamed
+// in place, where the L3 backs what the L2 misses).
+constexpr int kTileRowQubits = 10;
+constexpr int kMaxChunkQubits = 16;
+
+// The chunk qubits b (the tile's rows are the qubits >= b).
+int chunkQubits(int n)
+{
+    return std::clamp(n - kTileRowQubits, kChunkQubits, kMaxChunkQubits);
+}
 constexpr size_t kLookAheadGates = 4096;   // gates examined per cache-blocked run
 
 // Parity of the set bits without a popcount instruction (the portable build has none; a libcall per
@@ -378,16 +391,23 @@ void tileRun(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
 namespace {
 int tileLowQubits(int n, Precision p)
 {
-    return std::clamp(kTileAmplitudeQubits + (p == Precision::Single) - (n - kChunkQubits), 2, kChunkQubits);
+    // Rows of at least one 64-byte line: 4 amplitudes in complex128, 8 in complex64.
+    const int b = chunkQubits(n), single = p == Precision::Single;
+    return std::clamp(kTileAmplitudeQubits + single - (n - b), 2 + single, b);
 }
 }  // namespace
+
+StateVector::Blocks StateVector::blocks(int n, Precision p)
+{
+    return Blocks{chunkQubits(n), tileLowQubits(n, p)};
+}
 
 bool StateVector::fitsCacheBlocks(int n, const std::vector<int>& qubits)
 {
     if (n <= kChunkQubits + 1)
         return true;
     // complex128's tiles: complex64's have one more low qubit, so what fits the one fits the other.
-    const int b = kChunkQubits, w = tileLowQubits(n, Precision::Double);
+    const int b = chunkQubits(n), w = tileLowQubits(n, Precision::Double);
     const bool chunk = std::all_of(qubits.begin(), qubits.end(), [&](int q) { return q < b; });
     const bool tile = std::all_of(qubits.begin(), qubits.end(), [&](int q) { return q < w || q >= b; });
     return chunk || tile;
@@ -406,7 +426,7 @@ namespace {
 template <class Step>
 void planRuns(int n, int w, const std::vector<kernels::PreparedGate>& gates, Step step)
 {
-    const int b = kChunkQubits;
+    const int b = chunkQubits(n);
     const uint64_t all = n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
     const uint64_t chunkFixed = all & ~((uint64_t(1) << b) - 1);
     const uint64_t tileFixed = ((uint64_t(1) << b) - 1) & ~((uint64_t(1) << w) - 1);
@@ -490,7 +510,7 @@ StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGat
         passes.singleGates = static_cast<int>(gates.size());
         return passes;
     }
-    const int b = kChunkQubits;
+    const int b = chunkQubits(n_);
     const int w = tileLowQubits(n_, prec_);
     const uint64_t all = n_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << n_) - 1;
     const uint64_t chunkFixed = all & ~((uint64_t(1) << b) - 1);

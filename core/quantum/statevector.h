@@ -61,6 +61,12 @@ public:
     // Whether a non-diagonal gate on `qubits` of an n-qubit state can join applyAll's chunk or tile runs (a gate
     // that cannot costs a pass over the state of its own): the fuse pass keeps its blocks within this.
     static bool fitsCacheBlocks(int numQubits, const std::vector<int>& qubits);
+    // applyAll's blocks on an n-qubit state (n > 14): chunks of 2^chunkQubits contiguous amplitudes, tiles of
+    // 2^tileLowQubits contiguous amplitudes in each of 2^(n - chunkQubits) rows.
+    struct Blocks {
+        int chunkQubits = 0, tileLowQubits = 0;
+    };
+    static Blocks blocks(int numQubits, Precision p);
     double probabilityOfOne(int qubit) const;
     // Projects `qubit` onto `outcome` and renormalises (prob = probability of that outcome).
     void collapse(int qubit, int outcome, double prob);

@@ -20,14 +20,16 @@ Circuit randomCircuit(int n, int gates, uint64_t seed)
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> ang(-3.2, 3.2);
     std::uniform_int_distribution<int> q(0, n - 1);
-    // Qubits near the chunk/tile boundaries (13 and the tile width) are picked more often.
-    std::uniform_int_distribution<int> edge(0, 7);
+    // Qubits at the chunk and tile boundaries are picked more often.
+    const StateVector::Blocks blocks = StateVector::blocks(n, Precision::Double);
+    std::uniform_int_distribution<int> edge(0, 8);
     auto pick = [&] {
         switch (edge(rng)) {
-        case 0: return 12;
-        case 1: return 13;
+        case 0: return blocks.chunkQubits - 1;
+        case 1: return blocks.chunkQubits;
         case 2: return n - 1;
         case 3: return int(rng() % 4);
+        case 4: return blocks.tileLowQubits - 1 + int(rng() % 2);
         default: return q(rng);
         }
     };
@@ -86,6 +88,8 @@ private slots:
         for (int n : {15, 16, 18, 20})
             for (int fuse : {0, 2, 4})
                 QTest::addRow("n=%d fuse=%d", n, fuse) << n << fuse;
+        // 24 qubits: chunks of 2^14 amplitudes and tiles of 2^10 rows (StateVector::blocks), not 2^13 and 2^11.
+        QTest::addRow("n=24 fuse=4") << 24 << 4;
     }
 
     void blockedEqualsGateByGate()
@@ -116,6 +120,29 @@ private slots:
                 for (uint64_t i = 0; i < all.size(); ++i)
                     vsDouble = std::max(vsDouble, std::abs(all.amplitude(i) - doubleResult[i]));
                 QVERIFY2(vsDouble < 1e-4, qPrintable(QString::number(vsDouble)));
+            }
+        }
+    }
+
+    // A tile stays within 512 KiB (the L2 here is 1 MiB) up to 28 qubits, a chunk within 1 MiB, and a tile has at
+    // most 2^10 rows (each a 4 KiB page of its own, with the L2 TLB at 3072 entries) up to 26 qubits, 2^12 at 28;
+    // past 28 only the tiles grow. A tile row is whole 64-byte lines.
+    void blocksStayInCacheAtEverySize()
+    {
+        for (Precision p : {Precision::Double, Precision::Single}) {
+            const int bytes = p == Precision::Double ? 16 : 8;
+            for (int n = 15; n <= 34; ++n) {
+                const StateVector::Blocks b = StateVector::blocks(n, p);
+                const int64_t chunk = (int64_t(1) << b.chunkQubits) * bytes;
+                const int64_t rowBytes = (int64_t(1) << b.tileLowQubits) * bytes;
+                const int rowQubits = n - b.chunkQubits;
+                const int64_t tile = rowBytes << rowQubits;
+                const QByteArray at = "n=" + QByteArray::number(n) + (p == Precision::Double ? " complex128" : " complex64");
+                QVERIFY2(chunk <= 1024 * 1024, at.constData());
+                QVERIFY2(tile <= (int64_t(512 * 1024) << std::max(0, n - 28)), at.constData());
+                QVERIFY2(rowBytes >= 64, at.constData());
+                QVERIFY2(b.tileLowQubits <= b.chunkQubits, at.constData());
+                QVERIFY2(rowQubits <= (n <= 26 ? 10 : n <= 28 ? 12 : n - 16), at.constData());
             }
         }
     }
