@@ -187,7 +187,9 @@ void ChartsView::buildUi()
         chart->setMargins(QMargins(2, 2, 2, 2));
         views_[i] = new QChartView(chart, page);
         views_[i]->setRenderHint(QPainter::Antialiasing);
-        views_[i]->setMinimumSize(320, 200);
+        // 200 px left a 90 px plot in the default 1600x1000 layout, with the kernel names and the axis titles
+        // elided (tests/gui/tst_docked_charts).
+        views_[i]->setMinimumSize(320, 280);
         layout->addWidget(views_[i], 1);
         tabs_->addTab(page, titles[i]);
     }
@@ -518,7 +520,7 @@ void ChartsView::drawHistory()
     flagged->setColor(Qt::red);
     flagged->setMarkerSize(12);
     auto* whatIf = new QScatterSeries;
-    whatIf->setName(tr("tagged run (what-if: pinned layout or split; tuning: a tuner's candidate): an experiment, not compared"));
+    whatIf->setName(tr("tagged run (what-if or tuning): not compared"));
     whatIf->setColor(QColor(0xe0, 0x90, 0x20));
     whatIf->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
     whatIf->setMarkerSize(11);
@@ -648,12 +650,12 @@ void ChartsView::drawQuantum()
     if (minValue > 0 && maxValue / minValue > 50) {
         auto* log = new QLogValueAxis;
         log->setBase(10);
-        log->setTitleText(tr("simulation wall time (ms, log scale)"));
+        log->setTitleText(tr("wall time (ms, log)"));
         log->setLabelFormat(QStringLiteral("%.3g"));
         log->setRange(minValue / 2, maxValue * 2);
         y = log;
     } else {
-        y = valueAxis(tr("simulation wall time (ms)"), maxValue);
+        y = valueAxis(tr("wall time (ms)"), maxValue);
     }
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
