@@ -543,12 +543,19 @@ void ChartsView::drawHistory()
     const qint64 first = msSinceEpoch(history_.front().startedAt), last = msSinceEpoch(history_.back().startedAt);
     // Label precision follows the span: runs minutes apart need seconds, weeks of history need dates.
     const qint64 span = last - first;
-    x->setFormat(span <= 10 * 60 * 1000 ? QStringLiteral("HH:mm:ss")
-                 : span <= 2 * 86400 * 1000LL ? QStringLiteral("MM-dd HH:mm")
-                                              : QStringLiteral("yyyy-MM-dd"));
+    const bool seconds = span <= 10 * 60 * 1000, minutes = span <= 2 * 86400 * 1000LL;
+    x->setFormat(seconds ? QStringLiteral("HH:mm:ss") : minutes ? QStringLiteral("MM-dd HH:mm") : QStringLiteral("yyyy-MM-dd"));
     x->setTitleText(tr("run start (UTC)"));
-    const qint64 pad = std::max<qint64>((last - first) / 20, 1000);
-    x->setRange(QDateTime::fromMSecsSinceEpoch(first - pad, Qt::UTC), QDateTime::fromMSecsSinceEpoch(last + pad, Qt::UTC));
+    // The range runs from one whole label step to another, in at most 4 equal whole steps, so that every tick sits
+    // on the time its label says: runs a second apart had five ticks in three seconds, two with the same label.
+    const qint64 step = seconds ? 1000 : minutes ? 60 * 1000 : 86400 * 1000LL;
+    const qint64 pad = std::max<qint64>(span / 20, 1000);
+    const qint64 lo = (first - pad) / step * step;
+    qint64 steps = std::max<qint64>((last + pad - lo + step - 1) / step, 1);
+    if (steps > 4)
+        steps = (steps + 3) / 4 * 4;
+    x->setRange(QDateTime::fromMSecsSinceEpoch(lo, Qt::UTC), QDateTime::fromMSecsSinceEpoch(lo + steps * step, Qt::UTC));
+    x->setTickCount(static_cast<int>(std::min<qint64>(steps, 4) + 1));
     auto* y = valueAxis(QStringLiteral("%1 (%2)").arg(QString::fromLatin1(session::runMetricName(metric)), unit), maxValue);
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);

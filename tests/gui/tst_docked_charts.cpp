@@ -1,6 +1,7 @@
 // Issue 16 items 2 and 9: docked in the default layout of a 1600x1000 window, every chart (Charts: Kernels, History,
 // Compare, Quantum; the Tuning dock) has a plot area a reader can read and axis labels that are whole (Qt Charts
-// elides a label that has no room with "..."), do not overlap their neighbours and are not cut off by the view.
+// elides a label that has no room with "..."), do not overlap their neighbours, are not cut off by the view and
+// are not said twice.
 #include "common/guitestutil.h"
 #include "common/testutil.h"
 
@@ -8,6 +9,7 @@
 #include "views/mainwindow.h"
 #include "views/tuningchart.h"
 
+#include <QAbstractAxis>
 #include <QChart>
 #include <QChartView>
 #include <QDockWidget>
@@ -72,6 +74,17 @@ QStringList readability(const QString& name, QChartView* view)
         problems << QStringLiteral("%1: plot area %2x%3").arg(name).arg(plot.width()).arg(plot.height());
     const QList<Label> all = labels(view);
     const QRectF inside = QRectF(view->rect()).adjusted(-1, -1, 1, 1);
+    // Below the plot: the x axis's tick labels and its title. A tick label said twice (two ticks within one second
+    // of a time axis labelled in seconds) misreads as two runs at the same time.
+    QStringList titles, ticks;
+    for (QAbstractAxis* axis : view->chart()->axes())
+        titles << axis->titleText();
+    for (const Label& l : all)
+        if (l.shape.boundingRect().center().y() > view->mapFromScene(view->chart()->mapToScene(plot.bottomLeft())).y() && !titles.contains(l.text)) {
+            if (ticks.contains(l.text))
+                problems << QStringLiteral("%1: tick label '%2' twice").arg(name, l.text);
+            ticks << l.text;
+        }
     for (int i = 0; i < all.size(); ++i) {
         if (all[i].text.endsWith(QLatin1String("...")) || all[i].text.endsWith(QChar(0x2026)))
             problems << QStringLiteral("%1: elided '%2'").arg(name, all[i].text);
