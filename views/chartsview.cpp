@@ -187,7 +187,9 @@ void ChartsView::buildUi()
         chart->setMargins(QMargins(2, 2, 2, 2));
         views_[i] = new QChartView(chart, page);
         views_[i]->setRenderHint(QPainter::Antialiasing);
-        views_[i]->setMinimumSize(320, 200);
+        // 200 px left a 90 px plot in the default 1600x1000 layout, with the kernel names and the axis titles
+        // elided (tests/gui/tst_docked_charts).
+        views_[i]->setMinimumSize(320, 280);
         layout->addWidget(views_[i], 1);
         tabs_->addTab(page, titles[i]);
     }
@@ -518,7 +520,7 @@ void ChartsView::drawHistory()
     flagged->setColor(Qt::red);
     flagged->setMarkerSize(12);
     auto* whatIf = new QScatterSeries;
-    whatIf->setName(tr("tagged run (what-if: pinned layout or split; tuning: a tuner's candidate): an experiment, not compared"));
+    whatIf->setName(tr("tagged run (what-if or tuning): not compared"));
     whatIf->setColor(QColor(0xe0, 0x90, 0x20));
     whatIf->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
     whatIf->setMarkerSize(11);
@@ -541,12 +543,19 @@ void ChartsView::drawHistory()
     const qint64 first = msSinceEpoch(history_.front().startedAt), last = msSinceEpoch(history_.back().startedAt);
     // Label precision follows the span: runs minutes apart need seconds, weeks of history need dates.
     const qint64 span = last - first;
-    x->setFormat(span <= 10 * 60 * 1000 ? QStringLiteral("HH:mm:ss")
-                 : span <= 2 * 86400 * 1000LL ? QStringLiteral("MM-dd HH:mm")
-                                              : QStringLiteral("yyyy-MM-dd"));
+    const bool seconds = span <= 10 * 60 * 1000, minutes = span <= 2 * 86400 * 1000LL;
+    x->setFormat(seconds ? QStringLiteral("HH:mm:ss") : minutes ? QStringLiteral("MM-dd HH:mm") : QStringLiteral("yyyy-MM-dd"));
     x->setTitleText(tr("run start (UTC)"));
-    const qint64 pad = std::max<qint64>((last - first) / 20, 1000);
-    x->setRange(QDateTime::fromMSecsSinceEpoch(first - pad, Qt::UTC), QDateTime::fromMSecsSinceEpoch(last + pad, Qt::UTC));
+    // The range runs from one whole label step to another, in at most 4 equal whole steps, so that every tick sits
+    // on the time its label says: runs a second apart had five ticks in three seconds, two with the same label.
+    const qint64 step = seconds ? 1000 : minutes ? 60 * 1000 : 86400 * 1000LL;
+    const qint64 pad = std::max<qint64>(span / 20, 1000);
+    const qint64 lo = (first - pad) / step * step;
+    qint64 steps = std::max<qint64>((last + pad - lo + step - 1) / step, 1);
+    if (steps > 4)
+        steps = (steps + 3) / 4 * 4;
+    x->setRange(QDateTime::fromMSecsSinceEpoch(lo, Qt::UTC), QDateTime::fromMSecsSinceEpoch(lo + steps * step, Qt::UTC));
+    x->setTickCount(static_cast<int>(std::min<qint64>(steps, 4) + 1));
     auto* y = valueAxis(QStringLiteral("%1 (%2)").arg(QString::fromLatin1(session::runMetricName(metric)), unit), maxValue);
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
@@ -648,12 +657,12 @@ void ChartsView::drawQuantum()
     if (minValue > 0 && maxValue / minValue > 50) {
         auto* log = new QLogValueAxis;
         log->setBase(10);
-        log->setTitleText(tr("simulation wall time (ms, log scale)"));
+        log->setTitleText(tr("wall time (ms, log)"));
         log->setLabelFormat(QStringLiteral("%.3g"));
         log->setRange(minValue / 2, maxValue * 2);
         y = log;
     } else {
-        y = valueAxis(tr("simulation wall time (ms)"), maxValue);
+        y = valueAxis(tr("wall time (ms)"), maxValue);
     }
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);

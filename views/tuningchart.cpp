@@ -36,9 +36,13 @@ TuningChart::TuningChart(QWidget* parent) : QWidget(parent)
     header_->setWordWrap(true);
     chart_ = new QChart;
     chart_->setTitle(tr("Plan tuner: simulated time of every candidate"));
+    // Docked under the editor like the Charts: the legend to the side and thin margins leave the height to the plot.
+    chart_->legend()->setAlignment(Qt::AlignRight);
+    chart_->setMargins(QMargins(2, 2, 2, 2));
     view_ = new QChartView(chart_, this);
     view_->setObjectName(QStringLiteral("tuningChartView"));
     view_->setRenderHint(QPainter::Antialiasing);
+    view_->setMinimumSize(320, 280);
     layout->addWidget(header_);
     layout->addWidget(view_, 1);
 }
@@ -140,7 +144,7 @@ void TuningChart::showSearch(const TuningSearch& search)
     xAxis->setLabelFormat(QStringLiteral("%d"));
     xAxis->setRange(0, last);
     auto* yAxis = new QValueAxis;
-    yAxis->setTitleText(tr("simulated kernel time (µs)"));
+    yAxis->setTitleText(tr("kernel time (µs)"));
     const double pad = std::max((hi - lo) * 0.1, hi * 0.01) * us;
     yAxis->setRange(std::max(0.0, lo * us - pad), hi * us + pad);
     chart_->addAxis(xAxis, Qt::AlignBottom);

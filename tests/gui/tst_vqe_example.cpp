@@ -10,6 +10,8 @@
 #include "views/document.h"
 #include "views/mainwindow.h"
 #include "views/stateview.h"
+#include "views/vqeview.h"
+#include "views/windowviews.h"
 
 #include "core/quantum/circuit.h"
 #include "core/quantum/export.h"
@@ -17,7 +19,10 @@
 #include "core/quantum/statevector.h"
 #include "core/quantum/vqe.h"
 
+#include <QLineSeries>
+#include <QLabel>
 #include <QMenu>
+#include <QTabWidget>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableWidget>
@@ -140,6 +145,39 @@ private slots:
         const double energy = sv.expectation(quantum::tfimHamiltonian(6));
         const double expected = generate().energy;
         QVERIFY2(std::fabs(energy - expected) < 1e-9, qPrintable(QStringLiteral("%1 vs %2").arg(energy, 0, 'g', 12).arg(expected, 0, 'g', 12)));
+    }
+    // resources/examples/vqe_tfim6.vqe is the recipe of the search above: File > Open Example offers it, and opening
+    // it runs that search in the explorer and shows it finished in the VQE view, at the energy the circuit has.
+    void recipeExampleShowsAFinishedRun()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QAction* entry = nullptr;
+        for (QMenu* m : w.findChildren<QMenu*>())
+            for (QAction* a : m->actions())
+                if (a->text() == QLatin1String("vqe_tfim6.vqe"))
+                    entry = a;
+        QVERIFY(entry);
+        QSignalSpy opened(&w, &MainWindow::documentOpened);
+        entry->trigger();
+        QVERIFY(QTest::qWaitFor([&] { return !opened.isEmpty() && w.views().vqe()->report().has_value(); }, 60000));
+        QCOMPARE(w.document()->kind(), DocumentKind::Vqe);
+        QCOMPARE(w.views().centralTabs()->currentWidget(), static_cast<QWidget*>(w.views().vqe()));
+        const quantum::VqeReport& report = *w.views().vqe()->report();
+        const Generated g = generate();
+        QCOMPARE(report.options.qubits, 6);
+        QCOMPARE(report.result.energy, g.energy);
+        QVERIFY(report.exactEnergy.has_value());
+        QCOMPARE(*report.exactEnergy, g.exact);
+        // Finished: every iteration drawn, the last point the final energy.
+        const QList<QPointF> points = w.views().vqe()->energySeries()->points();
+        QCOMPARE(points.size(), static_cast<int>(report.result.history.size()));
+        QVERIFY(points.size() > 100);
+        QCOMPARE(points.last().y(), g.energy);
+        QVERIFY(w.views().vqe()->summary()->text().contains(QString::number(g.energy, 'f', 6)));
+        qInfo("%s: %lld iterations, energy %.6f, exact %.6f", "vqe_tfim6.vqe", static_cast<long long>(points.size()), g.energy, g.exact);
     }
 };
 
