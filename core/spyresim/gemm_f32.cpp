@@ -1,5 +1,5 @@
 // The blocked GEMM driver (packing, cache blocking, edge tiles), the portable micro-kernel and the run-time choice
-// between it and the AVX2+FMA one. The loop order is BLIS's: for each NC-wide column panel of B and each KC-deep
+// between it and the AVX2+FMA and AVX-512F ones. The loop order is BLIS's: for each NC-wide column panel of B and each KC-deep
 // slice of K, B's slice is packed once (it stays in L3/L2) and reused by every MC-row block of A, whose packed copy
 // stays in L2 while the micro-kernel streams NR-wide slivers of B through L1.
 #include "core/spyresim/gemm_f32.h"
@@ -15,8 +15,8 @@ namespace spyglass::spyresim {
 namespace {
 
 // KC * NR * 4 bytes of packed B (16 KiB for the AVX2 kernel) must sit in L1 next to a sliver of A; MC * KC * 4
-// bytes of packed A (168 KiB) in L2; KC * NC * 4 (1 MiB) of packed B in L2/L3. MC is a multiple of both MRs (6, 4),
-// NC of both NRs (16, 8). Measured on a Zen 5 EPYC (48 KiB L1D, 1 MiB L2) with MC = 72/168/336 and
+// bytes of packed A (168 KiB) in L2; KC * NC * 4 (1 MiB) of packed B in L2/L3. MC is a multiple of every MR (6, 4),
+// NC of every NR (32, 16, 8); KC is the same for all kernels, which keeps their sums identical for K > KC. Measured on a Zen 5 EPYC (48 KiB L1D, 1 MiB L2) with MC = 72/168/336 and
 // NC = 1024/2048/4096: all within run-to-run noise, so NC is the smallest, which keeps each thread's pack buffers
 // at 1.2 MiB (the simulator may run many cores' threads at once).
 constexpr int64_t kKC = 256;
@@ -201,13 +201,22 @@ void genericMicroKernel(int64_t kc, const float* Ap, const float* Bp, float* C, 
             C[i * ldc + j] = accumulate ? C[i * ldc + j] + acc[i][j] : acc[i][j];
 }
 
+bool envSet(const char* name)
+{
+    const char* e = std::getenv(name);
+    return e && *e && *e != '0';
+}
+
 bool useAvx2()
 {
-    static const bool yes = [] {
-        if (const char* e = std::getenv("SPYGLASS_NO_AVX2"); e && *e && *e != '0')
-            return false;
-        return gemmF32Avx2Supported();
-    }();
+    static const bool yes = !envSet("SPYGLASS_NO_AVX2") && gemmF32Avx2Supported();
+    return yes;
+}
+
+bool useAvx512()
+{
+    // avx512MicroKernel shares avx2PackA, so AVX-512 needs the AVX2 path too.
+    static const bool yes = useAvx2() && !envSet("SPYGLASS_NO_AVX512") && gemmF32Avx512Supported();
     return yes;
 }
 
@@ -218,6 +227,16 @@ bool gemmF32Avx2Supported()
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return false;
+#endif
+}
+
+bool gemmF32Avx512Supported()
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    return gemmF32Avx2Supported() && __builtin_cpu_supports("avx512f");
 #else
     return false;
 #endif
@@ -237,10 +256,19 @@ void gemmF32Avx2(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, c
     blockedGemm<kAvx2MR, kAvx2NR>(M, N, K, A, lda, B, ldb, C, ldc, accumulate, avx2MicroKernel, avx2PackA);
 }
 
+void gemmF32Avx512(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
+                   float* C, int64_t ldc, bool accumulate)
+{
+    using namespace gemm_detail;
+    blockedGemm<kAvx512MR, kAvx512NR>(M, N, K, A, lda, B, ldb, C, ldc, accumulate, avx512MicroKernel, avx2PackA);
+}
+
 void gemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
              int64_t ldc, bool accumulate)
 {
-    if (useAvx2())
+    if (useAvx512())
+        gemmF32Avx512(M, N, K, A, lda, B, ldb, C, ldc, accumulate);
+    else if (useAvx2())
         gemmF32Avx2(M, N, K, A, lda, B, ldb, C, ldc, accumulate);
     else
         gemmF32Generic(M, N, K, A, lda, B, ldb, C, ldc, accumulate);
@@ -248,7 +276,7 @@ void gemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const
 
 const char* gemmF32Implementation()
 {
-    return useAvx2() ? "avx2+fma" : "generic";
+    return useAvx512() ? "avx512f" : useAvx2() ? "avx2+fma" : "generic";
 }
 
 }  // namespace spyglass::spyresim

@@ -139,9 +139,14 @@ public:
     {
         std::exception_ptr error;
         std::mutex errorMutex;
-        parallelFor(static_cast<int>(work_.size()), threads, [&](int w) {
+        const std::vector<MatmulTask> tasks = matmul_ ? matmulTasks(threads) : std::vector<MatmulTask>{};
+        const int count = static_cast<int>(matmul_ ? tasks.size() : work_.size());
+        parallelFor(count, threads, [&](int w) {
             try {
-                runItem(work_[w]);
+                if (matmul_)
+                    runMatmulGroup(tasks[w].items, tasks[w].tile, tasks[w].nLo, tasks[w].nHi);
+                else
+                    runItem(work_[w]);
             } catch (...) {
                 std::lock_guard<std::mutex> lock(errorMutex);
                 if (!error)
@@ -172,13 +177,6 @@ private:
     int indirectCount_ = 0;
     std::vector<WorkItem> work_;
     std::atomic<int64_t> points_{0};
-    // Distinct for every KernelRun of the process: a host thread's cached B (runMatmulBox) belongs to one run.
-    const uint64_t runId_ = nextRunId();
-    static uint64_t nextRunId()
-    {
-        static std::atomic<uint64_t> next{1};
-        return next++;
-    }
     // Matmul path: which load is A (M x K) and which is B (K x N), and the vars that play M, N, K.
     bool matmul_ = false;
     int loadA_ = -1, loadB_ = -1, varM_ = -1, varN_ = -1, varK_ = -1;
@@ -295,8 +293,8 @@ private:
                 w.redBoxCore.push_back(s.core);
             }
         }
-        // Work items that read the same B (they differ only in their rows of M) one after another, so that a host
-        // thread reuses the B it unpacked (runMatmulBox); the order of the items does not change any result.
+        // Work items that read the same B (they differ only in their rows of M) one after another: matmulTasks
+        // makes each run of them one GEMM; the order of the items does not change any result.
         if (matmul_)
             std::stable_sort(work_.begin(), work_.end(), [&](const WorkItem& a, const WorkItem& b) { return bKey(a) < bKey(b); });
     }
@@ -543,11 +541,6 @@ private:
 
     void runItem(const WorkItem& w)
     {
-        if (matmul_) {
-            for (const Box& ib : w.iterBoxes)
-                runMatmulBox(w, ib);
-            return;
-        }
         Lanes L(lanes_, k_.loop.stmts.size(), nVars_, indirectCount_);
         L.group = &w.cores;
         const int core = w.cores.front();
@@ -622,101 +615,138 @@ private:
         }
     }
 
-    void runMatmulBox(const WorkItem& w, const Box& ib)
+    // One product of items that differ only in their rows of M (a group, see matmulTasks), over columns
+    // [nLo, nHi) of tile `tile`: their A rows stacked into one GEMM, B unpacked once. Each element's sum runs over
+    // the same K order whatever M and N the GEMM gets, so the group's results are those of one GEMM per item.
+    void runMatmulGroup(const std::vector<const WorkItem*>& items, size_t tile, int64_t nLo, int64_t nHi)
     {
         const AffineExpr& ea = k_.loop.loads[loadA_].index;
         const AffineExpr& eb = k_.loop.loads[loadB_].index;
         const DeviceTensor& A = *loads_[loadA_];
         const DeviceTensor& B = *loads_[loadB_];
+        const WorkItem& first = *items.front();
+        const Box& ib = first.iterBoxes[tile];
         // K segments: every member core's reduction part, in core order (their sum is the partial-sum exchange).
+        // The items of a group have the same parts (bKey), held by different cores.
         std::vector<Range> ks;
-        for (const Box& rb : w.redBoxes)
+        for (const Box& rb : first.redBoxes)
             ks.push_back(rb[0]);
-        const std::vector<int>& ksCore = w.redBoxCore;
         int64_t K = 0;
         for (const Range& r : ks)
             K += r.second - r.first;
-        const Range mr = ib[varM_];
-        const Range nr = ib[varN_];
-        const int64_t M = mr.second - mr.first, N = nr.second - nr.first;
+        std::vector<int64_t> rowOf;   // first row of each item in the stacked A and C
+        int64_t M = 0;
+        for (const WorkItem* w : items) {
+            rowOf.push_back(M);
+            const Range mr = w->iterBoxes[tile][varM_];
+            M += mr.second - mr.first;
+        }
+        const int64_t N = nHi - nLo;
         thread_local std::vector<float> pa, pb, pc;
         thread_local std::vector<int64_t> offs;
-        // The B this thread unpacked last: which kernel run, batch point, N range and K segments it holds. Work
-        // items of a kernel whose M is split over cores read the same B (8 times for BERT-base's FFN with M split
-        // 8 ways), and unpacking fp16 sticks costs several times the multiply-adds per element. A B read from LX
-        // is unpacked every time: each core's read is checked against what its LX holds.
-        thread_local uint64_t bRun = 0;
-        thread_local std::vector<int64_t> bKeyHeld;
-        const bool cacheB = !loadLx_[loadB_].residency;
         pa.resize(static_cast<size_t>(M * K));
+        pb.resize(static_cast<size_t>(K * N));
         pc.resize(static_cast<size_t>(M * N));
         Lanes L(lanes_, k_.loop.stmts.size(), nVars_, indirectCount_);
-        L.group = &w.cores;
-        const int core = w.cores.front();
-        // Batch vars: every iteration var that is neither M nor N.
+        // Batch vars: every iteration var that is neither M nor N (the same for every item of the group).
         Box batch = ib;
-        batch[varM_] = {mr.first, mr.first + 1};
-        batch[varN_] = {nr.first, nr.first + 1};
+        batch[varM_] = {ib[varM_].first, ib[varM_].first + 1};
+        batch[varN_] = {nLo, nLo + 1};
         forEachPoint(batch, 0, nIter_, -1, L.vars, [&] {
             std::vector<int64_t> vars = L.vars;
-            // A: M rows of K.
-            for (int64_t m = 0; m < M; ++m) {
-                vars[varM_] = mr.first + m;
-                int64_t col = 0;
-                for (size_t s = 0; s < ks.size(); ++s) {
-                    const Range& r = ks[s];
-                    vars[varK_] = r.first;
-                    int64_t h = ea.constant;
-                    for (const auto& [v, c] : ea.terms)
-                        h += c * vars[v];
-                    unpackRow(A, loadLx_[loadA_], ksCore[s], h, ea.coeffOf(varK_), r.second - r.first, pa.data() + m * K + col, offs);
-                    col += r.second - r.first;
-                }
-            }
-            // B: K rows of N.
-            vars[varN_] = nr.first;
-            std::vector<int64_t> key = vars;
-            key[varM_] = 0;
-            key[varK_] = 0;
-            key.push_back(N);
-            for (const Range& r : ks) {
-                key.push_back(r.first);
-                key.push_back(r.second);
-            }
-            if (!cacheB || bRun != runId_ || key != bKeyHeld) {
-                bRun = 0;
-                pb.resize(static_cast<size_t>(K * N));
-                int64_t row = 0;
-                for (size_t s = 0; s < ks.size(); ++s)
-                    for (int64_t kk = ks[s].first; kk < ks[s].second; ++kk, ++row) {
-                        vars[varK_] = kk;
-                        int64_t h = eb.constant;
-                        for (const auto& [v, c] : eb.terms)
+            // A: each item's M rows of K, read by its own member cores.
+            for (size_t i = 0; i < items.size(); ++i) {
+                const WorkItem& w = *items[i];
+                const Range mr = w.iterBoxes[tile][varM_];
+                for (int64_t m = 0; m < mr.second - mr.first; ++m) {
+                    vars[varM_] = mr.first + m;
+                    float* row = pa.data() + (rowOf[i] + m) * K;
+                    int64_t col = 0;
+                    for (size_t s = 0; s < ks.size(); ++s) {
+                        const Range& r = ks[s];
+                        vars[varK_] = r.first;
+                        int64_t h = ea.constant;
+                        for (const auto& [v, c] : ea.terms)
                             h += c * vars[v];
-                        unpackRow(B, loadLx_[loadB_], ksCore[s], h, eb.coeffOf(varN_), N, pb.data() + row * N, offs);
+                        unpackRow(A, loadLx_[loadA_], w.redBoxCore[s], h, ea.coeffOf(varK_), r.second - r.first, row + col, offs);
+                        col += r.second - r.first;
                     }
-                if (cacheB) {
-                    bRun = runId_;
-                    bKeyHeld = std::move(key);
                 }
             }
+            // B: K rows of the N columns. Only a group of one item can read B from LX (matmulTasks), so the
+            // cores checked are that item's.
+            vars[varN_] = nLo;
+            int64_t row = 0;
+            for (size_t s = 0; s < ks.size(); ++s)
+                for (int64_t kk = ks[s].first; kk < ks[s].second; ++kk, ++row) {
+                    vars[varK_] = kk;
+                    int64_t h = eb.constant;
+                    for (const auto& [v, c] : eb.terms)
+                        h += c * vars[v];
+                    unpackRow(B, loadLx_[loadB_], first.redBoxCore[s], h, eb.coeffOf(varN_), N, pb.data() + row * N, offs);
+                }
             gemmF32(M, N, K, pa.data(), K, pb.data(), N, pc.data(), N, false);
-            // Epilogue and store, one stick of N at a time, with the reduction's value taken from C.
-            for (int64_t m = 0; m < M; ++m) {
-                L.vars[varM_] = mr.first + m;
-                for (int64_t b = 0; b < N; b += lanes_) {
-                    L.vars[varN_] = nr.first + b;
-                    L.n = static_cast<int>(std::min<int64_t>(lanes_, N - b));
-                    std::copy_n(pc.data() + m * N + b, L.n, L.val(redStmt_));
-                    if (varN_ != laneVar_)
-                        fail(k_, "matmul output is not walked along N");
-                    eval(static_cast<size_t>(redStmt_) + 1, k_.loop.stmts.size(), L, core);
+            // Epilogue and store per item (its cores' LX), one stick of N at a time, the reduction's value from C.
+            if (varN_ != laneVar_)
+                fail(k_, "matmul output is not walked along N");
+            for (size_t i = 0; i < items.size(); ++i) {
+                const WorkItem& w = *items[i];
+                L.group = &w.cores;
+                const int core = w.cores.front();
+                const Range mr = w.iterBoxes[tile][varM_];
+                for (int64_t m = 0; m < mr.second - mr.first; ++m) {
+                    L.vars[varM_] = mr.first + m;
+                    const float* c = pc.data() + (rowOf[i] + m) * N;
+                    for (int64_t b = 0; b < N; b += lanes_) {
+                        L.vars[varN_] = nLo + b;
+                        L.n = static_cast<int>(std::min<int64_t>(lanes_, N - b));
+                        std::copy_n(c + b, L.n, L.val(redStmt_));
+                        eval(static_cast<size_t>(redStmt_) + 1, k_.loop.stmts.size(), L, core);
+                    }
                 }
             }
-            L.vars[varM_] = mr.first;
-            L.vars[varN_] = nr.first;
+            L.vars[varM_] = ib[varM_].first;
+            L.vars[varN_] = nLo;
             points_ += M * N;
         });
+    }
+
+    // The matmul path's host tasks: work items that read the same B (consecutive after buildWork's sort) form a
+    // group, one GEMM per tile; a B read from LX keeps every item alone, since each core's read is checked
+    // against its own LX. With fewer group tiles than host threads, each is split along N into whole sticks
+    // (the epilogue walks N a stick at a time from the tile's start, so the chunks are the same).
+    struct MatmulTask {
+        std::vector<const WorkItem*> items;
+        size_t tile = 0;
+        int64_t nLo = 0, nHi = 0;
+    };
+    std::vector<MatmulTask> matmulTasks(int threads) const
+    {
+        std::vector<std::vector<const WorkItem*>> groups;
+        const bool share = !loadLx_[loadB_].residency;
+        for (size_t i = 0; i < work_.size(); ++i) {
+            if (!share || groups.empty() || bKey(*groups.back().front()) != bKey(work_[i]))
+                groups.emplace_back();
+            groups.back().push_back(&work_[i]);
+        }
+        size_t tiles = 0;
+        for (const auto& g : groups)
+            tiles += g.front()->iterBoxes.size();
+        const int64_t slices = tiles == 0 ? 1 : std::max<int64_t>(1, (threads + static_cast<int64_t>(tiles) - 1) / static_cast<int64_t>(tiles));
+        std::vector<MatmulTask> tasks;
+        for (const auto& g : groups)
+            for (size_t t = 0; t < g.front()->iterBoxes.size(); ++t) {
+                const Range nr = g.front()->iterBoxes[t][varN_];
+                const int64_t sticks = (nr.second - nr.first + lanes_ - 1) / lanes_;
+                const int64_t parts = std::min(slices, std::max<int64_t>(1, sticks));
+                for (int64_t p = 0; p < parts; ++p) {
+                    const int64_t lo = nr.first + sticks * p / parts * lanes_;
+                    const int64_t hi = std::min(nr.second, nr.first + sticks * (p + 1) / parts * lanes_);
+                    if (hi > lo)
+                        tasks.push_back({g, t, lo, hi});
+                }
+            }
+        return tasks;
     }
 };
 

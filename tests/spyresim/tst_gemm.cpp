@@ -1,5 +1,5 @@
-// gemmF32 (the Spyre simulator's fp32 GEMM) against a double-precision triple loop, for the portable and the
-// AVX2+FMA paths: shapes that cross every blocking boundary (MC = 168 rows, KC = 256, NC = 1024 columns) and
+// gemmF32 (the Spyre simulator's fp32 GEMM) against a double-precision triple loop, for the portable, the
+// AVX2+FMA and the AVX-512F paths (and the last two against each other, bit for bit): shapes that cross every blocking boundary (MC = 168 rows, KC = 256, NC = 1024 columns) and
 // every micro-tile edge, M/N/K = 1, leading dimensions larger than the width (their padding holds NaN in A and B,
 // which would poison any result that read it, and a sentinel in C that must survive), accumulate on and off.
 #include "core/spyresim/gemm_f32.h"
@@ -99,12 +99,13 @@ void addShapes()
     struct S {
         int m, n, k;
     };
-    // Micro-tile edges (6 x 16 and 4 x 8), M/N/K = 1, and the blocking boundaries.
+    // Micro-tile edges (6 x 32, 6 x 16 and 4 x 8), M/N/K = 1, and the blocking boundaries.
     const S shapes[] = {
         {1, 1, 1},     {1, 1, 7},     {1, 33, 1},    {29, 1, 1},     {1, 40, 300},  {300, 1, 40},
         {7, 5, 3},     {6, 16, 1},    {6, 16, 256},  {4, 8, 9},      {12, 32, 257}, {5, 15, 255},
         {13, 17, 19},  {11, 23, 513}, {64, 64, 64},  {100, 100, 100}, {168, 48, 30}, {169, 47, 31},
         {337, 33, 260}, {20, 4097, 3}, {9, 4113, 2}, {61, 130, 600}, {7, 2049, 260},
+        {6, 32, 256},  {7, 33, 257},  {13, 63, 513}, {128, 768, 300},
     };
     for (const S& s : shapes)
         for (bool padded : {false, true})
@@ -145,23 +146,65 @@ private slots:
         runShape(gemmF32Avx2);
     }
 
+    void avx512_data() { addShapes(); }
+    void avx512()
+    {
+        if (!gemmF32Avx512Supported())
+            QSKIP("this CPU has no AVX-512F");
+        runShape(gemmF32Avx512);
+    }
+
+    // The simulator's numbers must not depend on the machine's vector width: both kernels run the same FMA
+    // sequence per element, so their outputs are the same bits, including for K > KC and with accumulate.
+    void avx512MatchesAvx2Bitwise_data() { addShapes(); }
+    void avx512MatchesAvx2Bitwise()
+    {
+        if (!gemmF32Avx512Supported())
+            QSKIP("this CPU has no AVX-512F");
+        QFETCH(int, m);
+        QFETCH(int, n);
+        QFETCH(int, k);
+        QFETCH(int, padA);
+        QFETCH(int, padB);
+        QFETCH(int, padC);
+        QFETCH(bool, accumulate);
+        const Problem p(m, n, k, padA, padB, padC, uint32_t(m * 31 + n * 7 + k));
+        const std::vector<float> wide = p.run(gemmF32Avx512, accumulate);
+        const std::vector<float> narrow = p.run(gemmF32Avx2, accumulate);
+        QCOMPARE(wide.size(), narrow.size());
+        for (size_t i = 0; i < wide.size(); ++i)
+            if (std::memcmp(&wide[i], &narrow[i], sizeof(float)) != 0)
+                QFAIL(qPrintable(QStringLiteral("element %1: AVX-512 %2, AVX2 %3")
+                                     .arg(i).arg(wide[i], 0, 'g', 9).arg(narrow[i], 0, 'g', 9)));
+    }
+
     void dispatched_data() { addShapes(); }
     void dispatched() { runShape(gemmF32); }
 
     void implementationMatchesCpu()
     {
-        const char* e = std::getenv("SPYGLASS_NO_AVX2");
-        const bool disabled = e && *e && *e != '0';
-        QCOMPARE(QByteArray(gemmF32Implementation()),
-                 QByteArray(!disabled && gemmF32Avx2Supported() ? "avx2+fma" : "generic"));
+        auto set = [](const char* name) {
+            const char* e = std::getenv(name);
+            return e && *e && *e != '0';
+        };
+        const bool avx2 = !set("SPYGLASS_NO_AVX2") && gemmF32Avx2Supported();
+        const bool avx512 = avx2 && !set("SPYGLASS_NO_AVX512") && gemmF32Avx512Supported();
+        QCOMPARE(QByteArray(gemmF32Implementation()), QByteArray(avx512 ? "avx512f" : avx2 ? "avx2+fma" : "generic"));
     }
 
-    void noAvx2EnvironmentForcesGeneric()
+    void environmentChoosesTheKernel_data()
     {
+        QTest::addColumn<QString>("variable");
+        QTest::newRow("SPYGLASS_NO_AVX2 forces generic") << QStringLiteral("SPYGLASS_NO_AVX2");
+        QTest::newRow("SPYGLASS_NO_AVX512 forces AVX2") << QStringLiteral("SPYGLASS_NO_AVX512");
+    }
+    void environmentChoosesTheKernel()
+    {
+        QFETCH(QString, variable);
         // The choice is made once per process, so ask a fresh one: this test binary re-run on one test function.
         QProcess child;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("SPYGLASS_NO_AVX2"), QStringLiteral("1"));
+        env.insert(variable, QStringLiteral("1"));
         child.setProcessEnvironment(env);
         child.start(QCoreApplication::applicationFilePath(), {QStringLiteral("implementationMatchesCpu")});
         QVERIFY(child.waitForFinished(60000));

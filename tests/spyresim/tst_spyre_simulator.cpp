@@ -170,6 +170,40 @@ private slots:
         }
     }
 
+    // The matmul path stacks the work items that share B into one GEMM and splits it along N over the host
+    // threads (kernel_executor.cpp, matmulTasks); neither may change a bit of any output: 1 thread (no split),
+    // 2, 3 and 7 (the N range cut into 2, 3 and 7 stick-aligned parts).
+    void hostThreadsDoNotChangeTheBits_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (const char* f : {"mlp.onnxtxt", "batched_matmul.onnxtxt", "transformer_encoder_layer.onnx"})
+            QTest::newRow(f) << QString::fromLatin1(f);
+    }
+    void hostThreadsDoNotChangeTheBits()
+    {
+        QFETCH(QString, file);
+        const model::ModelGraph g = model::loadModel(test::sourcePath(QStringLiteral("resources/examples/") + file).toStdString());
+        const auto snaps = compile(g);
+        const auto inputs = randomInputs(g, 7);
+        std::map<std::string, model::HostTensor> first;
+        for (int threads : {1, 2, 3, 7}) {
+            spyresim::SimOptions o = quiet();
+            o.hostThreads = threads;
+            const spyresim::SimResult r = spyresim::simulate(*snaps.back().ir->bundle, target(), inputs, o);
+            if (threads == 1) {
+                first = r.outputs;
+                QVERIFY(!first.empty());
+                continue;
+            }
+            for (const auto& [name, t] : first) {
+                const model::HostTensor& u = r.outputs.at(name);
+                QCOMPARE(u.f.size(), t.f.size());
+                QVERIFY2(std::memcmp(u.f.data(), t.f.data(), t.f.size() * sizeof(float)) == 0,
+                         qPrintable(QStringLiteral("%1 differs with %2 host threads").arg(QString::fromStdString(name)).arg(threads)));
+            }
+        }
+    }
+
     // A transpose only matmuls read is a view: no copy kernel, at most one restickify, and the same numbers as the
     // reference (x^T @ y and x^T @ z with x [128, 192] an input, so the host cannot lay it out for free).
     void transposeIntoMatmulIsAView()
