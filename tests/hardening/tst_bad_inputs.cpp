@@ -17,6 +17,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -300,7 +301,10 @@ private slots:
         writeFile(dir.filePath(QStringLiteral("r.qasm")), QByteArray::fromStdString(text));
         const CliResult r = runCli({QStringLiteral("qsim"), dir.filePath(QStringLiteral("r.qasm"))}, 30000);
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains("r.qasm: error: the simulation would take about 2.9e+12 amplitude updates (26 qubits, 1024 shots"), r.err.constData());
+        // The estimate follows the fusion the CLI chose (its cost model weighs the kernels this CPU runs): between the
+        // bounds above, 2.8e+12 to 2.9e+12 on the development machine.
+        static const QRegularExpression said(QStringLiteral("r\\.qasm: error: the simulation would take about [0-9.]+e\\+12 amplitude updates \\(26 qubits, 1024 shots"));
+        QVERIFY2(said.match(QString::fromUtf8(r.err)).hasMatch(), r.err.constData());
         QVERIFY2(r.err.contains("use --force to run it anyway"), r.err.constData());
         // Small work is not affected, and --force is an option of qsim; the library runs anything unless told.
         QVERIFY(quantum::estimatedWork(c, 0) < quantum::kMaxSimulationWork);
