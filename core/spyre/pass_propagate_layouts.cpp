@@ -59,7 +59,6 @@ std::vector<LayoutCandidate> layoutCandidates(const Program& p, const Op& op)
         out.push_back(c);
         return out;
     }
-    const int nIter = static_cast<int>(op.ranges.size());
     if (op.kind == OpKind::MatMul) {
         LayoutCandidate c;
         const MatmulRoles& mm = op.matmul;

@@ -21,7 +21,7 @@ GraphSpec smallGraph()
     GraphSpec g;
     g.clusters.push_back({QStringLiteral("fused group 0")});
     auto node = [&g](const char* id, const char* label, GraphSpec::NodeKind k, int cluster = -1) {
-        g.nodes.push_back({id, QString::fromLatin1(label), QString(), k, cluster, {}});
+        g.nodes.push_back({id, QString::fromLatin1(label), QString(), k, cluster, {}, GraphSpec::Node::Change::Same, QString()});
         return static_cast<int>(g.nodes.size()) - 1;
     };
     const int in = node("arg0", "arg0\n[256, 512]", GraphSpec::NodeKind::Input);
@@ -40,7 +40,7 @@ GraphSpec bigGraph(int layers, int width)
     for (int l = 0; l < layers; ++l)
         for (int w = 0; w < width; ++w)
             g.nodes.push_back({"n" + std::to_string(l) + "_" + std::to_string(w), QStringLiteral("op %1.%2").arg(l).arg(w), QString(),
-                               w % 9 == 4 ? GraphSpec::NodeKind::Restickify : GraphSpec::NodeKind::Op, -1, {}});
+                               w % 9 == 4 ? GraphSpec::NodeKind::Restickify : GraphSpec::NodeKind::Op, -1, {}, GraphSpec::Node::Change::Same, QString()});
     for (int l = 1; l < layers; ++l)
         for (int w = 0; w < width; ++w) {
             g.edges.push_back({(l - 1) * width + w, l * width + w, QString()});
