@@ -53,15 +53,16 @@ QString writeModel(const QTemporaryDir& dir)
 // When the dialog comes up (modal, inside openFile), `fill` gets it; it then accepts or rejects.
 void whenDialogOpens(const std::function<void(SymbolicDimsDialog&)>& fill)
 {
-    auto poll = std::make_shared<std::function<void()>>();
-    *poll = [fill, poll] {
+    // A timer owned by the application (not a self-referencing callback, which would never be freed).
+    auto* poll = new QTimer(qApp);
+    QObject::connect(poll, &QTimer::timeout, poll, [poll, fill] {
         if (auto* d = qobject_cast<SymbolicDimsDialog*>(QApplication::activeModalWidget())) {
+            poll->stop();
+            poll->deleteLater();
             fill(*d);
-            return;
         }
-        QTimer::singleShot(10, *poll);
-    };
-    QTimer::singleShot(0, *poll);
+    });
+    poll->start(10);
 }
 
 const spyre::GraphTensor* tensorNamed(const spyre::Program& p, const std::string& name)
