@@ -176,7 +176,11 @@ LayoutSolution bruteForceLayout(const LayoutProblem& lp)
     return best;
 }
 
-LayoutSolution solveLayout(const LayoutProblem& lp, int beamWidth)
+namespace {
+
+// The frontier DP. States whose cost so far plus lower bound of the rest exceeds `pruneAbove` are dropped: no
+// completion of theirs can cost `pruneAbove` or less. Returns an empty choice when every state was dropped.
+LayoutSolution frontierSearch(const LayoutProblem& lp, int beamWidth, int64_t pruneAbove)
 {
     const int n = static_cast<int>(lp.vars.size());
     LayoutSolution sol;
@@ -277,6 +281,10 @@ LayoutSolution solveLayout(const LayoutProblem& lp, int beamWidth)
                         h += minGivenProducer[ei][ch.frontierChoice[i]];
             ch.h = h + staticAfter[k + 1];
         }
+        if (pruneAbove != std::numeric_limits<int64_t>::max())
+            children.erase(std::remove_if(children.begin(), children.end(),
+                                          [&](const State& ch) { return ch.g + ch.h > pruneAbove; }),
+                           children.end());
         if (static_cast<int>(children.size()) > beamWidth) {
             std::vector<int> order(children.size());
             for (size_t i = 0; i < order.size(); ++i)
@@ -301,6 +309,15 @@ LayoutSolution solveLayout(const LayoutProblem& lp, int beamWidth)
             posInFrontier[v] = -1;
         frontier = std::move(next);
         states = std::move(children);
+        if (states.empty())
+            break;
+    }
+    sol.method = pruned ? "beam search (width " + std::to_string(beamWidth) + ") over frontier states"
+                        : "exact dynamic programme over frontier states";
+    if (states.empty()) {   // every state's lower bound exceeded pruneAbove
+        sol.provenOptimal = !pruned;
+        sol.lowerBound = prunedBound;
+        return sol;
     }
     int best = 0;
     for (size_t i = 1; i < states.size(); ++i)
@@ -314,9 +331,34 @@ LayoutSolution solveLayout(const LayoutProblem& lp, int beamWidth)
     }
     sol.provenOptimal = !pruned || prunedBound >= sol.cost;
     sol.lowerBound = pruned ? std::min(sol.cost, prunedBound) : sol.cost;
-    sol.method = pruned ? "beam search (width " + std::to_string(beamWidth) + ") over frontier states"
-                        : "exact dynamic programme over frontier states";
     return sol;
+}
+
+}  // namespace
+
+LayoutSolution solveLayout(const LayoutProblem& lp, int beamWidth, int boundingBeamWidth)
+{
+    const auto noBound = std::numeric_limits<int64_t>::max();
+    if (boundingBeamWidth <= 0 || boundingBeamWidth >= beamWidth)
+        return frontierSearch(lp, beamWidth, noBound);
+    // Branch and bound: a narrow beam's cost is one no optimum exceeds, and the wide search drops every state whose
+    // lower bound is above it. A beam whose pruned states were all bounded at or above its cost is the answer.
+    LayoutSolution incumbent = frontierSearch(lp, boundingBeamWidth, noBound);
+    if (incumbent.provenOptimal)
+        return incumbent;
+    LayoutSolution bounded = frontierSearch(lp, beamWidth, incumbent.cost);
+    const std::string how = ", bounded by a width-" + std::to_string(boundingBeamWidth) + " beam's cost";
+    bounded.states += incumbent.states;
+    if (bounded.choice.empty() || bounded.cost > incumbent.cost) {
+        // The wide search found nothing cheaper (it can lose the incumbent's own path only when it pruned for width).
+        incumbent.states = bounded.states;
+        incumbent.lowerBound = std::min(incumbent.cost, bounded.lowerBound);
+        incumbent.provenOptimal = incumbent.lowerBound >= incumbent.cost;
+        incumbent.method = bounded.method + how;
+        return incumbent;
+    }
+    bounded.method += how;
+    return bounded;
 }
 
 }  // namespace spyglass::spyre

@@ -52,7 +52,9 @@ LayoutProblem buildLayoutProblem(const Program& p, const std::map<std::string, i
 int64_t layoutCost(const LayoutProblem& problem, const std::vector<int>& choice);
 // Exact when no state had to be pruned (states with the same choices on the live frontier are merged, keeping
 // the cheaper); otherwise a beam of `beamWidth` ranked by cost so far plus a per-edge lower bound of the rest.
-LayoutSolution solveLayout(const LayoutProblem& problem, int beamWidth);
+// With a `boundingBeamWidth` below `beamWidth`, a beam that narrow runs first and the wide search drops every state
+// whose lower bound exceeds its cost (branch and bound): the same optimum, far fewer states.
+LayoutSolution solveLayout(const LayoutProblem& problem, int beamWidth, int boundingBeamWidth = 0);
 // Every assignment, for tests on small graphs.
 LayoutSolution bruteForceLayout(const LayoutProblem& problem);
 // Padded device elements of `b` re-sticked on `dim`: what one restickify of it moves.

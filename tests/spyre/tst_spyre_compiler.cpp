@@ -262,6 +262,15 @@ private slots:
         QCOMPARE(exact.cost, brute.cost);
         QVERIFY(exact.provenOptimal);
         QCOMPARE(layoutCost(lp, exact.choice), exact.cost);
+        // Bounded by a narrow beam's cost (what optimize_layouts runs): the same optimum, proven, in no more states
+        // than the unbounded search plus the beam's own.
+        for (int boundingWidth : {1, 2, 200}) {
+            const LayoutSolution bounded = solveLayout(lp, 1 << 20, boundingWidth);
+            QCOMPARE(bounded.cost, brute.cost);
+            QVERIFY(bounded.provenOptimal);
+            QCOMPARE(bounded.lowerBound, brute.cost);
+            QCOMPARE(layoutCost(lp, bounded.choice), bounded.cost);
+        }
         // A beam of width 1 may lose, but never reports a bound above the optimum or a cost below it.
         const LayoutSolution narrow = solveLayout(lp, 1);
         QVERIFY(narrow.cost >= brute.cost);
