@@ -368,7 +368,7 @@ int reportRun(Args& args, const RunContext& ctx, const BackendResult& result, st
     for (const std::string& n : result.notes)
         text << n << '\n';
     if (ctx.generatedInputs)
-        text << "no --test-data: inputs are deterministic (floats uniform in [-1, 1), seed 0; integers 0)"
+        text << "no --test-data: inputs are deterministic (floats uniform in [-1, 1), seed 0; integers and bools 1)"
              << (checked ? "; outputs checked against the " + ctx.expected.source : std::string("; nothing is checked")) << '\n';
     for (size_t k = 0; k < ctx.outputs.size() && result.computedOutputs; ++k) {
         const OutputSpec& v = ctx.outputs[k];

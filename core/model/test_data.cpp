@@ -4,6 +4,7 @@
 #include "core/model/reference_interpreter.h"
 #include "core/model/tensor_file.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <filesystem>
@@ -158,6 +159,7 @@ std::vector<HostTensor> generatedInputs(const ModelGraph& graph)
         HostTensor t = makeTensor(graph.values[v].dtype, graph.values[v].shape);
         for (float& x : t.f)
             x = uni(rng);
+        std::fill(t.i.begin(), t.i.end(), 1);
         inputs.push_back(std::move(t));
     }
     return inputs;

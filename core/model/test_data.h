@@ -46,7 +46,10 @@ struct TensorComparison {
 TensorComparison compareTensors(const HostTensor& got, const HostTensor& ref, double rtol, double atol);
 
 // Deterministic inputs for graph.inputs when no test data is given (the CLI's `run` and the explorer's numbers
-// check): floats uniform in [-1, 1) from seed 0, integers and bools 0.
+// check): floats uniform in [-1, 1) from seed 0, integers and bools 1. One, not zero: the integer inputs of real
+// models are token ids (1 is a valid id), token types, and attention masks, where 0 masks every token: HF-style
+// models then add -10000 to every attention logit, where fp16's spacing is 8, and the softmax loses the logits
+// (BERT-base failed its numbers check on generated inputs for this reason alone).
 std::vector<HostTensor> generatedInputs(const ModelGraph& graph);
 
 }  // namespace spyglass::model
