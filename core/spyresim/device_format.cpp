@@ -126,4 +126,34 @@ void decodeRun(DeviceFormat f, const uint16_t* words, int64_t n, float* out)
 
 uint16_t encode(DeviceFormat f, float x) { return f == DeviceFormat::Dl16 ? encodeDl16(x) : model::floatToHalfBits(x); }
 
+void encodeRun(DeviceFormat f, const float* values, int64_t n, uint16_t* words)
+{
+    if (f != DeviceFormat::Fp16) {
+        for (int64_t e = 0; e < n; ++e)
+            words[e] = encodeDl16(values[e]);
+        return;
+    }
+    bool rare = false;
+    for (int64_t e = 0; e < n; ++e) {
+        uint32_t x;
+        std::memcpy(&x, values + e, sizeof x);
+        const uint32_t magnitude = x & 0x7fffffffu;
+        // fp16 normal numbers are fp32 magnitudes in [2^-14, 65520): below, subnormal or zero; above, inf or NaN.
+        rare |= magnitude < 0x38800000u || magnitude >= 0x477ff000u;
+        // Exponent bias 127 -> 15, fraction 23 -> 10 bits, rounded to nearest even (a carry into the exponent is
+        // the right result).
+        const uint32_t truncated = (magnitude - 0x38000000u) >> 13, rest = magnitude & 0x1fffu;
+        const uint32_t roundUp = rest > 0x1000u || (rest == 0x1000u && (truncated & 1u));
+        words[e] = static_cast<uint16_t>(((x >> 16) & 0x8000u) | (truncated + roundUp));
+    }
+    if (rare)
+        for (int64_t e = 0; e < n; ++e) {
+            uint32_t x;
+            std::memcpy(&x, values + e, sizeof x);
+            const uint32_t magnitude = x & 0x7fffffffu;
+            if (magnitude < 0x38800000u || magnitude >= 0x477ff000u)
+                words[e] = model::floatToHalfBits(values[e]);
+        }
+}
+
 }  // namespace spyglass::spyresim

@@ -28,5 +28,8 @@ inline float decode(const float* table, uint16_t bits) { return table[bits]; }
 // fp32 bits in registers (the compiler vectorises it; a 256 KB table lookup per element misses L1 and was most of
 // unpacking a matmul operand); subnormals, infinities and NaNs, and every DL16 word, go through the table.
 void decodeRun(DeviceFormat f, const uint16_t* words, int64_t n, float* out);
+// n consecutive values into device words, exactly as `encode` writes them: fp16 normal numbers are rebiased and
+// rounded in registers (vectorised), zeros, subnormals, overflows and NaNs go through `encode`'s own conversion.
+void encodeRun(DeviceFormat f, const float* values, int64_t n, uint16_t* words);
 
 }  // namespace spyglass::spyresim

@@ -424,6 +424,14 @@ private:
         else
             touchLx(storeLx_, t, L.offs.data(), L.n, core);
         uint16_t* w = t.words();
+        // Along the stick dim a chunk is one run of device words (every matmul epilogue's store is).
+        bool run = L.offs[0] >= 0;
+        for (int j = 1; j < L.n; ++j)
+            run &= L.offs[j] == L.offs[0] + j;
+        if (run) {
+            encodeRun(format_, v, L.n, w + L.offs[0]);
+            return;
+        }
         for (int j = 0; j < L.n; ++j)
             w[L.offs[j]] = encode(format_, v[j]);
     }
