@@ -109,11 +109,11 @@ void decodeRun(DeviceFormat f, const uint16_t* words, int64_t n, float* out)
             out[e] = table[words[e]];
         return;
     }
-    bool rare = false;
+    uint32_t rare = 0;   // an integer, not a bool: GCC vectorises an OR reduction of integers only
     for (int64_t e = 0; e < n; ++e) {
         const uint32_t h = words[e];
         const uint32_t magnitude = h & 0x7fffu, exponent = h & 0x7c00u;
-        rare |= (exponent == 0 && magnitude != 0) || exponent == 0x7c00u;
+        rare |= static_cast<uint32_t>((exponent == 0) & (magnitude != 0)) | static_cast<uint32_t>(exponent == 0x7c00u);
         // Exponent bias 15 -> 127: (127 - 15) << 23 = 0x38000000; the 10 fraction bits move to the top of 23.
         const uint32_t bits = ((h & 0x8000u) << 16) | (magnitude ? (magnitude << 13) + 0x38000000u : 0u);
         std::memcpy(out + e, &bits, sizeof bits);
@@ -133,18 +133,18 @@ void encodeRun(DeviceFormat f, const float* values, int64_t n, uint16_t* words)
             words[e] = encodeDl16(values[e]);
         return;
     }
-    bool rare = false;
+    uint32_t rare = 0;   // integers and bitwise operators throughout, so that GCC vectorises the loop
     for (int64_t e = 0; e < n; ++e) {
         uint32_t x;
         std::memcpy(&x, values + e, sizeof x);
         const uint32_t magnitude = x & 0x7fffffffu;
         // fp16 normal numbers are fp32 magnitudes in [2^-14, 65520): below, subnormal or zero; above, inf or NaN.
-        rare |= magnitude < 0x38800000u || magnitude >= 0x477ff000u;
+        rare |= static_cast<uint32_t>(magnitude < 0x38800000u) | static_cast<uint32_t>(magnitude >= 0x477ff000u);
         // Exponent bias 127 -> 15, fraction 23 -> 10 bits, rounded to nearest even (a carry into the exponent is
         // the right result).
         const uint32_t truncated = (magnitude - 0x38000000u) >> 13, rest = magnitude & 0x1fffu;
-        const uint32_t roundUp = rest > 0x1000u || (rest == 0x1000u && (truncated & 1u));
-        words[e] = static_cast<uint16_t>(((x >> 16) & 0x8000u) | (truncated + roundUp));
+        const uint32_t roundUp = static_cast<uint32_t>(rest > 0x1000u) | (static_cast<uint32_t>(rest == 0x1000u) & truncated);
+        words[e] = static_cast<uint16_t>(((x >> 16) & 0x8000u) | (truncated + (roundUp & 1u)));
     }
     if (rare)
         for (int64_t e = 0; e < n; ++e) {
