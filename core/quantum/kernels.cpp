@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <stdexcept>
+#include <type_traits>
 
 namespace spyglass::quantum::kernels {
 
@@ -95,6 +96,30 @@ void apply(float* amps, int n, const PreparedGate& g)
     case Isa::Avx2: avx2::apply(amps, n, g); break;
     case Isa::Portable: generic::apply(amps, n, g); break;
     }
+}
+
+void prepareLaneTable(PreparedGate& g, bool single)
+{
+    const Isa isa = activeIsa();
+    auto fill = [&](auto& table, int& bytes) {
+        using T = typename std::remove_reference_t<decltype(table)>::value_type;
+        auto lay = [&](T* out) {
+            switch (isa) {
+            case Isa::Avx512: return avx512::fillLaneTable(g, out);
+            case Isa::Avx2: return avx2::fillLaneTable(g, out);
+            case Isa::Portable: break;
+            }
+            return generic::fillLaneTable(g, out);
+        };
+        table.resize(static_cast<size_t>(lay(nullptr)));
+        if (!table.empty())
+            lay(table.data());
+        bytes = isa == Isa::Avx512 ? avx512::vectorBytes() : isa == Isa::Avx2 ? avx2::vectorBytes() : generic::vectorBytes();
+    };
+    if (single)
+        fill(g.laneTableSingle, g.laneTableSingleBytes);
+    else
+        fill(g.laneTableDouble, g.laneTableDoubleBytes);
 }
 
 double relativeCost(const PreparedGate& g)

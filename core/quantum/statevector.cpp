@@ -530,6 +530,10 @@ StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGat
                 blockGates.push_back(specialise(gates[i], fixed, [](int q) { return q; }));
             else
                 blockGates.push_back(specialise(gates[i], fixed, [&](int q) { return q < w ? q : q - b + w; }));
+            // Every block applies the same variants: their coefficients are laid out once for the run.
+            for (auto& variant : blockGates.back().variants)
+                if (variant)
+                    kernels::prepareLaneTable(*variant, prec_ == Precision::Single);
         }
         ++(kind == 0 ? passes.chunkRuns : passes.tileRuns);
         if (kind == 0) {
