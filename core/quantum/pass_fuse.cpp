@@ -268,12 +268,10 @@ private:
             if (std::find(m.qubits.begin(), m.qubits.end(), q) == m.qubits.end())
                 m.qubits.push_back(q);
         const int dim = 1 << m.qubits.size();
-        m.matrix.assign(static_cast<size_t>(dim) * dim, cplx(0));
-        for (int i = 0; i < dim; ++i)
-            m.matrix[static_cast<size_t>(i) * dim + i] = 1;
-        for (const Block* p : parts) {
-            m.matrix = matMul(embedMatrix(p->matrix, p->qubits, m.qubits), m.matrix, dim);
-            for (const Op& g : p->gates)
+        for (size_t i = 0; i < parts.size(); ++i) {
+            const std::vector<cplx> embedded = embedMatrix(parts[i]->matrix, parts[i]->qubits, m.qubits);
+            m.matrix = i == 0 ? embedded : matMul(embedded, m.matrix, dim);
+            for (const Op& g : parts[i]->gates)
                 m.gates.push_back(g);
         }
         m.matrix = matMul(embedMatrix(gate.matrix, gate.qubits, m.qubits), m.matrix, dim);
@@ -294,11 +292,8 @@ private:
         std::vector<int> qs = b.qubits;
         std::sort(qs.begin(), qs.end());
         const int dim = 1 << qs.size();
-        std::vector<cplx> m(static_cast<size_t>(dim) * dim);
-        for (int i = 0; i < dim; ++i)
-            m[static_cast<size_t>(i) * dim + i] = 1;
-        for (const Op& g : b.gates)
-            m = matMul(embedMatrix(opMatrix(g), g.qubits, qs), m, dim);
+        // The product merge() built, its qubits reordered ascending.
+        std::vector<cplx> m = embedMatrix(b.matrix, b.qubits, qs);
         auto fb = std::make_shared<FusedBlock>();
         fb->gateCount = static_cast<int>(b.gates.size());
         // Exact zeros off the diagonal keep a diagonal block on the cheap diagonal kernel.
