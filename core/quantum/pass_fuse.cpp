@@ -37,6 +37,14 @@ namespace {
 // into and out of its buffer.
 constexpr double kPassCost = 1.2;
 
+// %.3g of x, for the pass summary.
+std::string shortNumber(double x)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", x);
+    return text;
+}
+
 struct Block {
     std::vector<int> qubits;     // matrix index bit j = qubits[j]
     std::vector<cplx> matrix;    // product of the gates so far
@@ -64,46 +72,45 @@ public:
             int blocks = 0, fusedGates = 0;
             double cost = 0;
         };
-        // Wide fusion within the cache blocks at every block size up to k, as one would try qsim's fuser at each
-        // max_fused_size (a dense block's flops double with every qubit, so the widest blocks are not always the
-        // fastest), and wide fusion across them at k.
-        std::vector<Candidate> cand;
-        cand.push_back({"unfused", c.ops});
         // Every fusion weighs the gates alone: their kernels are prepared once (most of the pass's time otherwise).
         std::vector<double> gateCost(c.ops.size());
         for (size_t i = 0; i < c.ops.size(); ++i)
             if (c.ops[i].kind == OpKind::Gate && !c.ops[i].cond.active() && c.isPrimitive(c.ops[i]))
                 gateCost[i] = kernels::relativeCost(prepareOp(c, c.ops[i]));
-        auto fuseAs = [&](std::string name, Mode mode, int maxQubits) {
+        // Only the best candidate so far is kept, so the next one is built in memory the last one freed: fresh pages
+        // cost a fault each, about 25 us on the machine of BENCHMARKS.md (random_20: 250 faults and 7 ms fewer).
+        Candidate best{"unfused", {}, 0, 0, estimatedCost(c, c.ops)};
+        bool fused = false;
+        std::string costs = " (estimated cost per amplitude: unfused " + shortNumber(best.cost);
+        auto consider = [&](std::string name, Mode mode, int maxQubits) {
             blocks_ = fusedGates_ = 0;
-            cand.push_back({std::move(name), fuseOps(c, c.ops, gateCost, mode, maxQubits)});
-            cand.back().blocks = blocks_, cand.back().fusedGates = fusedGates_;
-        };
-        fuseAs("cost-aware", Mode::CostAware, k_);
-        for (int k = 2; k <= k_; ++k)
-            fuseAs("wide <= " + std::to_string(k) + " in cache blocks", Mode::WideInCacheBlocks, k);
-        fuseAs("wide", Mode::Wide, k_);
-        size_t best = 0;
-        std::string costs = " (estimated cost per amplitude:";
-        for (size_t i = 0; i < cand.size(); ++i) {
-            cand[i].cost = estimatedCost(c, cand[i].ops);
+            Candidate next{std::move(name), fuseOps(c, c.ops, gateCost, mode, maxQubits), blocks_, fusedGates_, 0};
+            next.cost = estimatedCost(c, next.ops);
+            costs += ", " + next.name + " " + shortNumber(next.cost);
             // Ties go to the simpler circuit (fewer merges), so fusing never costs more than not fusing.
-            if (cand[i].cost < cand[best].cost * (1 - 1e-9))
-                best = i;
-            char one[96];
-            std::snprintf(one, sizeof one, "%s %s %.3g", i ? "," : "", cand[i].name.c_str(), cand[i].cost);
-            costs += one;
-        }
+            if (next.cost < best.cost * (1 - 1e-9)) {
+                best = std::move(next);
+                fused = true;
+            }
+        };
+        // Wide fusion within the cache blocks at every block size up to k, as one would try qsim's fuser at each
+        // max_fused_size (a dense block's flops double with every qubit, so the widest blocks are not always the
+        // fastest), and wide fusion across them at k.
+        consider("cost-aware", Mode::CostAware, k_);
+        for (int k = 2; k <= k_; ++k)
+            consider("wide <= " + std::to_string(k) + " in cache blocks", Mode::WideInCacheBlocks, k);
+        consider("wide", Mode::Wide, k_);
         costs += ")";
-        c.ops = std::move(cand[best].ops);
+        if (fused)
+            c.ops = std::move(best.ops);
         PassResult r;
-        r.changed = cand[best].blocks > 0;
-        if (best == 0)
+        r.changed = best.blocks > 0;
+        if (!fused)
             r.summary = "kept " + std::to_string(before) + " gates unfused" + costs;
         else
-            r.summary = cand[best].name + ": fused " + std::to_string(cand[best].fusedGates) + " of " + std::to_string(before) +
-                        " gates into " + std::to_string(cand[best].blocks) + " block(s) of <= " + std::to_string(k_) + " qubits; " +
-                        std::to_string(c.gateCount()) + " gate ops remain" + costs;
+            r.summary = best.name + ": fused " + std::to_string(best.fusedGates) + " of " + std::to_string(before) + " gates into " +
+                        std::to_string(best.blocks) + " block(s) of <= " + std::to_string(k_) + " qubits; " + std::to_string(c.gateCount()) +
+                        " gate ops remain" + costs;
         return r;
     }
 
