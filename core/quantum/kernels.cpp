@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <stdexcept>
+#include <type_traits>
 
 namespace spyglass::quantum::kernels {
 
@@ -97,22 +98,50 @@ void apply(float* amps, int n, const PreparedGate& g)
     }
 }
 
+void prepareLaneTable(PreparedGate& g, bool single)
+{
+    const Isa isa = activeIsa();
+    auto fill = [&](auto& table, int& bytes) {
+        using T = typename std::remove_reference_t<decltype(table)>::value_type;
+        auto lay = [&](T* out) {
+            switch (isa) {
+            case Isa::Avx512: return avx512::fillLaneTable(g, out);
+            case Isa::Avx2: return avx2::fillLaneTable(g, out);
+            case Isa::Portable: break;
+            }
+            return generic::fillLaneTable(g, out);
+        };
+        table.resize(static_cast<size_t>(lay(nullptr)));
+        if (!table.empty())
+            lay(table.data());
+        bytes = isa == Isa::Avx512 ? avx512::vectorBytes() : isa == Isa::Avx2 ? avx2::vectorBytes() : generic::vectorBytes();
+    };
+    if (single)
+        fill(g.laneTableSingle, g.laneTableSingleBytes);
+    else
+        fill(g.laneTableDouble, g.laneTableDoubleBytes);
+}
+
 double relativeCost(const PreparedGate& g)
 {
-    // Fitted to single-thread timings of each kernel on a 2^13-amplitude state (AVX2 build, complex128, the best
-    // of 30 runs; the kernel microbenchmark of the 2026-11-30 session): one-qubit dense 0.44, k-qubit dense blocks
-    // 0.73 / 1.8 / 3.1 for k = 2 / 3 / 4, sparse blocks 0.5 (a swap) to 1.7 (k = 3, half the entries), a
-    // controlled phase 0.18, fused diagonals of 3 to 5 phases 0.2 to 0.4. complex64 runs the vectorised kernels
-    // about twice as fast and keeps the same order, which is all the fuse pass needs.
-    static constexpr double kDense[kMaxTargets + 1] = {0, 0.45, 0.75, 1.8, 3.2, 6.5, 13};
+    // Fitted to single-thread timings of each kernel on a 2^13-amplitude state (AVX-512 build, complex128, best of
+    // 7 runs of 200; 2026-12-02, at load 3): dense one-qubit 0.27-0.47, k-qubit dense blocks 0.38-0.65 / 0.84-1.1
+    // / 1.85-2.4 for k = 2 / 3 / 4 (the lane-flip kernels; k = 5, 6 from the AVX2 fit of 2026-11-30), a swap
+    // 0.44, a sparse block of two non-zeros per row 0.41, cz 0.17, a diagonal of 7 phases on 3 qubits 0.6, a
+    // controlled rx 0.33. complex64 keeps the same order at about half of each (one-qubit 0.16-0.25, k = 4 1.0).
+    static constexpr double kDense[kMaxTargets + 1] = {0, 0.4, 0.45, 0.95, 2.1, 6.5, 13};
     const double touched = 1.0 / double(uint64_t(1) << g.controls.size());
     const double dim = double(1 << g.k);
     if (g.diagonal)
         return 0.08 + 0.5 * touched * double(g.diagIndex.size()) / dim;
-    if (g.sparse)   // a swap 0.53, two non-zeros per row 0.7 (k = 2) and 1.2 (k = 4): the row count dominates
+    // The wide builds run a sparse gate with a target inside a complex128 vector as a dense one (kernels_impl.inc,
+    // laneTargetMask).
+    const int laneBits = activeIsa() == Isa::Avx512 ? 2 : activeIsa() == Isa::Avx2 ? 1 : 0;
+    const bool sparseKernel = g.sparse && !(g.k <= 4 && g.targets[0] < laneBits);
+    if (sparseKernel)   // a swap 0.44, two non-zeros per row 0.41 (k = 2): the row count dominates
         return std::max(0.2, -0.14 + 0.17 * touched * double(g.sparseCol.size()) / dim + 0.25 * g.k);
-    // A dense block costs more than its one-qubit factors apart (0.75 for k = 2 against 2 x 0.45 is the only
-    // near tie), so tensor products of one-qubit gates hardly ever pay.
+    // Two one-qubit gates cost about as much as one two-qubit block (0.45 against 2 x 0.4): pairs pay, larger
+    // tensor products of one-qubit gates do not (k = 3 0.95 against 0.45 + 0.4).
     return kDense[g.k] * (g.k == 1 && !g.controls.empty() ? 0.9 : touched);
 }
 

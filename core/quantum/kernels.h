@@ -25,6 +25,12 @@ struct PreparedGate {
     std::vector<int> rowStart;        // CSR rows (2^k + 1 entries) ...
     std::vector<int> sparseCol;       // ... column of each non-zero ...
     std::vector<double> sparseValue;  // ... and its value (re, im)
+    // Dense gates of <= 4 targets, filled by prepareLaneTable: the matrix laid out as the kernels of one vector
+    // width (in bytes) read it, so the many calls of a cache-blocked run share one layout (apply() lays it out
+    // on every call otherwise).
+    std::vector<float> laneTableSingle;
+    std::vector<double> laneTableDouble;
+    int laneTableSingleBytes = 0, laneTableDoubleBytes = 0;
 };
 
 // Builds a prepared gate from a little-endian matrix on `qubits` (controls first, then targets).
@@ -32,6 +38,9 @@ PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& t
 
 void apply(double* amps, int numQubits, const PreparedGate& g);
 void apply(float* amps, int numQubits, const PreparedGate& g);
+// Lays out g's matrix for the active build's kernels in the given precision (see PreparedGate::laneTableSingle);
+// for gates applied to many cache blocks.
+void prepareLaneTable(PreparedGate& g, bool single);
 
 // The builds of the kernels, narrowest first.
 enum class Isa { Portable, Avx2, Avx512 };
@@ -55,14 +64,23 @@ double relativeCost(const PreparedGate& g);
 namespace generic {
 void apply(double* amps, int numQubits, const PreparedGate& g);
 void apply(float* amps, int numQubits, const PreparedGate& g);
+int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
+int fillLaneTable(const PreparedGate& g, float* out);
+int vectorBytes();
 }
 namespace avx2 {
 void apply(double* amps, int numQubits, const PreparedGate& g);
 void apply(float* amps, int numQubits, const PreparedGate& g);
+int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
+int fillLaneTable(const PreparedGate& g, float* out);
+int vectorBytes();
 }
 namespace avx512 {
 void apply(double* amps, int numQubits, const PreparedGate& g);
 void apply(float* amps, int numQubits, const PreparedGate& g);
+int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
+int fillLaneTable(const PreparedGate& g, float* out);
+int vectorBytes();
 }
 
 }  // namespace spyglass::quantum::kernels

@@ -8,6 +8,7 @@
 #pragma GCC target("avx2,fma")
 namespace spyglass::quantum::kernels::avx2 {
 constexpr int kVectorBytes = 32;
+constexpr bool kLaneFlips = true;
 #include "core/quantum/kernels_impl.inc"
 }
 #pragma GCC pop_options

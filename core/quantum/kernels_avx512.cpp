@@ -10,6 +10,7 @@
 #pragma GCC target("avx2,fma,avx512f,avx512dq,avx512vl")
 namespace spyglass::quantum::kernels::avx512 {
 constexpr int kVectorBytes = 64;
+constexpr bool kLaneFlips = true;
 #include "core/quantum/kernels_impl.inc"
 }
 #pragma GCC pop_options

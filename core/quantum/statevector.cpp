@@ -362,6 +362,25 @@ inline void copyRow(T* __restrict dst, const T* __restrict src, uint64_t values)
     }
 }
 
+// Each thread's tile buffer, kept from run to run (and freed with the thread): a fresh one is freshly mapped
+// pages, a fault each, about 25 us on the machine of BENCHMARKS.md.
+template <class T>
+T* tileBuffer(size_t count)
+{
+    struct Buffer {
+        T* data = nullptr;
+        size_t count = 0;
+        ~Buffer() { std::free(data); }
+    };
+    thread_local Buffer buffer;
+    if (buffer.count < count) {
+        std::free(buffer.data);
+        buffer.data = static_cast<T*>(std::aligned_alloc(64, (count * sizeof(T) + 63) / 64 * 64));
+        buffer.count = count;
+    }
+    return buffer.data;
+}
+
 // Tiles: 2^w contiguous amplitudes (qubits < w) of every one of the 2^(n-b) rows (qubits >= b), the qubits
 // w..b-1 fixed, copied into a contiguous buffer of w + n - b qubits where tile qubit j is state qubit j (j < w)
 // or j - w + b (j >= w).
@@ -373,7 +392,7 @@ void tileRun(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
     const uint64_t cols = uint64_t(1) << w, rows = uint64_t(1) << h;
 #pragma omp parallel if (tiles >= 2)
     {
-        T* buf = static_cast<T*>(std::aligned_alloc(64, (size_t(2) << tq) * sizeof(T)));
+        T* buf = tileBuffer<T>(size_t(2) << tq);
 #pragma omp for schedule(dynamic, 1)
         for (int64_t t = 0; t < tiles; ++t) {
             for (uint64_t r = 0; r < rows; ++r)
@@ -382,7 +401,6 @@ void tileRun(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
             for (uint64_t r = 0; r < rows; ++r)
                 copyRow(a + 2 * ((r << b) | (uint64_t(t) << w)), buf + 2 * (r << w), 2 * cols);
         }
-        std::free(buf);
     }
 }
 
@@ -530,6 +548,10 @@ StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGat
                 blockGates.push_back(specialise(gates[i], fixed, [](int q) { return q; }));
             else
                 blockGates.push_back(specialise(gates[i], fixed, [&](int q) { return q < w ? q : q - b + w; }));
+            // Every block applies the same variants: their coefficients are laid out once for the run.
+            for (auto& variant : blockGates.back().variants)
+                if (variant)
+                    kernels::prepareLaneTable(*variant, prec_ == Precision::Single);
         }
         ++(kind == 0 ? passes.chunkRuns : passes.tileRuns);
         if (kind == 0) {

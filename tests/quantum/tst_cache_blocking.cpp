@@ -158,12 +158,13 @@ private slots:
             one.apply(g);
         const StateVector::Passes unfusedPasses = all.applyAll(gates);
         QVERIFY(quantum::test::fidelity(one.amplitudes(), all.amplitudes()) > 1 - 1e-12);
-        // Fused (<= 4), no block straddles the chunk/tile boundary, so every block still joins a run.
+        // Fused (<= 4), no block straddles the chunk/tile boundary, so every block can join a run (one left alone
+        // between runs it cannot move past is applied by itself, a pass the fuse pass's estimate counts).
         const Circuit f = prepareForSimulation(c, 4);
         QVERIFY(f.gateCount() < c.gateCount());
         StateVector fused(n, Precision::Double);
         const StateVector::Passes fusedPasses = fused.applyAll(prepared(f));
-        QCOMPARE(fusedPasses.singleGates, 0);
+        QVERIFY2(fusedPasses.singleGates <= 1, qPrintable(QStringLiteral("%1 gates alone").arg(fusedPasses.singleGates)));
         QVERIFY2(fusedPasses.total() <= 2 * unfusedPasses.total(),
                  qPrintable(QStringLiteral("%1 passes fused, %2 unfused").arg(fusedPasses.total()).arg(unfusedPasses.total())));
         QVERIFY(quantum::test::fidelity(one.amplitudes(), fused.amplitudes()) > 1 - 1e-12);
