@@ -237,9 +237,22 @@ def swin():
     return m.eval(), [torch.randn(1, 3, 32, 32)]
 
 
+def maxvit():
+    # torchvision's MaxViT (MBConv, block and grid attention with relative position bias) at a size CI can run:
+    # maxvit_t itself needs 224x224 inputs (partition size 7 after a stride of 32).
+    torch.manual_seed(0)
+    m = tv.MaxVit(input_size=(32, 32), stem_channels=16, partition_size=2, block_channels=[32, 64], block_layers=[1, 1],
+                  head_dim=16, stochastic_depth_prob=0.0, num_classes=10)
+    return bn_calibrated(m, (1, 3, 32, 32)), [torch.randn(1, 3, 32, 32)]
+
+
 MODELS = {
     'resnet18': vision(tv.resnet18),
     'resnext50_32x4d': vision(tv.resnext50_32x4d),
+    'wide_resnet50_2': vision(tv.wide_resnet50_2),
+    # 224x224: torch 1.13 exports AdaptiveAvgPool2d(6) only from a map whose size is a multiple of 6 (smaller inputs
+    # leave AlexNet's features at 1x1).
+    'alexnet': vision(tv.alexnet, size=224),
     'googlenet': vision(tv.googlenet, aux_logits=False, init_weights=True),
     'inception_v3': vision(tv.inception_v3, size=75, aux_logits=False, init_weights=True),
     'mnasnet0_5': vision(tv.mnasnet0_5),
@@ -256,6 +269,7 @@ MODELS = {
     'convnext_tiny': vision(tv.convnext_tiny),
     'vit_reduced': vit,
     'swin_reduced': swin,
+    'maxvit_reduced': maxvit,
     'bert_encoder': bert,
     'gpt2_decoder': gpt2,
     'lstm': recurrent(nn.LSTM, num_layers=2),
