@@ -126,6 +126,14 @@ void decodeRun(DeviceFormat f, const uint16_t* words, int64_t n, float* out)
 
 uint16_t encode(DeviceFormat f, float x) { return f == DeviceFormat::Dl16 ? encodeDl16(x) : model::floatToHalfBits(x); }
 
+namespace {
+// fp16 normal numbers are fp32 magnitudes in [2^-14, 65520): below, subnormal or zero; above, inf or NaN.
+inline uint32_t outsideFp16Normals(uint32_t magnitude)
+{
+    return static_cast<uint32_t>(magnitude < 0x38800000u) | static_cast<uint32_t>(magnitude >= 0x477ff000u);
+}
+}  // namespace
+
 void encodeRun(DeviceFormat f, const float* values, int64_t n, uint16_t* words)
 {
     if (f != DeviceFormat::Fp16) {
@@ -138,8 +146,7 @@ void encodeRun(DeviceFormat f, const float* values, int64_t n, uint16_t* words)
         uint32_t x;
         std::memcpy(&x, values + e, sizeof x);
         const uint32_t magnitude = x & 0x7fffffffu;
-        // fp16 normal numbers are fp32 magnitudes in [2^-14, 65520): below, subnormal or zero; above, inf or NaN.
-        rare |= static_cast<uint32_t>(magnitude < 0x38800000u) | static_cast<uint32_t>(magnitude >= 0x477ff000u);
+        rare |= outsideFp16Normals(magnitude);
         // Exponent bias 127 -> 15, fraction 23 -> 10 bits, rounded to nearest even (a carry into the exponent is
         // the right result).
         const uint32_t truncated = (magnitude - 0x38000000u) >> 13, rest = magnitude & 0x1fffu;
@@ -150,8 +157,7 @@ void encodeRun(DeviceFormat f, const float* values, int64_t n, uint16_t* words)
         for (int64_t e = 0; e < n; ++e) {
             uint32_t x;
             std::memcpy(&x, values + e, sizeof x);
-            const uint32_t magnitude = x & 0x7fffffffu;
-            if (magnitude < 0x38800000u || magnitude >= 0x477ff000u)
+            if (outsideFp16Normals(x & 0x7fffffffu))
                 words[e] = model::floatToHalfBits(values[e]);
         }
 }

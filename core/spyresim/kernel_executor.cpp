@@ -73,6 +73,16 @@ void deviceOffsets(const DeviceTensor& t, int64_t h0, int64_t step, int n, int64
         out[j] = t.deviceOffset(h0 + step * j);
 }
 
+// Whether offsets o[0..n) are one run of consecutive device words (a chunk along the stick dim is), so that it can
+// be converted as a whole (decodeRun, encodeRun) instead of element by element.
+bool isOneRun(const int64_t* o, int n)
+{
+    bool run = o[0] >= 0;
+    for (int e = 1; e < n; ++e)
+        run &= o[e] == o[0] + e;
+    return run;
+}
+
 class KernelRun {
 public:
     KernelRun(const Kernel& k, std::map<std::string, DeviceTensor>& tensors, DeviceFormat format, int stickElements, LxState* lx)
@@ -424,11 +434,7 @@ private:
         else
             touchLx(storeLx_, t, L.offs.data(), L.n, core);
         uint16_t* w = t.words();
-        // Along the stick dim a chunk is one run of device words (every matmul epilogue's store is).
-        bool run = L.offs[0] >= 0;
-        for (int j = 1; j < L.n; ++j)
-            run &= L.offs[j] == L.offs[0] + j;
-        if (run) {
+        if (isOneRun(L.offs.data(), L.n)) {   // every matmul epilogue's store is
             encodeRun(format_, v, L.n, w + L.offs[0]);
             return;
         }
@@ -607,11 +613,8 @@ private:
             touchLx(lx, t, o, len, core);
             // Along the stick dim a chunk is one run of device words: decode it without the per-element offsets
             // (this loop is most of unpacking, which costs as much as the GEMM on BERT-base's FFN).
-            bool run = o[0] >= 0;
-            for (int e = 1; e < len; ++e)
-                run &= o[e] == o[0] + e;
             float* const dst = out + j;
-            if (run) {
+            if (isOneRun(o, len)) {
                 decodeRun(format_, w + o[0], len, dst);
                 continue;
             }
