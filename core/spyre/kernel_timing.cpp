@@ -153,7 +153,11 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
         args.push_back(d);
     }
     // Contiguous run of one core's piece: sticks along the innermost device dims while the core covers them whole.
+    // A matmul's activation and output move in the PT array's walk, one stick column at a time: a run ends at the
+    // stick-index dim however much of it the core holds, so batch just inside the stick moves B sticks per row and
+    // stick column, batch outermost (stick columns outside the rows) moves a core's rows of a column at once.
     auto runBytes = [&](const ArgDma& d, const spyre::KernelSlice& s) -> int64_t {
+        const bool stickColumns = matmul && !d.streamed;
         if (!d.tensor || !d.access)
             return target.dmaMinRunBytes;
         const spyre::SpyreTensorLayout& l = d.tensor->layout;
@@ -174,6 +178,8 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
         int64_t run = stick;
         for (int e = nd - 2; e >= 0; --e) {
             const int h = l.dimMap[e];
+            if (stickColumns && h == stickHost)
+                break;
             const int64_t size = l.deviceSize[e];
             int64_t c = h >= 0 && h < static_cast<int>(covered.size()) ? covered[h] : 1;
             if (h == stickHost)   // the stick index: whole sticks of the stick dim
@@ -210,6 +216,11 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
     // its replicas fetched. The shared device-memory bandwidth then stretches the busiest core to the
     // kernel's aggregate memory time (per phase for a matmul).
     std::vector<double> ownIn(slices.size(), 0.0), ownOut(slices.size(), 0.0), ownStream(slices.size(), 0.0);
+    // A matmul's load and store bursts wait on each request in turn: the request cost is latency on the core's
+    // engine, added after the shared bandwidth has stretched the transfer. Streamed operands (the weight, and
+    // every operand of a vector kernel, moved in chunks under compute) keep requests in flight, so there the
+    // request cost is occupancy that the shared bandwidth can hide.
+    std::vector<double> latencyIn(slices.size(), 0.0), latencyOut(slices.size(), 0.0);
     double maxOwn = 0, maxStream = 0;
     // A matmul's weight stream moves to a new run after each request: every request but a core's first holds the
     // shared memory side for a fixed time, so the same bytes in shorter runs (a K split) stream slower. A core's
@@ -227,9 +238,12 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
             const double requests = std::ceil(d.fetched / static_cast<double>(run));
             if (d.streamed)
                 streamRunChanges += std::max(0.0, requests - 1);
-            const double t = requests * target.dmaRequestNs + d.fetched / target.dmaPerCoreGBs +
-                             (d.delivered - d.fetched) / target.replicaDeliveryGBsPerCore;
-            (d.streamed ? ownStream[i] : d.store ? ownOut[i] : ownIn[i]) += t;
+            const double requestNs = requests * target.dmaRequestNs;
+            const double transferNs = d.fetched / target.dmaPerCoreGBs + (d.delivered - d.fetched) / target.replicaDeliveryGBsPerCore;
+            const bool burst = matmul && !d.streamed;
+            if (burst)
+                (d.store ? latencyOut[i] : latencyIn[i]) += requestNs;
+            (d.streamed ? ownStream[i] : d.store ? ownOut[i] : ownIn[i]) += transferNs + (burst ? 0.0 : requestNs);
         }
         maxOwn = std::max(maxOwn, ownIn[i] + ownOut[i]);
         maxStream = std::max(maxStream, ownStream[i]);
@@ -240,7 +254,10 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
         const double streamNs = streamR / aggregateGBs + streamRunChanges * target.dmaDeviceRequestNs;
         stretch = maxOwn > 0 && burstNs > maxOwn ? burstNs / maxOwn : 1.0;
         streamStretch = maxStream > 0 && streamNs > maxStream ? streamNs / maxStream : 1.0;
-        kt.memoryNs = maxOwn * stretch + maxStream * streamStretch;
+        double burstBusiest = 0;
+        for (size_t i = 0; i < slices.size(); ++i)
+            burstBusiest = std::max(burstBusiest, (ownIn[i] + ownOut[i]) * stretch + latencyIn[i] + latencyOut[i]);
+        kt.memoryNs = burstBusiest + maxStream * streamStretch;
     } else {
         stretch = maxOwn > 0 && kt.memoryNs > maxOwn ? kt.memoryNs / maxOwn : 1.0;
         kt.memoryNs = std::max(kt.memoryNs, maxOwn);
@@ -277,7 +294,7 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
         }
         ct.bytesIn = perCoreIn;
         ct.bytesOut = perCoreOut;
-        const double dmaIn = ownIn[si] * stretch, dmaOut = ownOut[si] * stretch;
+        const double dmaIn = ownIn[si] * stretch + latencyIn[si], dmaOut = ownOut[si] * stretch + latencyOut[si];
         ct.dmaNs = dmaIn + dmaOut;
         const std::string coreLane = "core " + std::to_string(s.core);
         const std::string dmaLane = coreLane + " DMA";
