@@ -5,11 +5,13 @@
 //   - matmul on the PT array at the sustained rate, a PT-array efficiency penalty for few rows of M per core,
 //     half rate (one corelet) when K is split, plus the partial-sum exchange; vector work on the SFU;
 //   - per core and operand, the DMA transfers of its piece: requests of one contiguous run each (the run the
-//     device order gives the core's slice: batch just inside the stick and one batch per core gives 128 B runs,
-//     batch outermost gives rows x 128 B), a fixed cost per request, the core's own bandwidth ceiling;
+//     device order gives the core's slice), a fixed cost per request, the core's own bandwidth ceiling;
 //   - a matmul runs in three phases: every core loads its own copy of its activation piece (a burst on the shared
 //     bandwidth), the weight streams under the PT array's compute (cores that read the same weight piece fetch a
 //     share each and receive the rest from the others at the replica rate), the results leave in a second burst;
+//     the bursts move one stick column at a time (batch just inside the stick: B sticks per request; batch
+//     outermost: a core's rows of a column) and wait on each request (its cost is latency there, occupancy the
+//     shared bandwidth can hide for streamed operands);
 //   - each request of a matmul's streamed weight after a core's first also holds the shared memory side for a fixed
 //     time, so a weight cut into shorter runs (K split) streams slower for the same bytes;
 //   - the shared device-memory bandwidth over all cores: (R + W) / effective bandwidth plus the read/write
