@@ -6,11 +6,10 @@
 #
 #   bench/peers/run_peers.sh BUILD [ROUNDS]      (BUILD: the Spyglass build folder, peers built into BUILD/peers)
 #
-# CIRCUITS limits the circuits (names of BUILD/peers/circuits/*.txt without .txt). REPORT_ONLY=1 runs no rounds
-# and reports the times of the last run (BUILD/peers/run/times.tsv) again, with bandwidth and FMA peak measured
-# anew (a run stopped after some rounds still gets its tables). Prints (and writes to
-# BUILD/peers/report.md) the machine, load
-# averages, the STREAM-style bandwidth, the FMA peak at this thread count, every time, then the medians with
+# CIRCUITS limits the circuits (names of BUILD/peers/circuits/*.txt without .txt), VARIANTS the simulator
+# settings. REPORT_ONLY=1 runs no rounds and reports the times of the last run (BUILD/peers/run/times.tsv) again,
+# with bandwidth and FMA peak measured anew (a run stopped after some rounds still gets its tables). Prints (and
+# writes to BUILD/peers/report.md) the machine, load averages, the STREAM-style bandwidth, the FMA peak at this thread count, every time, then the medians with
 # fidelity against Spyglass complex128 (over the amplitudes gate_list.h dumps) and our two bounds: memory =
 # passes x 2 x state bytes / in-place bandwidth, FMA = flops of the gates we run / FMA peak; the larger applies.
 # Last, one line per circuit: ours against qsim (complex64) and the best complex128 peer, and against the bound,
@@ -32,6 +31,8 @@ variants="ours-f64 ours-f32"
 [ -x "$drivers/qsim_driver" ] && variants="$variants qsim-f32-fuse2 qsim-f32-fuse3 qsim-f32-fuse4"
 [ -x "$drivers/qulacs_driver" ] && variants="$variants qulacs-f64-light qulacs-f64-opt2"
 [ -x "$drivers/quest_driver" ] && variants="$variants quest-f64"
+# VARIANTS limits the simulator settings (names as in the tables, e.g. "ours-f64 ours-f32 qsim-f32-fuse3").
+[ -n "${VARIANTS:-}" ] && variants=$(for v in $VARIANTS; do case " $variants " in *" $v "*) echo "$v" ;; esac; done | tr '\n' ' ')
 for p in qsim qulacs quest; do [ -x "$drivers/${p}_driver" ] || echo "note: no $drivers/${p}_driver (bench/peers/build_peers.sh did not build it)"; done
 
 command_of() {   # variant file -> command line
