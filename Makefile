@@ -8,7 +8,7 @@ JOBS  ?= 2
 XVFB  := xvfb-run -a -s "-screen 0 1600x1000x24"
 EXAMPLE ?= resources/examples/qft4.qasm
 
-.PHONY: deps configure build build-app run test package fuzz test-asan clean
+.PHONY: deps configure build build-app run test package fuzz test-asan clean bench-peers
 
 deps:
 	bash scripts/install-deps.sh
@@ -45,6 +45,14 @@ test-asan: deps
 package:
 	cd $(BUILD) && cpack -G DEB
 	bash scripts/check-package.sh $(BUILD)
+
+# The quantum simulator side by side with qsim, qulacs and QuEST (bench/peers, BENCHMARKS.md): installs the headers
+# qulacs needs (only here, never in `make test`), builds the peers into $(BUILD)/peers and runs every circuit in
+# interleaved rounds (report in $(BUILD)/peers/report.md). The cache variables PEERS_ROUNDS and PEERS_*_SOURCE
+# of bench/peers/CMakeLists.txt set the rounds and where the sources come from.
+bench-peers: build
+	bash scripts/install-deps.sh --peers
+	cmake --build $(BUILD) --target bench-peers
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

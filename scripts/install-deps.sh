@@ -3,6 +3,11 @@
 # Idempotent: packages already present are skipped by apt; safe to run as often as you like.
 set -euo pipefail
 
+# --peers: only what the peer comparison (`make bench-peers`, bench/peers) needs beyond them, the Eigen 3 and Boost
+# headers qulacs builds with; never part of `make test`.
+if [ "${1:-}" = "--peers" ]; then
+  packages=(libeigen3-dev libboost-dev)
+else
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-svg-dev
@@ -19,6 +24,7 @@ packages=(
   clang libclang-rt-14-dev
   file dpkg-dev
 )
+fi
 
 missing=()
 for p in "${packages[@]}"; do

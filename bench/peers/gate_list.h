@@ -8,7 +8,7 @@
 // Qiskit conventions: qubit 0 is the least significant bit of an amplitude index, rx(t) = exp(-i t X / 2) (also
 // ry, rz), cp(t) = diag(1, 1, 1, e^{it}). Only the standard library: the peers' drivers include it too.
 // Every driver prints `time_s T` (state allocation, initialisation, its own fusion and the gates; no parsing, no
-// output) and, with --dump FILE, the amplitudes at sampleIndices(n) as complex128 (re, im) pairs.
+// output), `sim_s S` (the same without the state's allocation and initialisation: fusion and gates) and, with --dump FILE, the amplitudes at sampleIndices(n) as complex128 (re, im) pairs.
 
 #include <cstdint>
 #include <cstdio>

@@ -1,6 +1,7 @@
 // qsim's side of the peer harness: the gate list as Cirq gates (qsim's gates_cirq.h), qsim's multi-qubit fuser
 // (max_fused_size = --fuse), its best simulator for the compile flags (AVX-512 under -march=native here) and
-// OpenMP threads, complex64 (qsim has no complex128 CPU path). Timed: state creation and zeroing, fusion, gates.
+// OpenMP threads, complex64 (qsim has no complex128 CPU path). Timed: state creation and zeroing, fusion, gates
+// (time_s); sim_s leaves out the state's creation and zeroing.
 #include "bench/peers/gate_list.h"
 
 #include "lib/formux.h"
@@ -76,14 +77,15 @@ int main(int argc, char** argv)
         StateSpace space(threads);
         auto state = space.Create(unsigned(list.qubits));
         space.SetStateZero(state);
+        const double t1 = now();
         Simulator sim(threads);
         Fuser::Parameter p;
         p.max_fused_size = unsigned(std::max(2, args.fuse));
         const auto fused = Fuser::FuseGates(p, unsigned(list.qubits), gates);
         for (const auto& g : fused)
             qsim::ApplyFusedGate(sim, g, state);
-        const double t = now() - t0;
-        std::printf("time_s %.6f\nops %zu\n", t, fused.size());
+        const double t2 = now();
+        std::printf("time_s %.6f\nsim_s %.6f\nops %zu\n", t2 - t0, t2 - t1, fused.size());
         if (!args.dump.empty())
             peers::writeDump(args.dump, list.qubits, [&](uint64_t i, double& re, double& im) {
                 const auto a = StateSpace::GetAmpl(state, i);

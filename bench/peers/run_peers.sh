@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # The side-by-side run: the same gate lists (quantum_bench --emit-peer-circuits) on Spyglass (complex128 and
-# complex64, fused <= 4 as `qsim` runs by default), qsim (complex64, fusion 3 and 4), qulacs (complex128, its
+# complex64, fused <= 4 as `qsim` runs by default), qsim (complex64, fusion 2, 3 and 4), qulacs (complex128, its
 # optimize_light and optimize(2)) and QuEST (complex128, no fusion), in interleaved rounds: every round runs every
 # circuit on every simulator once, so a change in the machine's load hits all of them alike.
 #
 #   bench/peers/run_peers.sh BUILD [ROUNDS]      (BUILD: the Spyglass build folder, peers built into BUILD/peers)
 #
-# CIRCUITS limits the circuits (names of BUILD/peers/circuits/*.txt without .txt). REPORT_ONLY=1 runs no rounds
-# and reports the times of the last run (BUILD/peers/run/times.tsv) again, with bandwidth and FMA peak measured
-# anew (a run stopped after some rounds still gets its tables). Prints (and writes to
-# BUILD/peers/report.md) the machine, load
-# averages, the STREAM-style bandwidth, the FMA peak at this thread count, every time, then the medians with
+# CIRCUITS limits the circuits (names of BUILD/peers/circuits/*.txt without .txt), VARIANTS the simulator
+# settings. REPORT_ONLY=1 runs no rounds and reports the times of the last run (BUILD/peers/run/times.tsv) again,
+# with bandwidth and FMA peak measured anew (a run stopped after some rounds still gets its tables). Prints (and
+# writes to BUILD/peers/report.md) the machine, load averages, the STREAM-style bandwidth, the FMA peak at this thread count, every time, then the medians with
 # fidelity against Spyglass complex128 (over the amplitudes gate_list.h dumps) and our two bounds: memory =
 # passes x 2 x state bytes / in-place bandwidth, FMA = flops of the gates we run / FMA peak; the larger applies.
-# Last, one line per circuit: ours against qsim (complex64) and the best complex128 peer, and against the bound.
+# Last, one line per circuit: ours against qsim (complex64) and the best complex128 peer, and against the bound,
+# twice: whole runs (time_s: the state's allocation and initialisation, fusion, gates) and simulation alone
+# (sim_s: fusion and gates, the state already allocated and initialised), the same split for every simulator.
 set -uo pipefail
 build=$(cd "${1:?usage: run_peers.sh BUILD [ROUNDS]}" && pwd)
 rounds=${2:-3}
@@ -27,15 +28,18 @@ exec > >(tee "$build/peers/report.md") 2>&1
 circuits=${CIRCUITS:-"qft_20 qft_22 qft_24 qft_26 qft_28 random_20 random_22 random_24 random_26 h20_26 ghz_26 vqe_24"}
 
 variants="ours-f64 ours-f32"
-[ -x "$drivers/qsim_driver" ] && variants="$variants qsim-f32-fuse3 qsim-f32-fuse4"
+[ -x "$drivers/qsim_driver" ] && variants="$variants qsim-f32-fuse2 qsim-f32-fuse3 qsim-f32-fuse4"
 [ -x "$drivers/qulacs_driver" ] && variants="$variants qulacs-f64-light qulacs-f64-opt2"
 [ -x "$drivers/quest_driver" ] && variants="$variants quest-f64"
+# VARIANTS limits the simulator settings (names as in the tables, e.g. "ours-f64 ours-f32 qsim-f32-fuse3").
+[ -n "${VARIANTS:-}" ] && variants=$(for v in $VARIANTS; do case " $variants " in *" $v "*) echo "$v" ;; esac; done | tr '\n' ' ')
 for p in qsim qulacs quest; do [ -x "$drivers/${p}_driver" ] || echo "note: no $drivers/${p}_driver (bench/peers/build_peers.sh did not build it)"; done
 
 command_of() {   # variant file -> command line
     case $1 in
         ours-f64) echo "$bench --peer-run $2 --fuse 4" ;;
         ours-f32) echo "$bench --peer-run $2 --fuse 4 --single" ;;
+        qsim-f32-fuse2) echo "$drivers/qsim_driver $2 --fuse 2" ;;
         qsim-f32-fuse3) echo "$drivers/qsim_driver $2 --fuse 3" ;;
         qsim-f32-fuse4) echo "$drivers/qsim_driver $2 --fuse 4" ;;
         qulacs-f64-light) echo "$drivers/qulacs_driver $2 --fuse -1" ;;
@@ -76,8 +80,9 @@ for r in $(seq 1 "$rounds"); do
             t=$(echo "$out" | awk '/^time_s/ {print $2}')
             passes=$(echo "$out" | awk '/^passes/ {print $2}')
             flops=$(echo "$out" | awk '/^flops/ {print $2}')
-            [ -n "$t" ] || { t=failed; echo "$v on $c failed: $(head -c 300 "$work/err.txt")"; }
-            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$c" "$v" "$t" "${passes:--}" "$(cut -d' ' -f1 /proc/loadavg)" "${flops:--}" >> "$results"
+            sim=$(echo "$out" | awk '/^sim_s/ {print $2}')
+            [ -n "$t" ] || { t=failed; sim=failed; echo "$v on $c failed: $(head -c 300 "$work/err.txt")"; }
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$c" "$v" "$t" "${passes:--}" "$(cut -d' ' -f1 /proc/loadavg)" "${flops:--}" "${sim:-failed}" >> "$results"
         done
     done
     echo "round $r done, load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -85,15 +90,15 @@ done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 measure_peaks "at end"
 echo
-echo "## all times (round, circuit, simulator, s, our passes, 1-min load average, our flops)"
+echo "## all times (round, circuit, simulator, whole run s, our passes, 1-min load average, our flops, simulation s)"
 cat "$results"
 echo
 echo "## medians of $(cut -f1 "$results" | sort -u | wc -l) rounds; fidelity against ours-f64; memory bound = passes x 2 x state bytes / ${rmw} GB/s (in-place);" \
-     "FMA bound = flops / ${fma64} (complex128) or ${fma32} (complex64) GFLOP/s"
-echo "| circuit | simulator | median s | fidelity | passes | memory bound s | FMA bound s | bound | median / bound |"
-echo "|---|---|---|---|---|---|---|---|---|"
-median_of() {   # circuit variant -> median seconds, or "failed"
-    awk -F'\t' -v c="$1" -v v="$2" '$2 == c && $3 == v && $4 != "failed" {print $4}' "$results" | sort -g |
+     "FMA bound = flops / ${fma64} (complex128) or ${fma32} (complex64) GFLOP/s; the bounds are of the gates, so the ratio is taken of the simulation time"
+echo "| circuit | simulator | median whole run s | median simulation s | fidelity | passes | memory bound s | FMA bound s | bound | simulation / bound |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+median_of() {   # circuit variant column -> median seconds of that column (4 whole run, 8 simulation), or "failed"
+    awk -F'\t' -v c="$1" -v v="$2" -v k="$3" '$2 == c && $3 == v && $k != "failed" && $k != "" {print $k}' "$results" | sort -g |
         awk '{a[NR] = $1} END {if (NR) print a[int((NR + 1) / 2)]; else print "failed"}'
 }
 summary=$work/summary.tsv
@@ -101,7 +106,8 @@ summary=$work/summary.tsv
 for c in $circuits; do
     n=$(awk '/^qubits/ {print $2}' "$build/peers/circuits/$c.txt")
     for v in $variants; do
-        med=$(median_of "$c" "$v")
+        med=$(median_of "$c" "$v" 4)
+        sim=$(median_of "$c" "$v" 8)
         passes=$(awk -F'\t' -v c="$c" -v v="$v" '$2 == c && $3 == v {p = $5} END {print p}' "$results")
         flops=$(awk -F'\t' -v c="$c" -v v="$v" '$2 == c && $3 == v {p = $7} END {print p}' "$results")
         fid=-
@@ -110,27 +116,35 @@ for c in $circuits; do
         if [ "$passes" != - ] && [ -n "$passes" ] && [ -n "$rmw" ]; then
             bytes=$([ "$v" = ours-f32 ] && echo 8 || echo 16)
             peak=$([ "$v" = ours-f32 ] && echo "$fma32" || echo "$fma64")
-            read -r mem fmab kind ratio < <(awk -v p="$passes" -v n="$n" -v b="$bytes" -v bw="$rmw" -v f="$flops" -v pk="$peak" -v t="$med" 'BEGIN {
+            read -r mem fmab kind ratio < <(awk -v p="$passes" -v n="$n" -v b="$bytes" -v bw="$rmw" -v f="$flops" -v pk="$peak" -v t="$sim" 'BEGIN {
                 m = p * 2 * b * 2^n / (bw * 1e9); x = (pk > 0 && f != "-") ? f / (pk * 1e9) : 0
                 k = x > m ? "FMA" : "memory"; bd = x > m ? x : m
                 printf "%.4f %.4f %s %s\n", m, x, k, (t + 0 > 0 ? sprintf("%.2f", t / bd) : "-") }')
         fi
-        echo "| $c | $v | $med | $fid | $passes | $mem | $fmab | $kind | $ratio |"
-        printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$v" "$med" "$kind" "$ratio" >> "$summary"
+        echo "| $c | $v | $med | $sim | $fid | $passes | $mem | $fmab | $kind | $ratio |"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$v" "$med" "$kind" "$ratio" "$sim" >> "$summary"
     done
 done
+# One line per circuit: column 3 of the summary holds whole-run medians, column 6 simulation medians.
+versus() {   # column title
+    echo "| circuit | ours f32 s | qsim f32 s (best of fusion 2/3/4) | vs qsim | ours f64 s | best f64 peer s (which) | vs it | ours f64 sim / bound (which) | ours f32 sim / bound (which) |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    for c in $circuits; do
+        awk -F'\t' -v c="$c" -v col="$1" '$1 == c {t[$2] = $col; k[$2] = $4; r[$2] = $5}
+            function num(x) { return x ~ /^[0-9.]+$/ }
+            function vs(ours, peer) { return (num(ours) && num(peer) && ours > 0) ? sprintf("%.2fx", peer / ours) : "-" }
+            END {
+                q = "-"; n = split("qsim-f32-fuse2 qsim-f32-fuse3 qsim-f32-fuse4", qs, " ")
+                for (i = 1; i <= n; ++i) if (num(t[qs[i]]) && (q == "-" || t[qs[i]] + 0 < q + 0)) q = t[qs[i]]
+                d = "-"; dn = "-"; n = split("qulacs-f64-light qulacs-f64-opt2 quest-f64", ds, " ")
+                for (i = 1; i <= n; ++i) if (num(t[ds[i]]) && (d == "-" || t[ds[i]] + 0 < d + 0)) { d = t[ds[i]]; dn = ds[i] }
+                printf "| %s | %s | %s | %s | %s | %s (%s) | %s | %s (%s) | %s (%s) |\n", c, t["ours-f32"], q, vs(t["ours-f32"], q), t["ours-f64"], d, dn,
+                       vs(t["ours-f64"], d), r["ours-f64"], k["ours-f64"], r["ours-f32"], k["ours-f32"] }' "$summary"
+    done
+}
 echo
-echo "## ours against the best peer (x > 1: we are faster by x) and against our bound"
-echo "| circuit | ours f32 s | qsim f32 s (best fusion) | vs qsim | ours f64 s | best f64 peer s | vs it | ours f64 / bound (which) | ours f32 / bound (which) |"
-echo "|---|---|---|---|---|---|---|---|---|"
-for c in $circuits; do
-    awk -F'\t' -v c="$c" '$1 == c {t[$2] = $3; k[$2] = $4; r[$2] = $5}
-        function best(a, b, c,   m) { m = ""; if (a ~ /^[0-9.]+$/) m = a; if (b ~ /^[0-9.]+$/ && (m == "" || b + 0 < m + 0)) m = b
-                                      if (c ~ /^[0-9.]+$/ && (m == "" || c + 0 < m + 0)) m = c; return m == "" ? "-" : m }
-        function vs(ours, peer) { return (ours ~ /^[0-9.]+$/ && peer ~ /^[0-9.]+$/ && ours > 0) ? sprintf("%.2fx", peer / ours) : "-" }
-        END {
-            q = best(t["qsim-f32-fuse3"], t["qsim-f32-fuse4"], "")
-            d = best(t["qulacs-f64-light"], t["qulacs-f64-opt2"], t["quest-f64"])
-            printf "| %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s (%s) |\n", c, t["ours-f32"], q, vs(t["ours-f32"], q), t["ours-f64"], d,
-                   vs(t["ours-f64"], d), r["ours-f64"], k["ours-f64"], r["ours-f32"], k["ours-f32"] }' "$summary"
-done
+echo "## ours against the best peer (x > 1: we are faster by x), whole runs (allocation and initialisation of the state, fusion, gates)"
+versus 3
+echo
+echo "## the same, simulation alone (fusion and gates; every simulator's state already allocated and initialised)"
+versus 6

@@ -322,7 +322,8 @@ double fmaPeakGflops(bool single)
     return best;
 }
 
-// Timed like the peers' drivers: from the state's allocation to the last gate, fusion included.
+// Timed like the peers' drivers: from the state's allocation to the last gate, fusion included (time_s), and the
+// same without the allocation and first touch of the state (sim_s).
 int peerRun(const std::string& file, Precision prec, int fuse, const char* dump)
 {
     const Circuit c = circuitOf(peers::readGateList(file));
@@ -341,8 +342,8 @@ int peerRun(const std::string& file, Precision prec, int fuse, const char* dump)
     for (const kernels::PreparedGate& g : gates)
         flops += gateFlops(g, c.numQubits);
     // The phases, wall and CPU seconds (CPU over wall above the thread count: time lost to other processes).
-    std::printf("time_s %.6f\npasses %d\nops %zu\nflops %.0f\nkernels %s\nphases_wall alloc %.4f fuse %.4f gates %.4f\nphases_cpu alloc %.4f fuse %.4f gates %.4f\n",
-                t3 - t0, passes.total(), gates.size(), flops, kernels::isaName(kernels::activeIsa()), t1 - t0, t2 - t1, t3 - t2, c1 - c0, c2 - c1, c3 - c2);
+    std::printf("time_s %.6f\nsim_s %.6f\npasses %d\nops %zu\nflops %.0f\nkernels %s\nphases_wall alloc %.4f fuse %.4f gates %.4f\nphases_cpu alloc %.4f fuse %.4f gates %.4f\n",
+                t3 - t0, t3 - t1, passes.total(), gates.size(), flops, kernels::isaName(kernels::activeIsa()), t1 - t0, t2 - t1, t3 - t2, c1 - c0, c2 - c1, c3 - c2);
     std::printf("fusion %s\n", fusion.c_str());
     if (dump)
         peers::writeDump(dump, c.numQubits, [&](uint64_t i, double& re, double& im) {

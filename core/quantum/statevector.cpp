@@ -63,13 +63,15 @@ StateVector::StateVector(int n, Precision p) : n_(n), prec_(p)
         mapBytes_ = mapped;
         data_ = aligned;
 #ifdef MADV_HUGEPAGE
-        // Opt-in (SPYGLASS_HUGEPAGES=1): with THP in "madvise" mode the advice makes the page faults compact memory
-        // first, and on this machine, whose free memory is fragmented by the page cache, a 1 GiB state then took
-        // 1.7-2.8 s of CPU to fault in against 0.56-0.66 s without it, for a gain of under 10% in the gates after
-        // (GHZ 26, complex128, quantum_bench --peer-run, 2026-12-01).
+        // Transparent huge pages, asked for (with THP in "madvise" mode, as on Debian, nothing else gets them): the
+        // first touch then takes one fault per 2 MiB instead of 512, and on the VM of BENCHMARKS.md a fault is the cost
+        // (2026-12-02, 2 threads touching 1 GiB: 2.0-3.4 s in 4 KiB pages, fresh memory or not; in huge pages 1.1-1.3 s
+        // on memory the VM had not touched before, 0.07 s on memory it had). SPYGLASS_HUGEPAGES=0 turns it off: where
+        // free memory is fragmented (a full page cache) the advice makes the faults compact memory first, which on
+        // 2026-12-01 took 1.7-2.8 s of CPU for 1 GiB against 0.56-0.66 s in 4 KiB pages.
         static const bool huge = [] {
             const char* e = std::getenv("SPYGLASS_HUGEPAGES");
-            return e && *e && *e != '0';
+            return !(e && *e == '0');
         }();
         if (huge)
             madvise(aligned, bytes_, MADV_HUGEPAGE);
