@@ -112,6 +112,7 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
         double fetched = 0;     // bytes one core reads from device memory
         bool store = false;
         bool streamed = false;  // a matmul's weight: streamed under the PT array's compute
+        bool burst = false;     // a matmul's activation or output: moved by stick column in a load or store burst
         const spyre::KernelAccess* access = nullptr;
         const spyre::BundleTensor* tensor = nullptr;
     };
@@ -141,7 +142,8 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
         // and its replicas share one fetch. The activation piece has to be whole in LX before the first MAC; every
         // core loads its own copy in that burst, so replicas of it do not share.
         d.streamed = matmul && !d.store && d.access && d.access->index.coeffOf(k.matmul.n) != 0;
-        const bool ownCopy = matmul && !d.store && !d.streamed;
+        d.burst = matmul && !d.streamed;
+        const bool ownCopy = d.burst && !d.store;
         d.fetched = ownCopy ? d.delivered : d.delivered / replicas;
         const double total = static_cast<double>(a.dmaSticks * stick);
         (d.store ? W : R) += total;
@@ -157,7 +159,6 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
     // stick-index dim however much of it the core holds, so batch just inside the stick moves B sticks per row and
     // stick column, batch outermost (stick columns outside the rows) moves a core's rows of a column at once.
     auto runBytes = [&](const ArgDma& d, const spyre::KernelSlice& s) -> int64_t {
-        const bool stickColumns = matmul && !d.streamed;
         if (!d.tensor || !d.access)
             return target.dmaMinRunBytes;
         const spyre::SpyreTensorLayout& l = d.tensor->layout;
@@ -178,7 +179,7 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
         int64_t run = stick;
         for (int e = nd - 2; e >= 0; --e) {
             const int h = l.dimMap[e];
-            if (stickColumns && h == stickHost)
+            if (d.burst && h == stickHost)
                 break;
             const int64_t size = l.deviceSize[e];
             int64_t c = h >= 0 && h < static_cast<int>(covered.size()) ? covered[h] : 1;
@@ -240,10 +241,9 @@ KernelTime timeKernel(const Kernel& k, const KernelBundle& bundle, const SpyreTa
                 streamRunChanges += std::max(0.0, requests - 1);
             const double requestNs = requests * target.dmaRequestNs;
             const double transferNs = d.fetched / target.dmaPerCoreGBs + (d.delivered - d.fetched) / target.replicaDeliveryGBsPerCore;
-            const bool burst = matmul && !d.streamed;
-            if (burst)
+            if (d.burst)
                 (d.store ? latencyOut[i] : latencyIn[i]) += requestNs;
-            (d.streamed ? ownStream[i] : d.store ? ownOut[i] : ownIn[i]) += transferNs + (burst ? 0.0 : requestNs);
+            (d.streamed ? ownStream[i] : d.store ? ownOut[i] : ownIn[i]) += transferNs + (d.burst ? 0.0 : requestNs);
         }
         maxOwn = std::max(maxOwn, ownIn[i] + ownOut[i]);
         maxStream = std::max(maxStream, ownStream[i]);

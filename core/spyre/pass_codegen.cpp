@@ -58,7 +58,7 @@ std::vector<KernelSlice> coreSlicesOf(const Program& program, const Op& op) { re
 
 BundleTensor bundleTensorOf(const Program& p, const Buffer& b) { return bundleTensor(p, b); }
 
-Kernel kernelOf(const Program& program, const Op& op, int index)
+Kernel kernelOf(const Program& program, const Op& op, int index, const std::vector<int>* lxResident)
 {
     Kernel k;
     k.index = index;
@@ -82,14 +82,16 @@ Kernel kernelOf(const Program& program, const Op& op, int index)
         t.tensor = buf.name;
         t.role = role;
         t.index = affineText(op, a.index);
-        t.inLx = buf.lx.inLx;
+        const bool inLx = lxResident ? std::find(lxResident->begin(), lxResident->end(), a.buffer) != lxResident->end()
+                                     : buf.lx.inLx;
+        t.inLx = inLx;
         t.lxOffset = buf.lx.inLx ? buf.lx.offset : 0;
         t.lxBytes = buf.lx.inLx ? buf.lx.bytes : 0;
         t.lxFirstUse = buf.lx.inLx ? buf.lx.firstUse : -1;
         t.lxLastUse = buf.lx.inLx ? buf.lx.lastUse : -1;
         // In LX already (produced there, or cloned by an earlier reader): no device traffic.
-        const bool firstReaderOfClone = buf.producer < 0 && buf.lx.inLx && buf.lx.firstUse == index;
-        if (!buf.lx.inLx || firstReaderOfClone) {
+        const bool firstReaderOfClone = !lxResident && buf.producer < 0 && buf.lx.inLx && buf.lx.firstUse == index;
+        if (!inLx || firstReaderOfClone) {
             int64_t sticks = program.layoutOf(buf).deviceElements() / program.stickElements;
             // A gather (an index through an IndirectIndex) moves the rows it reads, not the table: at most one
             // element per iteration point, in whole sticks unless the gathered dimension is the stick dimension.
@@ -97,7 +99,7 @@ Kernel kernelOf(const Program& program, const Op& op, int index)
             for (const auto& [var, c] : a.index.terms)
                 if (var >= kIndirectVar)
                     indirectCoeff = c;
-            if (indirectCoeff != 0 && !buf.lx.inLx && role == AccessRole::Load) {
+            if (indirectCoeff != 0 && !inLx && role == AccessRole::Load) {
                 int64_t points = 1;
                 for (int v = 0; v < op.numVars(); ++v)
                     points *= op.varRange(v);

@@ -9,8 +9,9 @@ namespace spyglass::spyre {
 std::vector<KernelSlice> coreSlicesOf(const Program& program, const Op& op);
 
 // What codegen writes for one op (at kernel `index`) and for one buffer: the work division times candidate splits
-// on exactly this kernel with the simulator's timing model.
-Kernel kernelOf(const Program& program, const Op& op, int index);
+// on exactly this kernel with the simulator's timing model. `lxResident`, when given, lists the buffers held in LX
+// instead of the scratchpad plan's (work division asks what a split would cost before scratchpad planning runs).
+Kernel kernelOf(const Program& program, const Op& op, int index, const std::vector<int>* lxResident = nullptr);
 BundleTensor bundleTensorOf(const Program& program, const Buffer& buffer);
 
 // Builds the kernel bundle in memory (torch-spyre's op spec, minus the proprietary backend): one kernel per op

@@ -1,9 +1,8 @@
 #include "core/spyre/pass_work_division.h"
 
 #include "core/common/diagnostics.h"
-#include "core/spyre/kernel_timing.h"
+#include "core/spyre/lx_neighbourhood.h"
 #include "core/spyre/op_geometry.h"
-#include "core/spyre/pass_codegen.h"
 
 #include <algorithm>
 #include <cmath>
@@ -45,20 +44,27 @@ std::vector<int> defaultDivision(const Program& p, const Op& op, int cores)
     return ways;
 }
 
-double matmulSplitCostUs(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t)
+SplitCost matmulSplitCost(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t,
+                          const LxNeighbourhood* lx)
 {
     // The kernel codegen would emit for this split, timed by the simulator's model: one cost model for both.
-    // Scratchpad planning has not run yet, so every operand is charged its device-memory traffic.
+    // Scratchpad planning has not run yet: an intermediate is charged no traffic where this split slices it as the
+    // decided ops around it do (it can stay in LX), its device-memory traffic otherwise; and what those ops pay
+    // for the intermediates this split leaves in device memory is part of the split's price.
     Op candidate = op;
     candidate.split.ways = ways;
     candidate.split.cores = std::accumulate(ways.begin(), ways.end(), 1, std::multiplies<int>());
-    KernelBundle bundle;
-    for (int b : touchedBuffers(op)) {
-        bundle.tensors.push_back(bundleTensorOf(p, p.buffers[b]));
-        if (p.buffers[b].kind == BufferKind::Output)
-            bundle.outputs.push_back(p.buffers[b].name);
-    }
-    return std::round(timeKernel(kernelOf(p, candidate, 0), bundle, t, 0, nullptr).timeNs) / 1000.0;   // whole ns
+    const std::vector<int> resident = lx ? lx->residentFor(candidate) : std::vector<int>{};
+    SplitCost c;
+    c.kernelUs = std::round(opKernelNs(p, candidate, t, resident)) / 1000.0;   // whole ns
+    c.rankUs = c.kernelUs + (lx ? std::round(lx->spilledNs(resident)) / 1000.0 : 0.0);
+    return c;
+}
+
+double matmulSplitCostUs(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t,
+                         const LxNeighbourhood* lx)
+{
+    return matmulSplitCost(p, op, ways, t, lx).kernelUs;
 }
 
 namespace {
@@ -137,24 +143,27 @@ double memoryEstimateUs(const Program& p, const Op& op, const SpyreTarget& t)
     return static_cast<double>(bytes) / (t.lpddr5EffectiveGBs * 1e3);
 }
 
-CoreSplit bestMatmulSplit(const Program& p, const Op& op, const SpyreTarget& t, int& evaluated)
+CoreSplit bestMatmulSplit(const Program& p, const Op& op, const SpyreTarget& t, const LxNeighbourhood& lx, int& evaluated,
+                          double& rankUs)
 {
     const int nv = op.numVars();
     std::vector<int> ways(nv, 1);
     const SpanModel span(p, op, t);
     CoreSplit best;
-    double bestCost = 1e300;
+    double bestCost = 1e300, bestKernelUs = 0;
     bool bestWithinSpan = false;
     std::function<void(int, int64_t)> rec = [&](int v, int64_t budget) {
         if (v == nv) {
             ++evaluated;
-            const double c = matmulSplitCostUs(p, op, ways, t);
+            const SplitCost sc = matmulSplitCost(p, op, ways, t, &lx);
+            const double c = sc.rankUs;
             const bool ok = !span.exceeds(ways);
             // Splits within the span come first; then the cheapest; then the fewest cores.
             const int cores = std::accumulate(ways.begin(), ways.end(), 1, std::multiplies<int>());
             if ((ok && !bestWithinSpan) || (ok == bestWithinSpan && (c < bestCost - 1e-12 ||
                                                                     (std::abs(c - bestCost) <= 1e-12 && cores < best.cores)))) {
                 bestCost = c;
+                bestKernelUs = sc.kernelUs;
                 bestWithinSpan = ok;
                 best.ways = ways;
                 best.cores = cores;
@@ -168,17 +177,19 @@ CoreSplit bestMatmulSplit(const Program& p, const Op& op, const SpyreTarget& t, 
         ways[v] = 1;
     };
     rec(0, t.cores);
-    best.estimatedUs = bestCost;
+    best.estimatedUs = bestKernelUs;
+    rankUs = bestCost;
     return best;
 }
 
 
 // The pass's own choice: torch-spyre's default division; for matmuls (unless baseline) the cost model's best split.
 // What decides a matmul's best split: its iteration space, tile loops, accesses and the shapes and device layouts
-// of its tensors. Equal signatures (every layer of a transformer) share one search.
-std::string matmulSignature(const Program& p, const Op& op)
+// of its tensors, and how the decided ops around it slice the intermediates it shares with them. Equal signatures
+// (every layer of a transformer) share one search.
+std::string matmulSignature(const Program& p, const Op& op, const LxNeighbourhood& lx)
 {
-    std::string sig;
+    std::string sig = lx.signature() + "#";
     auto ints = [&](const std::vector<int64_t>& v) {
         for (int64_t x : v)
             sig += std::to_string(x) + ",";
@@ -201,9 +212,15 @@ std::string matmulSignature(const Program& p, const Op& op)
     return sig;
 }
 
-using SplitCache = std::map<std::string, std::pair<CoreSplit, int>>;
+struct RankedSplit {
+    CoreSplit split;
+    int evaluated = 0;
+    double rankUs = 0;   // the kernel's time plus its neighbours' for what the split leaves in device memory
+};
+using SplitCache = std::map<std::string, RankedSplit>;
 
-CoreSplit chooseSplit(const Program& program, const Op& op, const PassContext& ctx, int& modelled, int& differs, SplitCache& cache)
+CoreSplit chooseSplit(const Program& program, const Op& op, const PassContext& ctx, bool firstRound, int& modelled, int& differs,
+                      SplitCache& cache)
 {
     const SpyreTarget& t = ctx.target;
     CoreSplit s;
@@ -211,27 +228,35 @@ CoreSplit chooseSplit(const Program& program, const Op& op, const PassContext& c
     s.cores = std::accumulate(s.ways.begin(), s.ways.end(), 1, std::multiplies<int>());
     s.why = "default: largest dims first";
     if (op.kind == OpKind::MatMul) {
-        s.estimatedUs = matmulSplitCostUs(program, op, s.ways, t);
+        const LxNeighbourhood lx(program, op, t, ctx.options.scratchpad != ScratchpadPolicy::None, firstRound);
+        const SplitCost def = matmulSplitCost(program, op, s.ways, t, &lx);
+        s.estimatedUs = def.kernelUs;
         if (!ctx.options.baseline) {
-            int evaluated = 0;
-            const std::string sig = matmulSignature(program, op);
+            const std::string sig = matmulSignature(program, op, lx);
             auto hit = cache.find(sig);
             if (hit == cache.end()) {
-                CoreSplit found = bestMatmulSplit(program, op, t, evaluated);
-                hit = cache.emplace(sig, std::make_pair(found, evaluated)).first;
+                RankedSplit r;
+                r.split = bestMatmulSplit(program, op, t, lx, r.evaluated, r.rankUs);
+                hit = cache.emplace(sig, r).first;
             }
-            CoreSplit best = hit->second.first;
-            evaluated = hit->second.second;
+            const RankedSplit& best = hit->second;
             ++modelled;
-            if (best.ways != s.ways && best.estimatedUs < s.estimatedUs) {
+            if (best.split.ways != s.ways && best.rankUs < def.rankUs) {
                 ++differs;
-                char why[160];
-                std::snprintf(why, sizeof why, "cost model: best of %d splits (default would take %.3f us)", evaluated,
-                              s.estimatedUs);
-                best.why = why;
-                s = best;
+                char why[240];
+                const double theirs = best.rankUs - best.split.estimatedUs, defTheirs = def.rankUs - def.kernelUs;
+                if (std::abs(theirs - defTheirs) > 1e-9)
+                    std::snprintf(why, sizeof why,
+                                  "cost model: best of %d splits (default would take %.3f us, and its neighbours %.3f us "
+                                  "more for the intermediates it leaves in device memory; this split %.3f us)",
+                                  best.evaluated, def.kernelUs, defTheirs, theirs);
+                else
+                    std::snprintf(why, sizeof why, "cost model: best of %d splits (default would take %.3f us)",
+                                  best.evaluated, def.kernelUs);
+                s = best.split;
+                s.why = why;
             } else {
-                s.why = "cost model: default split is best of " + std::to_string(evaluated);
+                s.why = "cost model: default split is best of " + std::to_string(best.evaluated);
             }
         }
     } else {
@@ -323,6 +348,9 @@ const std::pair<const std::string, std::map<std::string, int>>* splitPinOf(const
     return it == o.splitPins.end() ? nullptr : &*it;
 }
 
+// Rounds of matmul ranking at most; in the examples and models tried the splits settle by the second.
+constexpr int kMatmulRounds = 4;
+
 PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
 {
     if (program.stage != Stage::Loop)
@@ -348,16 +376,22 @@ PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
                              "--pin-split " + name + ": " + std::to_string(uses) +
                                  " ops compute that node; pin one of them by its op name");
     }
-    for (size_t i = 0; i < program.ops.size(); ++i) {
+    for (Op& op : program.ops)
+        op.split = CoreSplit{};   // undecided: what the LX neighbourhood of a matmul must not match against
+    auto divide = [&](size_t i, bool firstRound) {
         Op& op = program.ops[i];
         CoreSplit s;
         if (const auto* pin = pinOf[i]) {
             s = pinnedSplit(program, op, pin->first, pin->second, t);
-            s.estimatedUs = op.kind == OpKind::MatMul ? matmulSplitCostUs(program, op, s.ways, t)
-                                                      : memoryEstimateUs(program, op, t);
+            if (op.kind == OpKind::MatMul) {
+                const LxNeighbourhood lx(program, op, t, ctx.options.scratchpad != ScratchpadPolicy::None);
+                s.estimatedUs = matmulSplitCostUs(program, op, s.ways, t, &lx);
+            } else {
+                s.estimatedUs = memoryEstimateUs(program, op, t);
+            }
             ++pinned;
         } else {
-            s = chooseSplit(program, op, ctx, modelled, differs, splitCache);
+            s = chooseSplit(program, op, ctx, firstRound, modelled, differs, splitCache);
         }
         // Coarse tiling has already cut every tile as far as it could; if a core's slice is still beyond the span, the
         // kernel would address past what a core can reach (EAR overflow: wrong results on the real chip).
@@ -374,6 +408,26 @@ PassResult WorkDivisionPass::run(Program& program, PassContext& ctx)
         }
         op.split = s;
         maxCores = std::max(maxCores, s.cores);
+    };
+    // Ops whose split depends on nothing else first (pinned ops and every op but a matmul: torch-spyre's default
+    // division), then the matmuls in program order, each ranked with the LX residency its split allows among the
+    // ops decided so far. A matmul ranked before a later matmul that shares an intermediate with it could not see
+    // how that one slices it: later rounds re-rank every matmul against all the others' splits until none changes.
+    auto ranked = [&](size_t i) { return program.ops[i].kind == OpKind::MatMul && !pinOf[i]; };
+    for (size_t i = 0; i < program.ops.size(); ++i)
+        if (!ranked(i))
+            divide(i, true);
+    for (int round = 0; round < kMatmulRounds; ++round) {
+        bool changed = false;
+        modelled = differs = 0;
+        for (size_t i = 0; i < program.ops.size(); ++i)
+            if (ranked(i)) {
+                const std::vector<int> before = program.ops[i].split.ways;
+                divide(i, round == 0);
+                changed = changed || program.ops[i].split.ways != before;
+            }
+        if (!changed)
+            break;
     }
     PassResult r;
     r.changed = !program.ops.empty();

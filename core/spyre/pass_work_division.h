@@ -7,7 +7,8 @@ namespace spyglass::spyre {
 // so every slice starts on a stick boundary. Default (torch-spyre's, and the only one in baseline mode): output
 // dims largest first, each taking its largest divisor that fits the remaining cores; reduction dims only take
 // leftover cores in reductions. Outside baseline, matmuls try every split (batch, M, N, K) and keep the fastest
-// under the simulator's timing model, among splits within the 256 MiB span when any is.
+// under the simulator's timing model (with the LX residency each split allows: lx_neighbourhood.h), among splits
+// within the 256 MiB span when any is.
 class WorkDivisionPass : public Pass {
 public:
     std::string name() const override { return "work_division"; }
@@ -18,9 +19,23 @@ public:
     PassResult run(Program& program, PassContext& ctx) override;
 };
 
+class LxNeighbourhood;
+
+// A matmul split's price under the simulator's timing model: the kernel's own time, and what work division ranks
+// by, that time plus what the decided ops around it pay for the intermediates the split leaves in device memory
+// (lx_neighbourhood.h). Microseconds, whole ns.
+struct SplitCost {
+    double kernelUs = 0;
+    double rankUs = 0;
+};
+SplitCost matmulSplitCost(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t,
+                          const LxNeighbourhood* lx);
+
 // Simulated time of `op` split `ways` (per var), in microseconds: the simulator's timing model (kernel_timing.h)
-// on the kernel codegen emits for that split.
-double matmulSplitCostUs(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t);
+// on the kernel codegen emits for that split, with the intermediates `lx` says this split can keep in LX charged
+// no traffic (without `lx`, every operand in device memory): matmulSplitCost's kernelUs.
+double matmulSplitCostUs(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t,
+                         const LxNeighbourhood* lx = nullptr);
 // Does any core's span of any tensor exceed the target's span with these ways?
 bool splitExceedsSpan(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t);
 // The --pin-split entry for `op` (by op name, else by the ONNX node it computes), or null. Coarse tiling asks too, so

@@ -1,5 +1,6 @@
 #include "core/spyre/split_alternatives.h"
 
+#include "core/spyre/lx_neighbourhood.h"
 #include "core/spyre/pass_work_division.h"
 #include "core/spyre/spyre_target.h"
 
@@ -18,12 +19,13 @@ std::string splitText(const Op& op, const std::vector<int>& ways)
 
 namespace {
 
-SplitAlternative alternative(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t)
+SplitAlternative alternative(const Program& p, const Op& op, const std::vector<int>& ways, const SpyreTarget& t,
+                             const LxNeighbourhood& lx)
 {
     SplitAlternative a;
     a.ways = ways;
     a.cores = std::accumulate(ways.begin(), ways.end(), 1, std::multiplies<int>());
-    a.modelUs = matmulSplitCostUs(p, op, ways, t);
+    a.modelUs = matmulSplitCostUs(p, op, ways, t, &lx);
     a.text = splitText(op, ways);
     return a;
 }
@@ -35,7 +37,8 @@ std::vector<SplitAlternative> splitAlternatives(const Program& p, const Op& op, 
     std::vector<SplitAlternative> out;
     if (op.split.ways.empty())
         return out;
-    out.push_back(alternative(p, op, op.split.ways, t));
+    const LxNeighbourhood lx(p, op, t, p.scratchpad.planned);
+    out.push_back(alternative(p, op, op.split.ways, t, lx));
     out.back().chosen = true;
     for (int n = 1; n <= t.cores; n *= 2) {
         const std::vector<int> ways = defaultDivision(p, op, n);
@@ -43,7 +46,7 @@ std::vector<SplitAlternative> splitAlternatives(const Program& p, const Op& op, 
         for (const SplitAlternative& a : out)
             seen = seen || a.ways == ways;
         if (!seen)
-            out.push_back(alternative(p, op, ways, t));
+            out.push_back(alternative(p, op, ways, t, lx));
     }
     return out;
 }

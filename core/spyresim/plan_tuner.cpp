@@ -2,6 +2,7 @@
 
 #include "core/common/diagnostics.h"
 #include "core/spyre/kernel_bundle.h"
+#include "core/spyre/lx_neighbourhood.h"
 #include "core/spyre/op_geometry.h"
 #include "core/spyre/pass_work_division.h"
 #include "core/spyresim/spyre_simulator.h"
@@ -105,9 +106,10 @@ TunedPlan tunePlan(const model::ModelGraph& graph, const spyre::SpyreTarget& tar
         for (const std::vector<int>& w : splitsOf(first, op, target.cores))
             if (!spyre::splitExceedsSpan(first, op, w, target))
                 p.legal.push_back(w);
+        const spyre::LxNeighbourhood lx(first, op, target, first.scratchpad.planned);
         for (const std::vector<int>& w : p.legal)
             if (w != op.split.ways)
-                p.splits.emplace_back(w, spyre::matmulSplitCostUs(first, op, w, target));
+                p.splits.emplace_back(w, spyre::matmulSplitCost(first, op, w, target, &lx).rankUs);
         std::stable_sort(p.splits.begin(), p.splits.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
         if (static_cast<int>(p.splits.size()) > candidatesPerOp)
             p.splits.resize(static_cast<size_t>(candidatesPerOp));
@@ -202,8 +204,9 @@ TunedPlan tunePlan(const model::ModelGraph& graph, const spyre::SpyreTarget& tar
                     if (b.name == p.buffers[i])
                         b.order = orderOf(i, mask);
             std::vector<std::pair<std::vector<int>, double>> ranked;
+            const spyre::LxNeighbourhood lx(reordered, op, target, reordered.scratchpad.planned);
             for (const std::vector<int>& w : p.legal)
-                ranked.emplace_back(w, spyre::matmulSplitCostUs(reordered, op, w, target));
+                ranked.emplace_back(w, spyre::matmulSplitCost(reordered, op, w, target, &lx).rankUs);
             std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
             for (int variant = -2; variant < static_cast<int>(std::min(p.jointSplits, ranked.size())); ++variant) {
                 if (outOfTime())

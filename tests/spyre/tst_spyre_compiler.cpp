@@ -12,6 +12,7 @@
 #include "core/spyre/json_schema.h"
 #include "core/spyre/kernel_bundle.h"
 #include "core/spyre/layout_model.h"
+#include "core/spyre/lx_neighbourhood.h"
 #include "core/spyre/model_builder.h"
 #include "core/spyre/op_geometry.h"
 #include "core/spyre/pass_work_division.h"
@@ -421,11 +422,13 @@ private slots:
         const SpyreTarget t = defaultTarget();
         for (const char* m : {"matmul", "mlp", "attention", "encoder"}) {
             const auto pOwner = finalProgram(compile(modelByName(QString::fromLatin1(m)), t));
-        const Program& p = *pOwner;
+            const Program& p = *pOwner;
             for (const Op& op : p.ops)
                 if (op.kind == OpKind::MatMul) {
+                    // Ranked as work division ranked it: with the LX residency each split allows.
+                    const LxNeighbourhood lx(p, op, t, p.scratchpad.planned);
                     const auto def = defaultDivision(p, op, t.cores);
-                    QVERIFY(matmulSplitCostUs(p, op, op.split.ways, t) <= matmulSplitCostUs(p, op, def, t) + 1e-9);
+                    QVERIFY(matmulSplitCost(p, op, op.split.ways, t, &lx).rankUs <= matmulSplitCost(p, op, def, t, &lx).rankUs + 1e-9);
                 }
         }
     }
