@@ -59,6 +59,18 @@ bool usingAvx2();
 // The time one application of `g` takes per amplitude of a cache-resident state, relative units (about ns on
 // the 2-vCPU EPYC of BENCHMARKS.md): what the fuse pass weighs when it decides whether merging gates pays.
 double relativeCost(const PreparedGate& g);
+// What relativeCost reads of a prepared gate, so the fuse pass can weigh a candidate block from its matrix
+// without preparing it: shapeOf(g) gives relativeCost(g) == relativeCost(shapeOf(g)).
+struct CostShape {
+    int k = 0;               // target qubits
+    int controls = 0;        // control qubits
+    int lowestTarget = 0;    // targets[0]
+    bool diagonal = false;   // runs on the diagonal kernel (PreparedGate::diagonal)
+    bool sparse = false;     // PreparedGate::sparse
+    int entries = 0;         // diagonal: factors != 1 (diagIndex); sparse: non-zeros (sparseCol)
+};
+CostShape shapeOf(const PreparedGate& g);
+double relativeCost(const CostShape& s);
 
 // Implementations (the three builds of kernels_impl.inc).
 namespace generic {

@@ -235,11 +235,11 @@ uint64_t qubitMask(const kernels::PreparedGate& g)
 }
 
 // Whether g can run inside blocks in which the qubits of `fixedMask` are fixed.
-bool fitsBlock(const kernels::PreparedGate& g, uint64_t fixedMask)
+bool fitsBlock(const StateVector::Footprint& g, uint64_t fixedMask)
 {
-    if (std::popcount(qubitMask(g) & fixedMask) > kMaxFixedQubitsPerGate)
+    if (std::popcount((g.targets | g.controls) & fixedMask) > kMaxFixedQubitsPerGate)
         return false;
-    return g.diagonalMatrix || (targetMask(g) & fixedMask) == 0;
+    return g.diagonalMatrix || (g.targets & fixedMask) == 0;
 }
 
 // `localQubit` maps a free state qubit to its qubit in the block (monotonic, so target order is kept).
@@ -444,7 +444,7 @@ namespace {
 // 1 tiles, -1 one gate alone. The plan depends on the gates and n only, so the fuse pass can count the passes
 // of a gate list without a state.
 template <class Step>
-void planRuns(int n, int w, const std::vector<kernels::PreparedGate>& gates, Step step)
+void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, Step step)
 {
     const int b = chunkQubits(n);
     const uint64_t all = n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
@@ -454,7 +454,7 @@ void planRuns(int n, int w, const std::vector<kernels::PreparedGate>& gates, Ste
     std::vector<uint64_t> masks(count);
     std::vector<char> fits[2] = {std::vector<char>(count), std::vector<char>(count)};
     for (size_t i = 0; i < count; ++i) {
-        masks[i] = qubitMask(gates[i]);
+        masks[i] = gates[i].targets | gates[i].controls;
         fits[0][i] = fitsBlock(gates[i], chunkFixed);
         fits[1][i] = fitsBlock(gates[i], tileFixed);
     }
@@ -499,7 +499,27 @@ void planRuns(int n, int w, const std::vector<kernels::PreparedGate>& gates, Ste
 
 }  // namespace
 
+StateVector::Footprint StateVector::footprint(const kernels::PreparedGate& g)
+{
+    return Footprint{targetMask(g), qubitMask(g) & ~targetMask(g), g.diagonalMatrix};
+}
+
+namespace {
+std::vector<StateVector::Footprint> footprints(const std::vector<kernels::PreparedGate>& gates)
+{
+    std::vector<StateVector::Footprint> f(gates.size());
+    for (size_t i = 0; i < gates.size(); ++i)
+        f[i] = StateVector::footprint(gates[i]);
+    return f;
+}
+}  // namespace
+
 StateVector::Passes StateVector::countPasses(int n, Precision p, const std::vector<kernels::PreparedGate>& gates)
+{
+    return countPasses(n, p, footprints(gates));
+}
+
+StateVector::Passes StateVector::countPasses(int n, Precision p, const std::vector<Footprint>& gates)
 {
     Passes passes;
     if (n <= kChunkQubits + 1) {
@@ -535,7 +555,7 @@ StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGat
     const uint64_t all = n_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << n_) - 1;
     const uint64_t chunkFixed = all & ~((uint64_t(1) << b) - 1);
     const uint64_t tileFixed = ((uint64_t(1) << b) - 1) & ~((uint64_t(1) << w) - 1);
-    planRuns(n_, w, gates, [&](int kind, const std::vector<size_t>& run, size_t applied) {
+    planRuns(n_, w, footprints(gates), [&](int kind, const std::vector<size_t>& run, size_t applied) {
         between(applied);
         if (kind < 0) {
             apply(gates[run[0]]);
