@@ -200,6 +200,9 @@ PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& t
                 break;
             }
     g.diagonalMatrix = diag;
+    g.realMatrix = true;
+    for (size_t e = 1; e < g.matrix.size() && g.realMatrix; e += 2)
+        g.realMatrix = g.matrix[e] == 0;
     // A one-qubit diagonal with both factors != 1 (rz) runs faster on the dense kernel.
     if (diag && k == 1 && (g.matrix[0] != 1 || g.matrix[1] != 0) && (g.matrix[6] != 1 || g.matrix[7] != 0))
         diag = false;

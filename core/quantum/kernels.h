@@ -18,6 +18,7 @@ struct PreparedGate {
     std::vector<int> controls;        // control qubits (all must be 1)
     bool diagonal = false;            // runs on the diagonal kernel
     bool diagonalMatrix = false;      // the matrix is diagonal (also when a dense kernel runs it, as for rz)
+    bool realMatrix = false;          // every imaginary part is zero: the dense kernels make one FMA a product
     std::vector<double> matrix;       // 2^k x 2^k complex, row-major, interleaved re/im (dense gates)
     std::vector<int> diagIndex;       // diagonal gates: local indices whose factor is not 1 ...
     std::vector<double> diagValue;    // ... and those factors (re, im)
