@@ -46,6 +46,34 @@ namespace {
 // 4 KiB page and TLB miss per row without them), on a huge-page boundary.
 constexpr size_t kMapBytes = size_t(2) << 20;
 constexpr size_t kHugePage = size_t(2) << 20;
+
+// At least `bytes` of zero pages from mmap, starting on a huge-page boundary (`base`, `mapped`: what to munmap),
+// or null. Transparent huge pages are asked for (with THP in "madvise" mode, as on Debian, nothing else gets
+// them): the first touch then takes one fault per 2 MiB instead of 512, and on the VM of BENCHMARKS.md a fault is
+// the cost (2026-12-02, 2 threads touching 1 GiB: 2.0-3.4 s in 4 KiB pages, fresh memory or not; in huge pages
+// 1.1-1.3 s on memory the VM had not touched before, 0.07 s on memory it had). SPYGLASS_HUGEPAGES=0 turns it off:
+// where free memory is fragmented (a full page cache) the advice makes the faults compact memory first, which on
+// 2026-12-01 took 1.7-2.8 s of CPU for 1 GiB against 0.56-0.66 s in 4 KiB pages.
+char* mapHugePages(size_t bytes, void*& base, size_t& mapped)
+{
+    // One huge page more than needed, so the data can start on a huge-page boundary.
+    mapped = bytes + kHugePage;
+    base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) {
+        base = nullptr;
+        return nullptr;
+    }
+    char* aligned = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(base) + kHugePage - 1) & ~(kHugePage - 1));
+#ifdef MADV_HUGEPAGE
+    static const bool huge = [] {
+        const char* e = std::getenv("SPYGLASS_HUGEPAGES");
+        return !(e && *e == '0');
+    }();
+    if (huge)
+        madvise(aligned, bytes, MADV_HUGEPAGE);
+#endif
+    return aligned;
+}
 }  // namespace
 
 StateVector::StateVector(int n, Precision p) : n_(n), prec_(p)
@@ -53,29 +81,14 @@ StateVector::StateVector(int n, Precision p) : n_(n), prec_(p)
     checkMemory(n, p);
     bytes_ = std::max<size_t>(64, (size_t(1) << n) * (p == Precision::Double ? 16 : 8));
     if (bytes_ >= kMapBytes) {
-        // One huge page more than needed, so the state can start on a huge-page boundary.
-        const size_t mapped = bytes_ + kHugePage;
-        void* m = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (m == MAP_FAILED)
+        void* base = nullptr;
+        size_t mapped = 0;
+        char* aligned = mapHugePages(bytes_, base, mapped);
+        if (!aligned)
             throw InputError(SourceLocation{}, "could not allocate the state vector (" + std::to_string(bytes_ >> 20) + " MiB)");
-        char* aligned = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(m) + kHugePage - 1) & ~(kHugePage - 1));
-        mapBase_ = m;
+        mapBase_ = base;
         mapBytes_ = mapped;
         data_ = aligned;
-#ifdef MADV_HUGEPAGE
-        // Transparent huge pages, asked for (with THP in "madvise" mode, as on Debian, nothing else gets them): the
-        // first touch then takes one fault per 2 MiB instead of 512, and on the VM of BENCHMARKS.md a fault is the cost
-        // (2026-12-02, 2 threads touching 1 GiB: 2.0-3.4 s in 4 KiB pages, fresh memory or not; in huge pages 1.1-1.3 s
-        // on memory the VM had not touched before, 0.07 s on memory it had). SPYGLASS_HUGEPAGES=0 turns it off: where
-        // free memory is fragmented (a full page cache) the advice makes the faults compact memory first, which on
-        // 2026-12-01 took 1.7-2.8 s of CPU for 1 GiB against 0.56-0.66 s in 4 KiB pages.
-        static const bool huge = [] {
-            const char* e = std::getenv("SPYGLASS_HUGEPAGES");
-            return !(e && *e == '0');
-        }();
-        if (huge)
-            madvise(aligned, bytes_, MADV_HUGEPAGE);
-#endif
         char* bytes = static_cast<char*>(data_);
         const int64_t pages = int64_t((bytes_ + 4095) / 4096);
 #pragma omp parallel for schedule(static)
@@ -365,19 +378,34 @@ inline void copyRow(T* __restrict dst, const T* __restrict src, uint64_t values)
 }
 
 // Each thread's tile buffer, kept from run to run (and freed with the thread): a fresh one is freshly mapped
-// pages, a fault each, about 25 us on the machine of BENCHMARKS.md.
+// pages, a fault each, about 25 us on the machine of BENCHMARKS.md, so it is mapped in huge pages (a 512 KiB
+// tile: 128 faults per thread, about 3 ms of a 20-qubit random circuit's 50, against one).
 template <class T>
 T* tileBuffer(size_t count)
 {
     struct Buffer {
         T* data = nullptr;
         size_t count = 0;
-        ~Buffer() { std::free(data); }
+        void* base = nullptr;
+        size_t mapped = 0;
+        void release()
+        {
+            if (base)
+                munmap(base, mapped);
+            else
+                std::free(data);
+            data = nullptr;
+            base = nullptr;
+        }
+        ~Buffer() { release(); }
     };
     thread_local Buffer buffer;
     if (buffer.count < count) {
-        std::free(buffer.data);
-        buffer.data = static_cast<T*>(std::aligned_alloc(64, (count * sizeof(T) + 63) / 64 * 64));
+        buffer.release();
+        // Whole huge pages: a page is only huge where all its 2 MiB are advised.
+        buffer.data = reinterpret_cast<T*>(mapHugePages((count * sizeof(T) + kHugePage - 1) / kHugePage * kHugePage, buffer.base, buffer.mapped));
+        if (!buffer.data)
+            buffer.data = static_cast<T*>(std::aligned_alloc(64, (count * sizeof(T) + 63) / 64 * 64));
         buffer.count = count;
     }
     return buffer.data;
