@@ -122,7 +122,21 @@ void prepareLaneTable(PreparedGate& g, bool single)
         fill(g.laneTableDouble, g.laneTableDoubleBytes);
 }
 
-double relativeCost(const PreparedGate& g)
+CostShape shapeOf(const PreparedGate& g)
+{
+    CostShape s;
+    s.k = g.k;
+    s.controls = static_cast<int>(g.controls.size());
+    s.lowestTarget = g.targets[0];
+    s.diagonal = g.diagonal;
+    s.sparse = g.sparse;
+    s.entries = static_cast<int>(g.diagonal ? g.diagIndex.size() : g.sparse ? g.sparseCol.size() : 0);
+    return s;
+}
+
+double relativeCost(const PreparedGate& g) { return relativeCost(shapeOf(g)); }
+
+double relativeCost(const CostShape& g)
 {
     // Fitted to single-thread timings of each kernel on a 2^13-amplitude state (AVX-512 build, complex128, best of
     // 7 runs of 200; 2026-12-02, at load 3): dense one-qubit 0.27-0.47, k-qubit dense blocks 0.38-0.65 / 0.84-1.1
@@ -130,19 +144,19 @@ double relativeCost(const PreparedGate& g)
     // 0.44, a sparse block of two non-zeros per row 0.41, cz 0.17, a diagonal of 7 phases on 3 qubits 0.6, a
     // controlled rx 0.33. complex64 keeps the same order at about half of each (one-qubit 0.16-0.25, k = 4 1.0).
     static constexpr double kDense[kMaxTargets + 1] = {0, 0.4, 0.45, 0.95, 2.1, 6.5, 13};
-    const double touched = 1.0 / double(uint64_t(1) << g.controls.size());
+    const double touched = 1.0 / double(uint64_t(1) << g.controls);
     const double dim = double(1 << g.k);
     if (g.diagonal)
-        return 0.08 + 0.5 * touched * double(g.diagIndex.size()) / dim;
+        return 0.08 + 0.5 * touched * double(g.entries) / dim;
     // The wide builds run a sparse gate with a target inside a complex128 vector as a dense one (kernels_impl.inc,
     // laneTargetMask).
     const int laneBits = activeIsa() == Isa::Avx512 ? 2 : activeIsa() == Isa::Avx2 ? 1 : 0;
-    const bool sparseKernel = g.sparse && !(g.k <= 4 && g.targets[0] < laneBits);
+    const bool sparseKernel = g.sparse && !(g.k <= 4 && g.lowestTarget < laneBits);
     if (sparseKernel)   // a swap 0.44, two non-zeros per row 0.41 (k = 2): the row count dominates
-        return std::max(0.2, -0.14 + 0.17 * touched * double(g.sparseCol.size()) / dim + 0.25 * g.k);
+        return std::max(0.2, -0.14 + 0.17 * touched * double(g.entries) / dim + 0.25 * g.k);
     // Two one-qubit gates cost about as much as one two-qubit block (0.45 against 2 x 0.4): pairs pay, larger
     // tensor products of one-qubit gates do not (k = 3 0.95 against 0.45 + 0.4).
-    return kDense[g.k] * (g.k == 1 && !g.controls.empty() ? 0.9 : touched);
+    return kDense[g.k] * (g.k == 1 && g.controls > 0 ? 0.9 : touched);
 }
 
 PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& targets, const std::vector<double>& m)
@@ -186,6 +200,9 @@ PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& t
                 break;
             }
     g.diagonalMatrix = diag;
+    g.realMatrix = true;
+    for (size_t e = 1; e < g.matrix.size() && g.realMatrix; e += 2)
+        g.realMatrix = g.matrix[e] == 0;
     // A one-qubit diagonal with both factors != 1 (rz) runs faster on the dense kernel.
     if (diag && k == 1 && (g.matrix[0] != 1 || g.matrix[1] != 0) && (g.matrix[6] != 1 || g.matrix[7] != 0))
         diag = false;

@@ -18,6 +18,7 @@ struct PreparedGate {
     std::vector<int> controls;        // control qubits (all must be 1)
     bool diagonal = false;            // runs on the diagonal kernel
     bool diagonalMatrix = false;      // the matrix is diagonal (also when a dense kernel runs it, as for rz)
+    bool realMatrix = false;          // every imaginary part is zero: the dense kernels make one FMA a product
     std::vector<double> matrix;       // 2^k x 2^k complex, row-major, interleaved re/im (dense gates)
     std::vector<int> diagIndex;       // diagonal gates: local indices whose factor is not 1 ...
     std::vector<double> diagValue;    // ... and those factors (re, im)
@@ -59,6 +60,18 @@ bool usingAvx2();
 // The time one application of `g` takes per amplitude of a cache-resident state, relative units (about ns on
 // the 2-vCPU EPYC of BENCHMARKS.md): what the fuse pass weighs when it decides whether merging gates pays.
 double relativeCost(const PreparedGate& g);
+// What relativeCost reads of a prepared gate, so the fuse pass can weigh a candidate block from its matrix
+// without preparing it: shapeOf(g) gives relativeCost(g) == relativeCost(shapeOf(g)).
+struct CostShape {
+    int k = 0;               // target qubits
+    int controls = 0;        // control qubits
+    int lowestTarget = 0;    // targets[0]
+    bool diagonal = false;   // runs on the diagonal kernel (PreparedGate::diagonal)
+    bool sparse = false;     // PreparedGate::sparse
+    int entries = 0;         // diagonal: factors != 1 (diagIndex); sparse: non-zeros (sparseCol)
+};
+CostShape shapeOf(const PreparedGate& g);
+double relativeCost(const CostShape& s);
 
 // Implementations (the three builds of kernels_impl.inc).
 namespace generic {

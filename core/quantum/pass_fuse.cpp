@@ -17,6 +17,12 @@
 // (StateVector::fitsCacheBlocks): a block across them would cost a pass over the whole state of its own.
 // Greedy: open blocks are kept on disjoint qubit sets; a gate that does not merge closes (emits) the blocks it
 // touches and opens a new one.
+// The pass's own time is part of every run (at 20 qubits it was a quarter of the simulation), so it does the work
+// by algorithm: a block's product grows by applying each gate to it in place on its qubits (2^(2n + m)
+// multiply-adds for an m-qubit gate, not a 2^(3n) product with the gate embedded), a merge of disjoint factors is
+// weighed from their shapes before it is multiplied out, every gate's matrix and cost are computed once for all
+// the fusions tried, the estimate counts passes from qubit masks (StateVector::Footprint), and only the fusion
+// kept has its blocks' matrices built for the circuit (fresh memory is a page fault every 4 KiB here).
 #include "core/quantum/pass.h"
 
 #include "core/quantum/gates.h"
@@ -26,6 +32,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
 namespace spyglass::quantum {
 
@@ -45,19 +52,168 @@ std::string shortNumber(double x)
     return text;
 }
 
-struct Block {
-    std::vector<int> qubits;     // matrix index bit j = qubits[j]
-    std::vector<cplx> matrix;    // product of the gates so far
-    std::vector<Op> gates;
-    double cost = 0;             // relative cost of applying the block as one kernel (or its single gate)
-    bool diagonal = false;       // merged blocks: the product is diagonal
+// A gate of the input circuit, looked at once for all the fusions tried.
+struct GateInfo {
+    bool counted = false;             // an unconditioned primitive gate: it has a kernel (the rest is left as it is)
+    std::vector<cplx> matrix;         // opMatrix: index bit j = op.qubits[j]
+    double cost = 0;                  // kernels::relativeCost of the gate alone (controls resolved)
+    bool diagonalMatrix = false;      // `matrix` has exact zeros off the diagonal
+    int nonZeros = 0;                 // of `matrix`
+    StateVector::Footprint footprint; // what StateVector::countPasses reads of its kernel
 };
+
+// An open block: the gates merged so far, on at most kernels::kMaxTargets qubits.
+struct Block {
+    int qubits[kernels::kMaxTargets] = {};   // matrix index bit j = qubits[j]
+    int n = 0;
+    std::vector<cplx> matrix;         // the product of its gates; empty for a single gate (GateInfo::matrix)
+    std::vector<uint32_t> gates;      // indices of its gates in the circuit's ops, in order
+    double cost = 0;                  // relative cost of applying the block as one kernel (or its single gate)
+    bool diagonal = false;            // merged blocks: the product has exact zeros off the diagonal
+    int nonZeros = 0;                 // of the product
+
+    bool has(int q) const { return std::find(qubits, qubits + n, q) != qubits + n; }
+    bool touches(const std::vector<int>& qs) const
+    {
+        return std::any_of(qs.begin(), qs.end(), [&](int q) { return has(q); });
+    }
+};
+
+// One op of a fusion as the estimate sees it: an op of the input circuit as it is, or a fused block (its matrix
+// is only multiplied out again for the fusion kept: a candidate's blocks would be fresh memory, a fault a page).
+struct Item {
+    uint32_t op = 0;                  // the input op (a fused block's first gate)
+    bool fused = false;
+    bool diagonal = false;            // fused: its matrix is diagonal
+    uint64_t qubits = 0;              // fused: its qubits, a mask
+    double cost = 0;                  // relativeCost of its kernel
+};
+
+// What kernels::prepare({}, qubits, m) would make of a product (a dense matrix on n qubits, no controls), for
+// relativeCost: the same tests on the same exact zeros and ones, without preparing the kernel. onlyDiagonal: as
+// if the entries off the diagonal were zero. The order of the qubits does not change any of it.
+struct ProductInfo {
+    kernels::CostShape shape;
+    bool diagonalMatrix = false;
+    int nonZeros = 0;
+};
+
+ProductInfo productInfo(const cplx* m, const int* qubits, int n, bool onlyDiagonal = false)
+{
+    const int dim = 1 << n;
+    ProductInfo p;
+    p.shape.k = n;
+    p.shape.lowestTarget = *std::min_element(qubits, qubits + n);
+    bool diag = true;
+    for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c)
+            if ((!onlyDiagonal || r == c) && m[size_t(r) * dim + c] != cplx(0)) {
+                ++p.nonZeros;
+                diag = diag && r == c;
+            }
+    p.diagonalMatrix = diag;
+    // A one-qubit diagonal with both factors != 1 (rz) runs on the dense kernel (kernels::prepare).
+    if (diag && n == 1 && m[0] != cplx(1) && m[3] != cplx(1))
+        diag = false;
+    if (diag) {
+        p.shape.diagonal = true;
+        for (int j = 0; j < dim; ++j)
+            p.shape.entries += m[size_t(j) * dim + j] != cplx(1);
+    } else if (n >= 2 && p.nonZeros <= dim * dim / 2) {
+        p.shape.sparse = true;
+        p.shape.entries = p.nonZeros;
+    }
+    return p;
+}
+
+// row[0..count) += a * in[0..count), and out = a * in: the products as std::complex computes them for finite
+// values, written out so they vectorise (operator* calls __muldc3 for infinities and NaNs; a unitary has none).
+void madd(cplx* row, cplx a, const cplx* in, size_t count)
+{
+    double* r = reinterpret_cast<double*>(row);
+    const double* x = reinterpret_cast<const double*>(in);
+    const double ar = a.real(), ai = a.imag();
+    for (size_t c = 0; c < count; ++c) {
+        const double xr = x[2 * c], xi = x[2 * c + 1];
+        r[2 * c] += ar * xr - ai * xi;
+        r[2 * c + 1] += ar * xi + ai * xr;
+    }
+}
+void scaled(cplx* out, cplx a, const cplx* in, size_t count)
+{
+    double* o = reinterpret_cast<double*>(out);
+    const double* x = reinterpret_cast<const double*>(in);
+    const double ar = a.real(), ai = a.imag();
+    for (size_t c = 0; c < count; ++c) {
+        const double xr = x[2 * c], xi = x[2 * c + 1];
+        o[2 * c] = ar * xr - ai * xi;
+        o[2 * c + 1] = ar * xi + ai * xr;
+    }
+}
+
+// m (2^n x 2^n) := g x m, g a 2^gn x 2^gn matrix on the bits pos[0..gn) of m's index: the block's product grown
+// by one gate in place, 2^(2n + gn) multiply-adds instead of the 2^(3n) of a product with g embedded. The terms
+// of each sum are those of that product (its zeros skipped), in the same order when pos ascends.
+void applyLeft(std::vector<cplx>& m, int n, const cplx* g, int gn, const int* pos, std::vector<cplx>& scratch)
+{
+    const int dim = 1 << n, gdim = 1 << gn;
+    int offset[1 << kernels::kMaxTargets];
+    int mask = 0;
+    for (int j = 0; j < gn; ++j)
+        mask |= 1 << pos[j];
+    for (int s = 0; s < gdim; ++s) {
+        offset[s] = 0;
+        for (int j = 0; j < gn; ++j)
+            offset[s] |= (s >> j & 1) << pos[j];
+    }
+    scratch.resize(size_t(gdim) * dim);
+    for (int base = 0; base < dim; ++base) {
+        if (base & mask)
+            continue;
+        for (int t = 0; t < gdim; ++t)
+            std::copy_n(m.begin() + long(base | offset[t]) * dim, dim, scratch.begin() + long(t) * dim);
+        for (int s = 0; s < gdim; ++s) {
+            cplx* row = m.data() + size_t(base | offset[s]) * dim;
+            std::fill_n(row, dim, cplx(0));
+            for (int t = 0; t < gdim; ++t) {
+                const cplx gst = g[size_t(s) * gdim + t];
+                if (gst == cplx(0))
+                    continue;
+                const cplx* in = scratch.data() + size_t(t) * dim;
+                madd(row, gst, in, dim);
+            }
+        }
+    }
+}
+
+// out := f x cur (f on the higher bits of the index), f a 2^fn x 2^fn matrix; f null: the identity on fn qubits.
+void kronLeft(std::vector<cplx>& out, const cplx* f, int fn, const std::vector<cplx>& cur, int cn)
+{
+    const size_t cdim = size_t(1) << cn, fdim = size_t(1) << fn, dim = cdim * fdim;
+    out.assign(dim * dim, cplx(0));
+    for (size_t rf = 0; rf < fdim; ++rf)
+        for (size_t cf = 0; cf < fdim; ++cf) {
+            if (!f && rf != cf)
+                continue;
+            const cplx a = f ? f[rf * fdim + cf] : cplx(1);
+            if (f && a == cplx(0))
+                continue;
+            for (size_t rc = 0; rc < cdim; ++rc) {
+                cplx* o = out.data() + (rf * cdim + rc) * dim + cf * cdim;
+                const cplx* in = cur.data() + rc * cdim;
+                if (f)
+                    scaled(o, a, in, cdim);
+                else
+                    std::copy_n(in, cdim, o);
+            }
+        }
+}
 
 class Fuse : public Pass {
     enum class Mode { CostAware, WideInCacheBlocks, Wide };
 
 public:
-    Fuse(int k, int localQubits) : k_(std::clamp(k, 1, 6)), localQubits_(localQubits) {}
+    Fuse(int k, int localQubits) : k_(std::clamp(k, 1, kernels::kMaxTargets)), localQubits_(localQubits) {}
     std::string name() const override { return "fuse"; }
     std::string description() const override
     {
@@ -66,30 +222,67 @@ public:
     PassResult run(Circuit& c, PassContext&) override
     {
         const int before = c.gateCount();
+        c_ = &c;
+        // Every fusion weighs the gates alone and multiplies their matrices: both are computed once.
+        info_.assign(c.ops.size(), GateInfo{});
+        for (size_t i = 0; i < c.ops.size(); ++i) {
+            const Op& op = c.ops[i];
+            GateInfo& g = info_[i];
+            g.counted = op.kind == OpKind::Gate && !op.cond.active() && c.isPrimitive(op);
+            if (!g.counted)
+                continue;
+            // The kernel prepareOp would make, weighed from the gate's target matrix without preparing it.
+            const StdGate* sg = op.fused ? nullptr : findStdGate(op.name);
+            const int controls = sg ? sg->controls : 0;
+            const std::vector<cplx> target = sg ? stdTargetMatrix(op.name, op.params) : op.fused->matrix;
+            const int k = static_cast<int>(op.qubits.size()) - controls;
+            if (k < 1 || k > kernels::kMaxTargets)
+                throw std::invalid_argument("gate on " + std::to_string(k) + " target qubits is not supported by the kernels");
+            ProductInfo p = productInfo(target.data(), op.qubits.data() + controls, k);
+            p.shape.controls = controls;
+            g.cost = kernels::relativeCost(p.shape);
+            for (int j = 0; j < static_cast<int>(op.qubits.size()); ++j)
+                (j < controls ? g.footprint.controls : g.footprint.targets) |= uint64_t(1) << op.qubits[static_cast<size_t>(j)];
+            g.footprint.diagonalMatrix = p.diagonalMatrix;
+            if (static_cast<int>(op.qubits.size()) <= k_) {
+                g.matrix = opMatrix(op);
+                const ProductInfo p = productInfo(g.matrix.data(), op.qubits.data(), static_cast<int>(op.qubits.size()));
+                g.diagonalMatrix = p.diagonalMatrix;
+                g.nonZeros = p.nonZeros;
+            }
+        }
+        std::vector<int> all(static_cast<size_t>(c.numQubits));
+        for (int q = 0; q < c.numQubits; ++q)
+            all[static_cast<size_t>(q)] = q;
+        // A state small enough for every gate to fit the cache blocks is one the simulator does not block at all.
+        countPasses_ = !StateVector::fitsCacheBlocks(c.numQubits, all);
         struct Candidate {
             std::string name;
-            std::vector<Op> ops;
+            std::vector<Item> items;
             int blocks = 0, fusedGates = 0;
             double cost = 0;
         };
-        // Every fusion weighs the gates alone: their kernels are prepared once (most of the pass's time otherwise).
-        std::vector<double> gateCost(c.ops.size());
+        Candidate best{"unfused", {}, 0, 0, 0};
         for (size_t i = 0; i < c.ops.size(); ++i)
-            if (c.ops[i].kind == OpKind::Gate && !c.ops[i].cond.active() && c.isPrimitive(c.ops[i]))
-                gateCost[i] = kernels::relativeCost(prepareOp(c, c.ops[i]));
-        // Only the best candidate so far is kept, so the next one is built in memory the last one freed: fresh pages
-        // cost a fault each, about 25 us on the machine of BENCHMARKS.md (random_20: 250 faults and 7 ms fewer).
-        Candidate best{"unfused", {}, 0, 0, estimatedCost(c, c.ops)};
+            best.items.push_back(Item{static_cast<uint32_t>(i), false, false, 0, info_[i].cost});
+        best.cost = estimatedCost(best.items);
         bool fused = false;
         std::string costs = " (estimated cost per amplitude: unfused " + shortNumber(best.cost);
+        Mode bestMode = Mode::CostAware;
+        int bestMaxQubits = 0;
         auto consider = [&](std::string name, Mode mode, int maxQubits) {
             blocks_ = fusedGates_ = 0;
-            Candidate next{std::move(name), fuseOps(c, c.ops, gateCost, mode, maxQubits), blocks_, fusedGates_, 0};
-            next.cost = estimatedCost(c, next.ops);
+            Candidate next{std::move(name), {}, 0, 0, 0};
+            fuseOps(mode, maxQubits, &next.items, nullptr);
+            next.blocks = blocks_;
+            next.fusedGates = fusedGates_;
+            next.cost = estimatedCost(next.items);
             costs += ", " + next.name + " " + shortNumber(next.cost);
             // Ties go to the simpler circuit (fewer merges), so fusing never costs more than not fusing.
             if (next.cost < best.cost * (1 - 1e-9)) {
                 best = std::move(next);
+                bestMode = mode;
+                bestMaxQubits = maxQubits;
                 fused = true;
             }
         };
@@ -101,8 +294,16 @@ public:
             consider("wide <= " + std::to_string(k) + " in cache blocks", Mode::WideInCacheBlocks, k);
         consider("wide", Mode::Wide, k_);
         costs += ")";
-        if (fused)
-            c.ops = std::move(best.ops);
+        if (fused) {
+            // The fusion kept, built again (the same steps), now with its blocks' matrices.
+            std::vector<Op> ops;
+            ops.reserve(best.items.size());
+            fuseOps(bestMode, bestMaxQubits, nullptr, &ops);
+            c.ops = std::move(ops);
+        }
+        info_.clear();
+        footprints_.clear();
+        c_ = nullptr;
         PassResult r;
         r.changed = best.blocks > 0;
         if (!fused)
@@ -115,33 +316,132 @@ public:
     }
 
 private:
-    // What the simulator would spend per amplitude on `ops`: every gate's kernel (kernels::relativeCost) and every
-    // pass over the state (StateVector::countPasses) at kPassCost. Below the cache-blocking size the whole state
-    // is in cache and passes cost nothing extra.
-    double estimatedCost(const Circuit& c, const std::vector<Op>& ops) const
+    // What the simulator would spend per amplitude on `items`: every gate's kernel (kernels::relativeCost) and
+    // every pass over the state (StateVector::countPasses) at kPassCost. Below the cache-blocking size the whole
+    // state is in cache and passes cost nothing extra.
+    double estimatedCost(const std::vector<Item>& items) const
     {
-        std::vector<kernels::PreparedGate> gates;
         double kernelsCost = 0;
-        for (const Op& op : ops) {
-            if (op.kind != OpKind::Gate || op.cond.active() || !(op.fused || c.isPrimitive(op)))
+        std::vector<StateVector::Footprint>& gates = footprints_;   // kept from call to call
+        gates.clear();
+        for (const Item& it : items) {
+            if (!it.fused && !info_[it.op].counted)
                 continue;
-            gates.push_back(prepareOp(c, op));
-            kernelsCost += kernels::relativeCost(gates.back());
+            kernelsCost += it.cost;
+            if (!countPasses_)
+                continue;
+            if (!it.fused) {
+                gates.push_back(info_[it.op].footprint);
+                continue;
+            }
+            gates.push_back(StateVector::Footprint{it.qubits, 0, it.diagonal});
         }
-        // A state small enough for every gate to fit the cache blocks is one the simulator does not block at all.
-        std::vector<int> all(static_cast<size_t>(c.numQubits));
-        for (int q = 0; q < c.numQubits; ++q)
-            all[static_cast<size_t>(q)] = q;
-        if (StateVector::fitsCacheBlocks(c.numQubits, all))
+        if (!countPasses_)
             return kernelsCost;
-        return kernelsCost + StateVector::countPasses(c.numQubits, Precision::Double, gates).total() * kPassCost;
+        return kernelsCost + StateVector::countPasses(c_->numQubits, Precision::Double, gates).total() * kPassCost;
     }
 
-    // gateCost[i]: kernels::relativeCost of ops[i] alone.
-    std::vector<Op> fuseOps(const Circuit& c, std::vector<Op> ops, const std::vector<double>& gateCost, Mode mode, int maxQubits)
+    const cplx* matrixOf(const Block& b) const { return b.matrix.empty() ? info_[b.gates[0]].matrix.data() : b.matrix.data(); }
+
+    Block single(uint32_t i) const
     {
+        const Op& op = c_->ops[i];
+        const GateInfo& g = info_[i];
+        Block b;
+        b.n = static_cast<int>(op.qubits.size());
+        std::copy(op.qubits.begin(), op.qubits.end(), b.qubits);
+        b.gates.push_back(i);
+        b.cost = g.cost;
+        b.nonZeros = g.nonZeros;
+        return b;
+    }
+
+    // The cost shape of b's product with gate `g` on qubits disjoint from b's (g x b: b on the low bits), from
+    // the two factors: non-zeros multiply, the product is diagonal when both are, and its factors are the
+    // products of theirs.
+    ProductInfo disjointProduct(const Block& b, const Block& g) const
+    {
+        ProductInfo p;
+        const int n = b.n + g.n;
+        p.shape.k = n;
+        p.shape.lowestTarget = std::min(*std::min_element(b.qubits, b.qubits + b.n), *std::min_element(g.qubits, g.qubits + g.n));
+        p.nonZeros = b.nonZeros * g.nonZeros;
+        const bool bDiag = b.gates.size() == 1 ? info_[b.gates[0]].diagonalMatrix : b.diagonal;
+        p.diagonalMatrix = bDiag && info_[g.gates[0]].diagonalMatrix;
+        const int dim = 1 << n;
+        if (p.diagonalMatrix) {
+            p.shape.diagonal = true;
+            const cplx *mb = matrixOf(b), *mg = matrixOf(g);
+            const int db = 1 << b.n, dg = 1 << g.n;
+            for (int s = 0; s < dg; ++s)
+                for (int t = 0; t < db; ++t)
+                    p.shape.entries += mg[size_t(s) * dg + s] * mb[size_t(t) * db + t] != cplx(1);
+        } else if (p.nonZeros <= dim * dim / 2) {
+            p.shape.sparse = true;
+            p.shape.entries = p.nonZeros;
+        }
+        return p;
+    }
+
+    // The blocks parts[0..count) (disjoint, all before gate g) and then g, as one block: the parts' tensor
+    // product (the first on the lowest bits), the identity on g's other qubits, then g applied in place.
+    Block merge(const Block* const* parts, int count, const Block& g)
+    {
+        Block m;
+        for (int i = 0; i < count; ++i) {
+            std::copy(parts[i]->qubits, parts[i]->qubits + parts[i]->n, m.qubits + m.n);
+            m.n += parts[i]->n;
+            m.gates.insert(m.gates.end(), parts[i]->gates.begin(), parts[i]->gates.end());
+        }
+        const int partQubits = m.n;
+        int fresh = 0;
+        for (int j = 0; j < g.n; ++j)
+            if (std::find(m.qubits, m.qubits + partQubits, g.qubits[j]) == m.qubits + partQubits) {
+                m.qubits[m.n++] = g.qubits[j];
+                ++fresh;
+            }
+        m.gates.push_back(g.gates[0]);
+        const int p0 = parts[0]->n;
+        m.matrix.assign(matrixOf(*parts[0]), matrixOf(*parts[0]) + (size_t(1) << (2 * p0)));
+        int done = p0;
+        for (int i = 1; i < count; ++i) {
+            kronLeft(scratch_, matrixOf(*parts[i]), parts[i]->n, m.matrix, done);
+            std::swap(scratch_, m.matrix);
+            done += parts[i]->n;
+        }
+        const cplx* gm = matrixOf(g);
+        if (fresh == g.n) {
+            // g on fresh qubits only (in its own order, above the parts): its tensor product with them.
+            kronLeft(scratch_, gm, g.n, m.matrix, done);
+            std::swap(scratch_, m.matrix);
+        } else {
+            if (fresh > 0) {
+                kronLeft(scratch_, nullptr, fresh, m.matrix, done);
+                std::swap(scratch_, m.matrix);
+            }
+            int pos[kernels::kMaxTargets];
+            for (int j = 0; j < g.n; ++j)
+                pos[j] = static_cast<int>(std::find(m.qubits, m.qubits + m.n, g.qubits[j]) - m.qubits);
+            applyLeft(m.matrix, m.n, gm, g.n, pos, scratch_);
+        }
+        const ProductInfo p = productInfo(m.matrix.data(), m.qubits, m.n);
+        m.cost = kernels::relativeCost(p.shape);
+        m.diagonal = p.diagonalMatrix;
+        m.nonZeros = p.nonZeros;
+        return m;
+    }
+    Block merge(const Block& part, const Block& g)
+    {
+        const Block* parts[1] = {&part};
+        return merge(parts, 1, g);
+    }
+
+    // One fusion: the estimate's view of it into `items`, or the circuit's ops it makes into `ops`.
+    void fuseOps(Mode mode, int maxQubits, std::vector<Item>* items, std::vector<Op>* ops)
+    {
+        const Circuit& c = *c_;
         const bool wide = mode != Mode::CostAware;
-        std::vector<Op> out;
+        Output out{items, ops};
         std::vector<Block> open;
         auto emitWhere = [&](auto pred) {
             for (size_t b = 0; b < open.size();) {
@@ -153,100 +453,90 @@ private:
                 }
             }
         };
-        auto touches = [](const Block& b, const std::vector<int>& qs) {
-            for (int q : qs)
-                if (std::find(b.qubits.begin(), b.qubits.end(), q) != b.qubits.end())
-                    return true;
-            return false;
-        };
-        for (size_t i = 0; i < ops.size(); ++i) {
-            Op& op = ops[i];
-            const bool fusable = op.kind == OpKind::Gate && !op.cond.active() && c.isPrimitive(op) &&
-                                 static_cast<int>(op.qubits.size()) <= maxQubits;
+        for (size_t i = 0; i < c.ops.size(); ++i) {
+            const Op& op = c.ops[i];
+            const bool fusable = info_[i].counted && static_cast<int>(op.qubits.size()) <= maxQubits;
             if (!fusable) {
                 // Measurements, resets, conditioned or opaque gates: close everything they touch (all blocks for
                 // conditioned ops, whose trigger depends on earlier measurements).
                 if (op.cond.active())
                     emitWhere([](const Block&) { return true; });
                 else
-                    emitWhere([&](const Block& b) { return touches(b, op.qubits); });
-                out.push_back(std::move(op));
+                    emitWhere([&](const Block& b) { return b.touches(op.qubits); });
+                emitOp(static_cast<uint32_t>(i), out);
                 continue;
             }
-            Block single;
-            single.qubits = op.qubits;
-            single.matrix = opMatrix(op);
-            single.cost = gateCost[i];
-            single.gates.push_back(std::move(op));
-
-            std::vector<size_t> hit;
+            Block one = single(static_cast<uint32_t>(i));
+            size_t hit[kernels::kMaxTargets];
+            int hits = 0;
             for (size_t b = 0; b < open.size(); ++b)
-                if (touches(open[b], single.qubits))
-                    hit.push_back(b);
-            if (hit.empty()) {
+                if (open[b].touches(op.qubits))
+                    hit[hits++] = b;
+            if (hits == 0) {
                 // A gate on fresh qubits commutes with every open block (they are disjoint from it), so it may join
                 // one: the cheapest merge that does not cost more than the two apart.
                 size_t best = open.size();
-                Block bestMerged;
                 if (wide) {
                     // Wide fusion takes any merge that fits, so it picks the smallest block to grow without
                     // multiplying out every possible merge (the fuse pass's time is part of every run).
                     for (size_t b = 0; b < open.size(); ++b) {
-                        std::vector<int> qubits = open[b].qubits;
-                        qubits.insert(qubits.end(), single.qubits.begin(), single.qubits.end());
-                        if (static_cast<int>(qubits.size()) <= maxQubits && (best == open.size() || open[b].qubits.size() < open[best].qubits.size()) &&
-                            fitsCacheBlocks(c.numQubits, qubits, mode))
+                        if (open[b].n + one.n > maxQubits || (best != open.size() && open[b].n >= open[best].n))
+                            continue;
+                        if (fitsCacheBlocks(c.numQubits, open[b], one, mode))
                             best = b;
                     }
                     if (best != open.size())
-                        open[best] = merge({&open[best]}, single);
+                        open[best] = merge(open[best], one);
                     else
-                        open.push_back(std::move(single));
+                        open.push_back(std::move(one));
                     continue;
                 }
+                // Cost-aware: the merge's cost from its factors' shapes, and the product multiplied out only for
+                // the merge taken.
+                double bestCost = 0;
                 for (size_t b = 0; b < open.size(); ++b) {
-                    if (static_cast<int>(open[b].qubits.size() + single.qubits.size()) > maxQubits)
+                    if (open[b].n + one.n > maxQubits)
                         continue;
-                    Block merged = merge({&open[b]}, single);
-                    if (merged.cost <= open[b].cost + single.cost && fitsCacheBlocks(c.numQubits, merged, mode) &&
-                        (best == open.size() || merged.cost < bestMerged.cost)) {
+                    const ProductInfo p = disjointProduct(open[b], one);
+                    const double cost = kernels::relativeCost(p.shape);
+                    if (cost <= open[b].cost + one.cost && (p.diagonalMatrix || fitsCacheBlocks(c.numQubits, open[b], one, mode)) &&
+                        (best == open.size() || cost < bestCost)) {
                         best = b;
-                        bestMerged = std::move(merged);
+                        bestCost = cost;
                     }
                 }
                 if (best != open.size())
-                    open[best] = std::move(bestMerged);
+                    open[best] = merge(open[best], one);
                 else
-                    open.push_back(std::move(single));
+                    open.push_back(std::move(one));
                 continue;
             }
-            std::vector<const Block*> parts;
-            double apart = single.cost;
-            size_t unionSize = single.qubits.size();
-            for (size_t b : hit) {
-                parts.push_back(&open[b]);
-                apart += open[b].cost;
-                for (int q : open[b].qubits)
-                    unionSize += std::find(single.qubits.begin(), single.qubits.end(), q) == single.qubits.end();
+            const Block* parts[kernels::kMaxTargets];
+            double apart = one.cost;
+            int unionSize = one.n;
+            for (int h = 0; h < hits; ++h) {
+                parts[h] = &open[hit[h]];
+                apart += open[hit[h]].cost;
+                for (int j = 0; j < open[hit[h]].n; ++j)
+                    unionSize += std::find(op.qubits.begin(), op.qubits.end(), open[hit[h]].qubits[j]) == op.qubits.end();
             }
-            if (static_cast<int>(unionSize) <= maxQubits) {
-                Block merged = merge(parts, single);
+            if (unionSize <= maxQubits) {
+                Block merged = merge(parts, hits, one);
                 if ((wide || merged.cost <= apart) && fitsCacheBlocks(c.numQubits, merged, mode)) {
-                    for (size_t i = hit.size(); i-- > 0;)
-                        open.erase(open.begin() + static_cast<long>(hit[i]));
+                    for (int h = hits; h-- > 0;)
+                        open.erase(open.begin() + static_cast<long>(hit[h]));
                     open.push_back(std::move(merged));
                     continue;
                 }
             }
-            for (size_t i = hit.size(); i-- > 0;) {
-                emit(open[hit[i]], out);
-                open.erase(open.begin() + static_cast<long>(hit[i]));
+            for (int h = hits; h-- > 0;) {
+                emit(open[hit[h]], out);
+                open.erase(open.begin() + static_cast<long>(hit[h]));
             }
-            open.push_back(std::move(single));
+            open.push_back(std::move(one));
         }
         for (Block& b : open)
             emit(b, out);
-        return out;
     }
 
     // A non-diagonal block runs in one pass over one cache block, and, when the state is spread over MPI ranks,
@@ -256,56 +546,63 @@ private:
     // that each cost one); the whole-circuit estimate decides whether that pays.
     bool fitsCacheBlocks(int numQubits, const Block& b, Mode mode) const
     {
-        return b.diagonal || fitsCacheBlocks(numQubits, b.qubits, mode);
+        return b.diagonal || fitsCacheBlocks(numQubits, b.qubits, b.n, mode);
     }
-    bool fitsCacheBlocks(int numQubits, const std::vector<int>& qubits, Mode mode) const
+    // The union of a and b's qubits (disjoint).
+    bool fitsCacheBlocks(int numQubits, const Block& a, const Block& b, Mode mode) const
     {
-        return (mode == Mode::Wide || StateVector::fitsCacheBlocks(numQubits, qubits)) &&
-               std::all_of(qubits.begin(), qubits.end(), [&](int q) { return q < localQubits_; });
+        int qs[2 * kernels::kMaxTargets];
+        std::copy(a.qubits, a.qubits + a.n, qs);
+        std::copy(b.qubits, b.qubits + b.n, qs + a.n);
+        return fitsCacheBlocks(numQubits, qs, a.n + b.n, mode);
+    }
+    bool fitsCacheBlocks(int numQubits, const int* qubits, int n, Mode mode) const
+    {
+        if (!std::all_of(qubits, qubits + n, [&](int q) { return q < localQubits_; }))
+            return false;
+        return mode == Mode::Wide || StateVector::fitsCacheBlocks(numQubits, std::vector<int>(qubits, qubits + n));
     }
 
-    // The blocks in `parts` (disjoint, all before `gate`) and then `gate`, as one block.
-    static Block merge(const std::vector<const Block*>& parts, const Block& gate)
+    struct Output {
+        std::vector<Item>* items;
+        std::vector<Op>* ops;
+    };
+    void emitOp(uint32_t i, Output& out) const
     {
-        Block m;
-        for (const Block* p : parts)
-            for (int q : p->qubits)
-                m.qubits.push_back(q);
-        for (int q : gate.qubits)
-            if (std::find(m.qubits.begin(), m.qubits.end(), q) == m.qubits.end())
-                m.qubits.push_back(q);
-        const int dim = 1 << m.qubits.size();
-        for (size_t i = 0; i < parts.size(); ++i) {
-            const std::vector<cplx> embedded = embedMatrix(parts[i]->matrix, parts[i]->qubits, m.qubits);
-            m.matrix = i == 0 ? embedded : matMul(embedded, m.matrix, dim);
-            for (const Op& g : parts[i]->gates)
-                m.gates.push_back(g);
-        }
-        m.matrix = matMul(embedMatrix(gate.matrix, gate.qubits, m.qubits), m.matrix, dim);
-        for (const Op& g : gate.gates)
-            m.gates.push_back(g);
-        const kernels::PreparedGate kernel = kernels::prepare({}, m.qubits, interleavedMatrix(m.matrix));
-        m.cost = kernels::relativeCost(kernel);
-        m.diagonal = kernel.diagonalMatrix;
-        return m;
+        if (out.items)
+            out.items->push_back(Item{i, false, false, 0, info_[i].cost});
+        else
+            out.ops->push_back(c_->ops[i]);
     }
 
-    void emit(Block& b, std::vector<Op>& out)
+    void emit(Block& b, Output& out)
     {
         if (b.gates.size() == 1) {
-            out.push_back(std::move(b.gates[0]));
+            emitOp(b.gates[0], out);
             return;
         }
-        std::vector<int> qs = b.qubits;
+        ++blocks_;
+        fusedGates_ += static_cast<int>(b.gates.size());
+        const int dim = 1 << b.n;
+        // Exact zeros off the diagonal keep a diagonal block on the cheap diagonal kernel.
+        const bool diagonal = isDiagonal(b.matrix, dim, 1e-14);
+        if (out.items) {
+            uint64_t mask = 0;
+            for (int j = 0; j < b.n; ++j)
+                mask |= uint64_t(1) << b.qubits[j];
+            const double cost = kernels::relativeCost(productInfo(b.matrix.data(), b.qubits, b.n, diagonal).shape);
+            out.items->push_back(Item{b.gates[0], true, diagonal, mask, cost});
+            return;
+        }
+        const std::vector<int> order(b.qubits, b.qubits + b.n);
+        std::vector<int> qs = order;
         std::sort(qs.begin(), qs.end());
-        const int dim = 1 << qs.size();
         // The product merge() built, its qubits reordered ascending.
-        std::vector<cplx> m = embedMatrix(b.matrix, b.qubits, qs);
+        std::vector<cplx> m = embedMatrix(b.matrix, order, qs);
         auto fb = std::make_shared<FusedBlock>();
         fb->gateCount = static_cast<int>(b.gates.size());
-        // Exact zeros off the diagonal keep a diagonal block on the cheap diagonal kernel.
-        fb->diagonal = isDiagonal(m, dim, 1e-14);
-        if (fb->diagonal)
+        fb->diagonal = diagonal;
+        if (diagonal)
             for (int r = 0; r < dim; ++r)
                 for (int c = 0; c < dim; ++c)
                     if (r != c)
@@ -313,16 +610,19 @@ private:
         fb->matrix = std::move(m);
         Op f;
         f.name = "fused";
-        f.qubits = qs;
+        f.qubits = std::move(qs);
         f.fused = std::move(fb);
-        f.line = b.gates.front().line;
-        out.push_back(std::move(f));
-        ++blocks_;
-        fusedGates_ += static_cast<int>(b.gates.size());
+        f.line = c_->ops[b.gates[0]].line;
+        out.ops->push_back(std::move(f));
     }
 
     int k_;
     int localQubits_;   // qubits >= this are global (distributed over MPI ranks)
+    const Circuit* c_ = nullptr;
+    std::vector<GateInfo> info_;
+    bool countPasses_ = false;
+    std::vector<cplx> scratch_;
+    mutable std::vector<StateVector::Footprint> footprints_;
     int blocks_ = 0, fusedGates_ = 0;
 };
 

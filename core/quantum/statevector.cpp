@@ -46,6 +46,34 @@ namespace {
 // 4 KiB page and TLB miss per row without them), on a huge-page boundary.
 constexpr size_t kMapBytes = size_t(2) << 20;
 constexpr size_t kHugePage = size_t(2) << 20;
+
+// At least `bytes` of zero pages from mmap, starting on a huge-page boundary (`base`, `mapped`: what to munmap),
+// or null. Transparent huge pages are asked for (with THP in "madvise" mode, as on Debian, nothing else gets
+// them): the first touch then takes one fault per 2 MiB instead of 512, and on the VM of BENCHMARKS.md a fault is
+// the cost (2026-12-02, 2 threads touching 1 GiB: 2.0-3.4 s in 4 KiB pages, fresh memory or not; in huge pages
+// 1.1-1.3 s on memory the VM had not touched before, 0.07 s on memory it had). SPYGLASS_HUGEPAGES=0 turns it off:
+// where free memory is fragmented (a full page cache) the advice makes the faults compact memory first, which on
+// 2026-12-01 took 1.7-2.8 s of CPU for 1 GiB against 0.56-0.66 s in 4 KiB pages.
+char* mapHugePages(size_t bytes, void*& base, size_t& mapped)
+{
+    // One huge page more than needed, so the data can start on a huge-page boundary.
+    mapped = bytes + kHugePage;
+    base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) {
+        base = nullptr;
+        return nullptr;
+    }
+    char* aligned = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(base) + kHugePage - 1) & ~(kHugePage - 1));
+#ifdef MADV_HUGEPAGE
+    static const bool huge = [] {
+        const char* e = std::getenv("SPYGLASS_HUGEPAGES");
+        return !(e && *e == '0');
+    }();
+    if (huge)
+        madvise(aligned, bytes, MADV_HUGEPAGE);
+#endif
+    return aligned;
+}
 }  // namespace
 
 StateVector::StateVector(int n, Precision p) : n_(n), prec_(p)
@@ -53,29 +81,14 @@ StateVector::StateVector(int n, Precision p) : n_(n), prec_(p)
     checkMemory(n, p);
     bytes_ = std::max<size_t>(64, (size_t(1) << n) * (p == Precision::Double ? 16 : 8));
     if (bytes_ >= kMapBytes) {
-        // One huge page more than needed, so the state can start on a huge-page boundary.
-        const size_t mapped = bytes_ + kHugePage;
-        void* m = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (m == MAP_FAILED)
+        void* base = nullptr;
+        size_t mapped = 0;
+        char* aligned = mapHugePages(bytes_, base, mapped);
+        if (!aligned)
             throw InputError(SourceLocation{}, "could not allocate the state vector (" + std::to_string(bytes_ >> 20) + " MiB)");
-        char* aligned = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(m) + kHugePage - 1) & ~(kHugePage - 1));
-        mapBase_ = m;
+        mapBase_ = base;
         mapBytes_ = mapped;
         data_ = aligned;
-#ifdef MADV_HUGEPAGE
-        // Transparent huge pages, asked for (with THP in "madvise" mode, as on Debian, nothing else gets them): the
-        // first touch then takes one fault per 2 MiB instead of 512, and on the VM of BENCHMARKS.md a fault is the cost
-        // (2026-12-02, 2 threads touching 1 GiB: 2.0-3.4 s in 4 KiB pages, fresh memory or not; in huge pages 1.1-1.3 s
-        // on memory the VM had not touched before, 0.07 s on memory it had). SPYGLASS_HUGEPAGES=0 turns it off: where
-        // free memory is fragmented (a full page cache) the advice makes the faults compact memory first, which on
-        // 2026-12-01 took 1.7-2.8 s of CPU for 1 GiB against 0.56-0.66 s in 4 KiB pages.
-        static const bool huge = [] {
-            const char* e = std::getenv("SPYGLASS_HUGEPAGES");
-            return !(e && *e == '0');
-        }();
-        if (huge)
-            madvise(aligned, bytes_, MADV_HUGEPAGE);
-#endif
         char* bytes = static_cast<char*>(data_);
         const int64_t pages = int64_t((bytes_ + 4095) / 4096);
 #pragma omp parallel for schedule(static)
@@ -235,11 +248,11 @@ uint64_t qubitMask(const kernels::PreparedGate& g)
 }
 
 // Whether g can run inside blocks in which the qubits of `fixedMask` are fixed.
-bool fitsBlock(const kernels::PreparedGate& g, uint64_t fixedMask)
+bool fitsBlock(const StateVector::Footprint& g, uint64_t fixedMask)
 {
-    if (std::popcount(qubitMask(g) & fixedMask) > kMaxFixedQubitsPerGate)
+    if (std::popcount((g.targets | g.controls) & fixedMask) > kMaxFixedQubitsPerGate)
         return false;
-    return g.diagonalMatrix || (targetMask(g) & fixedMask) == 0;
+    return g.diagonalMatrix || (g.targets & fixedMask) == 0;
 }
 
 // `localQubit` maps a free state qubit to its qubit in the block (monotonic, so target order is kept).
@@ -365,19 +378,34 @@ inline void copyRow(T* __restrict dst, const T* __restrict src, uint64_t values)
 }
 
 // Each thread's tile buffer, kept from run to run (and freed with the thread): a fresh one is freshly mapped
-// pages, a fault each, about 25 us on the machine of BENCHMARKS.md.
+// pages, a fault each, about 25 us on the machine of BENCHMARKS.md, so it is mapped in huge pages (a 512 KiB
+// tile: 128 faults per thread, about 3 ms of a 20-qubit random circuit's 50, against one).
 template <class T>
 T* tileBuffer(size_t count)
 {
     struct Buffer {
         T* data = nullptr;
         size_t count = 0;
-        ~Buffer() { std::free(data); }
+        void* base = nullptr;
+        size_t mapped = 0;
+        void release()
+        {
+            if (base)
+                munmap(base, mapped);
+            else
+                std::free(data);
+            data = nullptr;
+            base = nullptr;
+        }
+        ~Buffer() { release(); }
     };
     thread_local Buffer buffer;
     if (buffer.count < count) {
-        std::free(buffer.data);
-        buffer.data = static_cast<T*>(std::aligned_alloc(64, (count * sizeof(T) + 63) / 64 * 64));
+        buffer.release();
+        // Whole huge pages: a page is only huge where all its 2 MiB are advised.
+        buffer.data = reinterpret_cast<T*>(mapHugePages((count * sizeof(T) + kHugePage - 1) / kHugePage * kHugePage, buffer.base, buffer.mapped));
+        if (!buffer.data)
+            buffer.data = static_cast<T*>(std::aligned_alloc(64, (count * sizeof(T) + 63) / 64 * 64));
         buffer.count = count;
     }
     return buffer.data;
@@ -444,7 +472,7 @@ namespace {
 // 1 tiles, -1 one gate alone. The plan depends on the gates and n only, so the fuse pass can count the passes
 // of a gate list without a state.
 template <class Step>
-void planRuns(int n, int w, const std::vector<kernels::PreparedGate>& gates, Step step)
+void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, Step step)
 {
     const int b = chunkQubits(n);
     const uint64_t all = n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
@@ -454,7 +482,7 @@ void planRuns(int n, int w, const std::vector<kernels::PreparedGate>& gates, Ste
     std::vector<uint64_t> masks(count);
     std::vector<char> fits[2] = {std::vector<char>(count), std::vector<char>(count)};
     for (size_t i = 0; i < count; ++i) {
-        masks[i] = qubitMask(gates[i]);
+        masks[i] = gates[i].targets | gates[i].controls;
         fits[0][i] = fitsBlock(gates[i], chunkFixed);
         fits[1][i] = fitsBlock(gates[i], tileFixed);
     }
@@ -499,7 +527,27 @@ void planRuns(int n, int w, const std::vector<kernels::PreparedGate>& gates, Ste
 
 }  // namespace
 
+StateVector::Footprint StateVector::footprint(const kernels::PreparedGate& g)
+{
+    return Footprint{targetMask(g), qubitMask(g) & ~targetMask(g), g.diagonalMatrix};
+}
+
+namespace {
+std::vector<StateVector::Footprint> footprints(const std::vector<kernels::PreparedGate>& gates)
+{
+    std::vector<StateVector::Footprint> f(gates.size());
+    for (size_t i = 0; i < gates.size(); ++i)
+        f[i] = StateVector::footprint(gates[i]);
+    return f;
+}
+}  // namespace
+
 StateVector::Passes StateVector::countPasses(int n, Precision p, const std::vector<kernels::PreparedGate>& gates)
+{
+    return countPasses(n, p, footprints(gates));
+}
+
+StateVector::Passes StateVector::countPasses(int n, Precision p, const std::vector<Footprint>& gates)
 {
     Passes passes;
     if (n <= kChunkQubits + 1) {
@@ -535,7 +583,7 @@ StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGat
     const uint64_t all = n_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << n_) - 1;
     const uint64_t chunkFixed = all & ~((uint64_t(1) << b) - 1);
     const uint64_t tileFixed = ((uint64_t(1) << b) - 1) & ~((uint64_t(1) << w) - 1);
-    planRuns(n_, w, gates, [&](int kind, const std::vector<size_t>& run, size_t applied) {
+    planRuns(n_, w, footprints(gates), [&](int kind, const std::vector<size_t>& run, size_t applied) {
         between(applied);
         if (kind < 0) {
             apply(gates[run[0]]);

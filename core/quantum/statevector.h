@@ -58,6 +58,14 @@ public:
     Passes applyAll(const std::vector<kernels::PreparedGate>& gates, JobControl* job = nullptr);
     // The passes applyAll would make for `gates` on an n-qubit state, without one.
     static Passes countPasses(int numQubits, Precision p, const std::vector<kernels::PreparedGate>& gates);
+    // All the plan of applyAll reads of a gate: its qubits and whether its matrix is diagonal (so the fuse pass
+    // can count the passes of a gate list it has not prepared).
+    struct Footprint {
+        uint64_t targets = 0, controls = 0;   // qubit masks
+        bool diagonalMatrix = false;          // kernels::PreparedGate::diagonalMatrix
+    };
+    static Footprint footprint(const kernels::PreparedGate& g);
+    static Passes countPasses(int numQubits, Precision p, const std::vector<Footprint>& gates);
     // Whether a non-diagonal gate on `qubits` of an n-qubit state can join applyAll's chunk or tile runs (a gate
     // that cannot costs a pass over the state of its own): the fuse pass keeps its blocks within this.
     static bool fitsCacheBlocks(int numQubits, const std::vector<int>& qubits);

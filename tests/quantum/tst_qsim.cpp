@@ -321,7 +321,7 @@ private slots:
         }
     }
 
-    // Dense (and sparse) gates of 1 to 4 targets on every target set among qubits 0-5 (so inside the vector lanes of every
+    // Dense (and sparse) gates of 1 to 4 targets, complex and real, on every target set among qubits 0-5 (so inside the vector lanes of every
     // build, where the lane-flip kernel permutes within a vector, and above them), without and with a control
     // above or among the lanes, against the matrix applied amplitude by amplitude; both precisions, every build,
     // with the coefficient table laid out per call and ahead (prepareLaneTable, as cache-blocked runs do).
@@ -342,9 +342,15 @@ private slots:
                     targets.push_back(q);
             std::shuffle(targets.begin(), targets.end(), rng);   // prepare() sorts them and permutes the matrix
             const int dim = 1 << k;
+            for (bool real : {false, true}) {
             std::vector<double> m(size_t(2) * dim * dim);
             for (double& x : m)
                 x = normal(rng);
+            // A real matrix (every imaginary part zero, as Hadamards and ry and their products): the dense
+            // kernels' one-FMA form.
+            if (real)
+                for (size_t e = 1; e < m.size(); e += 2)
+                    m[e] = 0;
             // Every other target set with half its entries zero (row and column differing in an odd number of
             // bits): a sparse gate, which the wide builds run on the lane-flip kernel when a target is in a vector.
             if (set % 2 == 0)
@@ -378,6 +384,7 @@ private slots:
                     ref[i] = acc;
                 }
                 const kernels::PreparedGate g = kernels::prepare(controls, targets, m);
+                QCOMPARE(g.realMatrix, real);
                 for (kernels::Isa isa : supportedIsas())
                     for (Precision p : {Precision::Double, Precision::Single})
                         for (bool ahead : {false, true}) {
@@ -393,14 +400,16 @@ private slots:
                                 diff = std::max(diff, std::abs(sv.amplitude(i) - ref[i]));
                             ++checked;
                             QVERIFY2(diff < (p == Precision::Double ? 1e-12 : 1e-4),
-                                     qPrintable(QStringLiteral("targets set %1, %2 control(s), %3 %4%5: off by %6")
+                                     qPrintable(QStringLiteral("targets set %1%7, %2 control(s), %3 %4%5: off by %6")
                                                     .arg(set)
                                                     .arg(controls.size())
                                                     .arg(QLatin1String(kernels::isaName(isa)))
                                                     .arg(QLatin1String(p == Precision::Double ? "complex128" : "complex64"))
                                                     .arg(QLatin1String(ahead ? ", table laid out ahead" : ""))
-                                                    .arg(diff)));
+                                                    .arg(diff)
+                                                    .arg(QLatin1String(real ? " (real)" : ""))));
                         }
+            }
             }
         }
         QVERIFY(checked > 0);
