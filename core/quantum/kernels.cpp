@@ -159,6 +159,38 @@ double relativeCost(const CostShape& g)
     return kDense[g.k] * (g.k == 1 && g.controls > 0 ? 0.9 : touched);
 }
 
+CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFactorsNotOne)
+{
+    CostShape s;
+    s.k = k;
+    s.diagonal = diagonalMatrix && !(k == 1 && diagonalFactorsNotOne == 2);
+    s.sparse = !s.diagonal && k >= 2 && nonZeros <= (1 << k) * (1 << k) / 2;
+    s.entries = s.diagonal ? diagonalFactorsNotOne : s.sparse ? nonZeros : 0;
+    return s;
+}
+
+MatrixShape shapeOfMatrix(const double* m, int k, bool onlyDiagonal)
+{
+    const int dim = 1 << k;
+    MatrixShape s;
+    s.diagonalMatrix = true;
+    s.realMatrix = true;
+    int notOne = 0;
+    for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c) {
+            const double re = m[2 * (r * dim + c)], im = m[2 * (r * dim + c) + 1];
+            s.realMatrix = s.realMatrix && im == 0;
+            if (r == c)
+                notOne += re != 1 || im != 0;
+            if ((re != 0 || im != 0) && (!onlyDiagonal || r == c)) {
+                ++s.nonZeros;
+                s.diagonalMatrix = s.diagonalMatrix && r == c;
+            }
+        }
+    s.kernel = kernelShape(k, s.diagonalMatrix, s.nonZeros, notOne);
+    return s;
+}
+
 PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& targets, const std::vector<double>& m)
 {
     const int k = static_cast<int>(targets.size());
@@ -192,42 +224,26 @@ PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& t
             g.matrix[dst] = m[src];
             g.matrix[dst + 1] = m[src + 1];
         }
-    bool diag = true;
-    for (int r = 0; r < dim && diag; ++r)
-        for (int c = 0; c < dim; ++c)
-            if (r != c && (g.matrix[2 * (r * dim + c)] != 0 || g.matrix[2 * (r * dim + c) + 1] != 0)) {
-                diag = false;
-                break;
-            }
-    g.diagonalMatrix = diag;
-    g.realMatrix = true;
-    for (size_t e = 1; e < g.matrix.size() && g.realMatrix; e += 2)
-        g.realMatrix = g.matrix[e] == 0;
-    // A one-qubit diagonal with both factors != 1 (rz) runs faster on the dense kernel.
-    if (diag && k == 1 && (g.matrix[0] != 1 || g.matrix[1] != 0) && (g.matrix[6] != 1 || g.matrix[7] != 0))
-        diag = false;
-    if (!diag && k >= 2) {
-        int nnz = 0;
-        for (int e = 0; e < dim * dim; ++e)
-            nnz += g.matrix[2 * e] != 0 || g.matrix[2 * e + 1] != 0;
-        if (nnz <= dim * dim / 2) {
-            g.sparse = true;
-            g.rowStart.push_back(0);
-            for (int r = 0; r < dim; ++r) {
-                for (int c = 0; c < dim; ++c) {
-                    const double re = g.matrix[2 * (r * dim + c)], im = g.matrix[2 * (r * dim + c) + 1];
-                    if (re != 0 || im != 0) {
-                        g.sparseCol.push_back(c);
-                        g.sparseValue.push_back(re);
-                        g.sparseValue.push_back(im);
-                    }
+    const MatrixShape shape = shapeOfMatrix(g.matrix.data(), k);
+    g.diagonalMatrix = shape.diagonalMatrix;
+    g.realMatrix = shape.realMatrix;
+    g.diagonal = shape.kernel.diagonal;
+    g.sparse = shape.kernel.sparse;
+    if (g.sparse) {
+        g.rowStart.push_back(0);
+        for (int r = 0; r < dim; ++r) {
+            for (int c = 0; c < dim; ++c) {
+                const double re = g.matrix[2 * (r * dim + c)], im = g.matrix[2 * (r * dim + c) + 1];
+                if (re != 0 || im != 0) {
+                    g.sparseCol.push_back(c);
+                    g.sparseValue.push_back(re);
+                    g.sparseValue.push_back(im);
                 }
-                g.rowStart.push_back(static_cast<int>(g.sparseCol.size()));
             }
+            g.rowStart.push_back(static_cast<int>(g.sparseCol.size()));
         }
     }
-    if (diag) {
-        g.diagonal = true;
+    if (g.diagonal) {
         for (int j = 0; j < dim; ++j) {
             const double re = g.matrix[2 * (j * dim + j)], im = g.matrix[2 * (j * dim + j) + 1];
             if (re != 1 || im != 0) {

@@ -73,6 +73,23 @@ struct CostShape {
 CostShape shapeOf(const PreparedGate& g);
 double relativeCost(const CostShape& s);
 
+// The rules by which prepare() chooses a kernel, from counts of a k-target matrix's exact zeros and ones: a
+// diagonal matrix runs on the diagonal kernel, except one qubit with both factors != 1 (rz: the dense kernel is
+// faster); any other matrix of >= 2 qubits with at most half its entries non-zero runs on the sparse kernel.
+// Stated once here for prepare() and for the fuse pass, which weighs products it has not prepared (and whose
+// counts it may know from their factors). Gives k, diagonal, sparse and entries; controls and lowestTarget are
+// the caller's.
+CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFactorsNotOne);
+// What prepare() reads off a 2^k x 2^k matrix (interleaved re/im; the order of the targets changes none of it).
+// onlyDiagonal: as if the entries off the diagonal were zero.
+struct MatrixShape {
+    CostShape kernel;             // kernelShape of the counts below
+    bool diagonalMatrix = false;  // no non-zero off the diagonal
+    bool realMatrix = false;      // every imaginary part is zero
+    int nonZeros = 0;
+};
+MatrixShape shapeOfMatrix(const double* interleaved, int k, bool onlyDiagonal = false);
+
 // Implementations (the three builds of kernels_impl.inc).
 namespace generic {
 void apply(double* amps, int numQubits, const PreparedGate& g);

@@ -90,8 +90,8 @@ struct Item {
 };
 
 // What kernels::prepare({}, qubits, m) would make of a product (a dense matrix on n qubits, no controls), for
-// relativeCost: the same tests on the same exact zeros and ones, without preparing the kernel. onlyDiagonal: as
-// if the entries off the diagonal were zero. The order of the qubits does not change any of it.
+// relativeCost, without preparing the kernel (kernels::shapeOfMatrix). onlyDiagonal: as if the entries off the
+// diagonal were zero.
 struct ProductInfo {
     kernels::CostShape shape;
     bool diagonalMatrix = false;
@@ -100,54 +100,31 @@ struct ProductInfo {
 
 ProductInfo productInfo(const cplx* m, const int* qubits, int n, bool onlyDiagonal = false)
 {
-    const int dim = 1 << n;
-    ProductInfo p;
-    p.shape.k = n;
+    // std::complex<double> is an array of its two parts ([complex.numbers.general]).
+    const kernels::MatrixShape s = kernels::shapeOfMatrix(reinterpret_cast<const double*>(m), n, onlyDiagonal);
+    ProductInfo p{s.kernel, s.diagonalMatrix, s.nonZeros};
     p.shape.lowestTarget = *std::min_element(qubits, qubits + n);
-    bool diag = true;
-    for (int r = 0; r < dim; ++r)
-        for (int c = 0; c < dim; ++c)
-            if ((!onlyDiagonal || r == c) && m[size_t(r) * dim + c] != cplx(0)) {
-                ++p.nonZeros;
-                diag = diag && r == c;
-            }
-    p.diagonalMatrix = diag;
-    // A one-qubit diagonal with both factors != 1 (rz) runs on the dense kernel (kernels::prepare).
-    if (diag && n == 1 && m[0] != cplx(1) && m[3] != cplx(1))
-        diag = false;
-    if (diag) {
-        p.shape.diagonal = true;
-        for (int j = 0; j < dim; ++j)
-            p.shape.entries += m[size_t(j) * dim + j] != cplx(1);
-    } else if (n >= 2 && p.nonZeros <= dim * dim / 2) {
-        p.shape.sparse = true;
-        p.shape.entries = p.nonZeros;
-    }
     return p;
 }
 
-// row[0..count) += a * in[0..count), and out = a * in: the products as std::complex computes them for finite
+// out[0..count) = a * in[0..count), or += when Accumulate: the products as std::complex computes them for finite
 // values, written out so they vectorise (operator* calls __muldc3 for infinities and NaNs; a unitary has none).
-void madd(cplx* row, cplx a, const cplx* in, size_t count)
-{
-    double* r = reinterpret_cast<double*>(row);
-    const double* x = reinterpret_cast<const double*>(in);
-    const double ar = a.real(), ai = a.imag();
-    for (size_t c = 0; c < count; ++c) {
-        const double xr = x[2 * c], xi = x[2 * c + 1];
-        r[2 * c] += ar * xr - ai * xi;
-        r[2 * c + 1] += ar * xi + ai * xr;
-    }
-}
-void scaled(cplx* out, cplx a, const cplx* in, size_t count)
+template <bool Accumulate>
+void scaleInto(cplx* out, cplx a, const cplx* in, size_t count)
 {
     double* o = reinterpret_cast<double*>(out);
     const double* x = reinterpret_cast<const double*>(in);
     const double ar = a.real(), ai = a.imag();
     for (size_t c = 0; c < count; ++c) {
         const double xr = x[2 * c], xi = x[2 * c + 1];
-        o[2 * c] = ar * xr - ai * xi;
-        o[2 * c + 1] = ar * xi + ai * xr;
+        const double re = ar * xr - ai * xi, im = ar * xi + ai * xr;
+        if constexpr (Accumulate) {
+            o[2 * c] += re;
+            o[2 * c + 1] += im;
+        } else {
+            o[2 * c] = re;
+            o[2 * c + 1] = im;
+        }
     }
 }
 
@@ -180,7 +157,7 @@ void applyLeft(std::vector<cplx>& m, int n, const cplx* g, int gn, const int* po
                 if (gst == cplx(0))
                     continue;
                 const cplx* in = scratch.data() + size_t(t) * dim;
-                madd(row, gst, in, dim);
+                scaleInto<true>(row, gst, in, dim);
             }
         }
     }
@@ -202,7 +179,7 @@ void kronLeft(std::vector<cplx>& out, const cplx* f, int fn, const std::vector<c
                 cplx* o = out.data() + (rf * cdim + rc) * dim + cf * cdim;
                 const cplx* in = cur.data() + rc * cdim;
                 if (f)
-                    scaled(o, a, in, cdim);
+                    scaleInto<false>(o, a, in, cdim);
                 else
                     std::copy_n(in, cdim, o);
             }
@@ -363,23 +340,19 @@ private:
     {
         ProductInfo p;
         const int n = b.n + g.n;
-        p.shape.k = n;
-        p.shape.lowestTarget = std::min(*std::min_element(b.qubits, b.qubits + b.n), *std::min_element(g.qubits, g.qubits + g.n));
         p.nonZeros = b.nonZeros * g.nonZeros;
         const bool bDiag = b.gates.size() == 1 ? info_[b.gates[0]].diagonalMatrix : b.diagonal;
         p.diagonalMatrix = bDiag && info_[g.gates[0]].diagonalMatrix;
-        const int dim = 1 << n;
+        int notOne = 0;
         if (p.diagonalMatrix) {
-            p.shape.diagonal = true;
             const cplx *mb = matrixOf(b), *mg = matrixOf(g);
             const int db = 1 << b.n, dg = 1 << g.n;
             for (int s = 0; s < dg; ++s)
                 for (int t = 0; t < db; ++t)
-                    p.shape.entries += mg[size_t(s) * dg + s] * mb[size_t(t) * db + t] != cplx(1);
-        } else if (p.nonZeros <= dim * dim / 2) {
-            p.shape.sparse = true;
-            p.shape.entries = p.nonZeros;
+                    notOne += mg[size_t(s) * dg + s] * mb[size_t(t) * db + t] != cplx(1);
         }
+        p.shape = kernels::kernelShape(n, p.diagonalMatrix, p.nonZeros, notOne);
+        p.shape.lowestTarget = std::min(*std::min_element(b.qubits, b.qubits + b.n), *std::min_element(g.qubits, g.qubits + g.n));
         return p;
     }
 

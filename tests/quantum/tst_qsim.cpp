@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -413,6 +414,66 @@ private slots:
             }
         }
         QVERIFY(checked > 0);
+    }
+
+    // prepare() and the fuse pass (which weighs blocks it has not prepared) read a matrix's kernel off the same
+    // rules (kernels::shapeOfMatrix): what prepare() builds must match them on every kind of matrix, so the cost
+    // the fuse pass estimates is the cost of the kernel that runs.
+    void preparedKernelMatchesShapeOfMatrix()
+    {
+        const double s = std::sqrt(0.5), c = std::cos(0.3), sn = std::sin(0.3);
+        struct Case {
+            const char* name;
+            std::vector<int> targets;
+            std::vector<double> m;
+        };
+        const std::vector<Case> cases = {
+            {"rz (both factors != 1: dense)", {0}, {c, -sn, 0, 0, 0, 0, c, sn}},
+            {"t (one factor 1: diagonal)", {3}, {1, 0, 0, 0, 0, 0, s, s}},
+            {"h", {2}, {s, 0, s, 0, s, 0, -s, 0}},
+            {"cz as a 2-qubit diagonal", {1, 4}, {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0,
+                                                  0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0}},
+            {"swap (sparse)", {5, 0}, {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+                                        0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}},
+        };
+        std::mt19937_64 rng(77);
+        std::normal_distribution<double> normal;
+        std::vector<Case> all = cases;
+        for (int k = 2; k <= 4; ++k)   // dense, half zero (sparse), and diagonal with some factors 1
+            for (int kind = 0; kind < 3; ++kind) {
+                const int dim = 1 << k;
+                Case r{"random", {}, std::vector<double>(size_t(2) * dim * dim)};
+                for (int j = 0; j < k; ++j)
+                    r.targets.push_back(3 * j + kind);
+                for (int row = 0; row < dim; ++row)
+                    for (int col = 0; col < dim; ++col) {
+                        const bool zero = kind == 1 ? std::popcount(unsigned(row ^ col)) % 2 : kind == 2 && row != col;
+                        const bool one = kind == 2 && row == col && row % 3 == 0;
+                        r.m[2 * (size_t(row) * dim + col)] = zero ? 0 : one ? 1 : normal(rng);
+                        r.m[2 * (size_t(row) * dim + col) + 1] = zero || one ? 0 : normal(rng);
+                    }
+                all.push_back(r);
+            }
+        for (const Case& t : all)
+            for (const std::vector<int>& controls : {std::vector<int>{}, std::vector<int>{9}}) {
+                const kernels::PreparedGate g = kernels::prepare(controls, t.targets, t.m);
+                const int k = static_cast<int>(t.targets.size());
+                kernels::CostShape expected = kernels::shapeOfMatrix(t.m.data(), k).kernel;
+                expected.controls = static_cast<int>(controls.size());
+                expected.lowestTarget = *std::min_element(t.targets.begin(), t.targets.end());
+                const kernels::CostShape got = kernels::shapeOf(g);
+                QVERIFY2(got.k == expected.k && got.diagonal == expected.diagonal && got.sparse == expected.sparse &&
+                             got.entries == expected.entries && got.lowestTarget == expected.lowestTarget &&
+                             got.controls == expected.controls,
+                         t.name);
+                QCOMPARE(kernels::relativeCost(g), kernels::relativeCost(expected));
+            }
+        // The rules themselves, on the cases named above.
+        QVERIFY(!kernels::shapeOf(kernels::prepare({}, cases[0].targets, cases[0].m)).diagonal);
+        QVERIFY(kernels::shapeOf(kernels::prepare({}, cases[1].targets, cases[1].m)).diagonal);
+        QCOMPARE(kernels::shapeOf(kernels::prepare({}, cases[3].targets, cases[3].m)).entries, 1);
+        QVERIFY(kernels::shapeOf(kernels::prepare({}, cases[4].targets, cases[4].m)).sparse);
+        QVERIFY(!kernels::shapeOf(kernels::prepare({}, cases[2].targets, cases[2].m)).sparse);
     }
 
     // Every wide build against the portable one on a 14-qubit state, where the vector loops run over runs of up to
