@@ -3,10 +3,12 @@
 //   quantum_bench [--min-qubits 22] [--max-qubits 26] [--qft-min 20] [--qft-max 26] [--fuse-max 4]
 //                 [--vqe-qubits 20] [--no-vqe] [--no-table] [--single]
 //   quantum_bench --emit-peer-circuits DIR       the circuits of the peer harness (bench/peers), as gate lists
-//   quantum_bench --peer-run LIST [--single] [--fuse K] [--dump OUT]   our side of the harness: one timed run
+//   quantum_bench --peer-run LIST [--single] [--fuse K] [--dump OUT] [--fusion NAME]   our side of the harness:
+//                                                one timed run (--fusion: keep that fusion, not the estimate's pick)
 //   quantum_bench --fidelity DUMP_A DUMP_B       |<a|b>|^2 / (<a|a><b|b>) over the dumped amplitudes
 //   quantum_bench --bandwidth Q                  triad and in-place bandwidth over arrays of a 2^Q complex128 state
 //   quantum_bench --fma-peak                     FMA throughput of this CPU at the OpenMP thread count (GFLOP/s)
+//   quantum_bench --kernel-costs [--qubits 13]   each kernel shape's ns per amplitude, one thread, beside relativeCost
 //
 // 1. Bandwidth: STREAM triad a = b + s*c over arrays the size of the state (best of 3), and an in-place
 //    read-modify-write pass (what an unfused gate does).
@@ -28,6 +30,7 @@
 #include "core/quantum/vqe.h"
 
 #include "bench/peers/gate_list.h"
+#include "bench/quantum/kernel_costs.h"
 
 #include <immintrin.h>
 #include <omp.h>
@@ -324,7 +327,7 @@ double fmaPeakGflops(bool single)
 
 // Timed like the peers' drivers: from the state's allocation to the last gate, fusion included (time_s), and the
 // same without the allocation and first touch of the state (sim_s).
-int peerRun(const std::string& file, Precision prec, int fuse, const char* dump)
+int peerRun(const std::string& file, Precision prec, int fuse, const char* dump, const char* fusionKept)
 {
     const Circuit c = circuitOf(peers::readGateList(file));
     const double t0 = now(), c0 = cpuNow();
@@ -333,7 +336,7 @@ int peerRun(const std::string& file, Precision prec, int fuse, const char* dump)
     Circuit sim = c;
     std::string fusion = "off";
     if (fuse > 1)
-        fusion = makeFusePass(fuse)->run(sim).summary;
+        fusion = (fusionKept ? makeFusePassKeeping(fuse, fusionKept) : makeFusePass(fuse))->run(sim).summary;
     const std::vector<kernels::PreparedGate> gates = prepareGates(sim);
     const double t2 = now(), c2 = cpuNow();
     const StateVector::Passes passes = sv.applyAll(gates);
@@ -394,13 +397,15 @@ int main(int argc, char** argv)
             return emitPeerCircuits(dir);
         if (const char* file = argValue(argc, argv, "--peer-run"))
             return peerRun(file, flagArg(argc, argv, "--single") ? Precision::Single : Precision::Double, intArg(argc, argv, "--fuse", 4),
-                           argValue(argc, argv, "--dump"));
+                           argValue(argc, argv, "--dump"), argValue(argc, argv, "--fusion"));
         if (const char* q = argValue(argc, argv, "--bandwidth")) {
             // The harness's bandwidth line: arrays the size of a complex128 state of q qubits.
             const Bandwidth bw = measureBandwidth((size_t(1) << std::atoi(q)) * 16);
             std::printf("triad_gbs %.1f\nrmw_gbs %.1f\n", bw.triad, bw.rmw);
             return 0;
         }
+        if (flagArg(argc, argv, "--kernel-costs"))
+            return bench::kernelCosts(intArg(argc, argv, "--qubits", 13));
         if (flagArg(argc, argv, "--fma-peak")) {
             std::printf("fma_gflops_f64 %.1f\nfma_gflops_f32 %.1f\nkernels %s\n", fmaPeakGflops(false), fmaPeakGflops(true),
                         kernels::isaName(kernels::activeIsa()));

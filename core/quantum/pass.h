@@ -33,6 +33,10 @@ std::unique_ptr<Pass> makeRoutePass(Coupling coupling);
 // localQubits: with the state spread over MPI ranks, the qubits below it are local; a non-diagonal block never
 // takes a global qubit in (see pass_fuse.cpp).
 std::unique_ptr<Pass> makeFusePass(int maxQubits, int localQubits = std::numeric_limits<int>::max());
+// The fuse pass keeping the fusion named `fusion` (as its summary names them: "cost-aware", "wide <= 3 in cache
+// blocks", "wide", ...) whatever the estimates say: for measuring each candidate against the one the cost model
+// picks (quantum_bench --fusion). An unknown name keeps the circuit unfused.
+std::unique_ptr<Pass> makeFusePassKeeping(int maxQubits, const std::string& fusion);
 
 // Helpers shared by the passes.
 namespace passutil {

@@ -15,8 +15,12 @@
 //   for every size from 2 to k, and once across them at k.
 // A non-diagonal block (but in the wide fusion across them) stays within one of the simulator's cache blocks
 // (StateVector::fitsCacheBlocks): a block across them would cost a pass over the whole state of its own.
-// Greedy: open blocks are kept on disjoint qubit sets; a gate that does not merge closes (emits) the blocks it
-// touches and opens a new one.
+// Greedy: open blocks are kept on disjoint qubit sets. A gate joins the blocks it touches when their union fits;
+// when it does not, it may still join one of them, the others emitted first (they hold only gates before it on
+// qubits it does not share with the kept one), so blocks follow a brickwork of two-qubit gates as qsim's fuser
+// does; otherwise it closes (emits) them and opens a new block. In the wide fusions a gate on fresh qubits waits
+// in a block of its own for a later gate to take it in, and the blocks closed together are packed into as few
+// as fit (qsim's "orphaned" one-qubit gates); the cost-aware one merges it into the cheapest open block at once.
 // The pass's own time is part of every run (at 20 qubits it was a quarter of the simulation), so it does the work
 // by algorithm: a block's product grows by applying each gate to it in place on its qubits (2^(2n + m)
 // multiply-adds for an m-qubit gate, not a 2^(3n) product with the gate embedded), a merge of disjoint factors is
@@ -190,7 +194,10 @@ class Fuse : public Pass {
     enum class Mode { CostAware, WideInCacheBlocks, Wide };
 
 public:
-    Fuse(int k, int localQubits) : k_(std::clamp(k, 1, kernels::kMaxTargets)), localQubits_(localQubits) {}
+    Fuse(int k, int localQubits, std::string keep = {})
+        : k_(std::clamp(k, 1, kernels::kMaxTargets)), localQubits_(localQubits), keep_(std::move(keep))
+    {
+    }
     std::string name() const override { return "fuse"; }
     std::string description() const override
     {
@@ -256,7 +263,7 @@ public:
             next.cost = estimatedCost(next.items);
             costs += ", " + next.name + " " + shortNumber(next.cost);
             // Ties go to the simpler circuit (fewer merges), so fusing never costs more than not fusing.
-            if (next.cost < best.cost * (1 - 1e-9)) {
+            if (keep_.empty() ? next.cost < best.cost * (1 - 1e-9) : next.name == keep_) {
                 best = std::move(next);
                 bestMode = mode;
                 bestMaxQubits = maxQubits;
@@ -373,7 +380,9 @@ private:
                 m.qubits[m.n++] = g.qubits[j];
                 ++fresh;
             }
-        m.gates.push_back(g.gates[0]);
+        m.gates.insert(m.gates.end(), g.gates.begin(), g.gates.end());
+        if (g.gates.size() > 1)   // g a block of its own, disjoint from the parts (packOpen)
+            std::sort(m.gates.begin(), m.gates.end());
         const int p0 = parts[0]->n;
         m.matrix.assign(matrixOf(*parts[0]), matrixOf(*parts[0]) + (size_t(1) << (2 * p0)));
         int done = p0;
@@ -416,6 +425,26 @@ private:
         const bool wide = mode != Mode::CostAware;
         Output out{items, ops};
         std::vector<Block> open;
+        // Open blocks are disjoint and no later gate touches them, so any grouping of them is a valid block:
+        // wide fusion packs the ones closed together (each into the smallest group it fits), as qsim fuses
+        // the one-qubit gates no two-qubit gate took ("orphaned gates").
+        auto packOpen = [&]() {
+            if (!wide)
+                return;
+            std::vector<Block> packed;
+            for (Block& b : open) {
+                size_t best = packed.size();
+                for (size_t p = 0; p < packed.size(); ++p)
+                    if (packed[p].n + b.n <= maxQubits && (best == packed.size() || packed[p].n < packed[best].n) &&
+                        fitsCacheBlocks(c.numQubits, packed[p], b, mode))
+                        best = p;
+                if (best != packed.size())
+                    packed[best] = merge(packed[best], b);
+                else
+                    packed.push_back(std::move(b));
+            }
+            open = std::move(packed);
+        };
         auto emitWhere = [&](auto pred) {
             for (size_t b = 0; b < open.size();) {
                 if (pred(open[b])) {
@@ -432,8 +461,10 @@ private:
             if (!fusable) {
                 // Measurements, resets, conditioned or opaque gates: close everything they touch (all blocks for
                 // conditioned ops, whose trigger depends on earlier measurements).
-                if (op.cond.active())
+                if (op.cond.active()) {
+                    packOpen();
                     emitWhere([](const Block&) { return true; });
+                }
                 else
                     emitWhere([&](const Block& b) { return b.touches(op.qubits); });
                 emitOp(static_cast<uint32_t>(i), out);
@@ -450,18 +481,10 @@ private:
                 // one: the cheapest merge that does not cost more than the two apart.
                 size_t best = open.size();
                 if (wide) {
-                    // Wide fusion takes any merge that fits, so it picks the smallest block to grow without
-                    // multiplying out every possible merge (the fuse pass's time is part of every run).
-                    for (size_t b = 0; b < open.size(); ++b) {
-                        if (open[b].n + one.n > maxQubits || (best != open.size() && open[b].n >= open[best].n))
-                            continue;
-                        if (fitsCacheBlocks(c.numQubits, open[b], one, mode))
-                            best = b;
-                    }
-                    if (best != open.size())
-                        open[best] = merge(open[best], one);
-                    else
-                        open.push_back(std::move(one));
+                    // Wide fusion lets it wait in a block of its own: a later gate on its qubits may take it in
+                    // (a cz the rotations before it), where joining an unrelated block now would tie its qubits
+                    // to that block's. What no gate takes is packed when it is closed (packOpen).
+                    open.push_back(std::move(one));
                     continue;
                 }
                 // Cost-aware: the merge's cost from its factors' shapes, and the product multiplied out only for
@@ -502,12 +525,42 @@ private:
                     continue;
                 }
             }
+            // Too wide (or too dear) for all its blocks at once: the gate may still join one of them, the others
+            // emitted first (they are disjoint from the one kept and hold gates before this one, so they may run
+            // before it). That is what lets blocks follow a brickwork of two-qubit gates, as qsim's multi-qubit
+            // fuser does: {0,1} and {2,3} open, cz 1,2 grows {0,1} into {0,1,2} and emits {2,3}, where closing
+            // both would start every block afresh. The kept one is the merge that saves the most.
+            int keep = -1;
+            Block kept;
+            for (int h = 0; h < hits && hits > 1; ++h) {
+                const Block& b = open[hit[h]];
+                int size = one.n;
+                for (int j = 0; j < b.n; ++j)
+                    size += std::find(op.qubits.begin(), op.qubits.end(), b.qubits[j]) == op.qubits.end();
+                if (size > maxQubits)
+                    continue;
+                Block merged = merge(b, one);
+                const double saving = b.cost + one.cost - merged.cost;
+                if ((wide || saving >= 0) && fitsCacheBlocks(c.numQubits, merged, mode) &&
+                    (keep < 0 || (wide ? merged.gates.size() > kept.gates.size() : saving > open[hit[keep]].cost + one.cost - kept.cost))) {
+                    keep = h;
+                    kept = std::move(merged);
+                }
+            }
             for (int h = hits; h-- > 0;) {
+                if (h == keep)
+                    continue;
                 emit(open[hit[h]], out);
                 open.erase(open.begin() + static_cast<long>(hit[h]));
+                if (keep > h)
+                    --hit[keep];
             }
-            open.push_back(std::move(one));
+            if (keep >= 0)
+                open[hit[keep]] = std::move(kept);
+            else
+                open.push_back(std::move(one));
         }
+        packOpen();
         for (Block& b : open)
             emit(b, out);
     }
@@ -591,6 +644,7 @@ private:
 
     int k_;
     int localQubits_;   // qubits >= this are global (distributed over MPI ranks)
+    std::string keep_;  // makeFusePassKeeping: the fusion kept whatever the estimates; empty: the cheapest
     const Circuit* c_ = nullptr;
     std::vector<GateInfo> info_;
     bool countPasses_ = false;
@@ -602,5 +656,9 @@ private:
 }  // namespace
 
 std::unique_ptr<Pass> makeFusePass(int maxQubits, int localQubits) { return std::make_unique<Fuse>(maxQubits, localQubits); }
+std::unique_ptr<Pass> makeFusePassKeeping(int maxQubits, const std::string& fusion)
+{
+    return std::make_unique<Fuse>(maxQubits, std::numeric_limits<int>::max(), fusion);
+}
 
 }  // namespace spyglass::quantum
