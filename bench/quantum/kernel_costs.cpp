@@ -131,6 +131,8 @@ int kernelCosts(int n)
             shapes.push_back({"dense " + std::to_string(k) + "q " + what + ", targets 0..", {}, low, kind});
             shapes.push_back({"dense " + std::to_string(k) + "q " + what + ", targets above the lanes", {}, above, kind});
         }
+    shapes.push_back({"dense 5q complex, targets 0..", {}, {0, 1, 2, 3, 4}, Shape::Dense});
+    shapes.push_back({"dense 6q complex, targets 0..", {}, {0, 1, 2, 3, 4, 5}, Shape::Dense});
     shapes.push_back({"dense 1q complex, 1 control", {high + 2}, {high}, Shape::Dense});
     shapes.push_back({"sparse 2q (2 per row), targets above the lanes", {}, {high, high + 1}, Shape::Sparse});
     shapes.push_back({"sparse 2q (2 per row), targets 0, 1", {}, {0, 1}, Shape::Sparse});

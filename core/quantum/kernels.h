@@ -69,6 +69,7 @@ struct CostShape {
     bool diagonal = false;   // runs on the diagonal kernel (PreparedGate::diagonal)
     bool sparse = false;     // PreparedGate::sparse
     int entries = 0;         // diagonal: factors != 1 (diagIndex); sparse: non-zeros (sparseCol)
+    bool real = false;       // PreparedGate::realMatrix: the dense 2- and 3-qubit kernels make one FMA a product
 };
 CostShape shapeOf(const PreparedGate& g);
 double relativeCost(const CostShape& s);
@@ -83,7 +84,7 @@ CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFact
 // What prepare() reads off a 2^k x 2^k matrix (interleaved re/im; the order of the targets changes none of it).
 // onlyDiagonal: as if the entries off the diagonal were zero.
 struct MatrixShape {
-    CostShape kernel;             // kernelShape of the counts below
+    CostShape kernel;             // kernelShape of the counts below, and realMatrix
     bool diagonalMatrix = false;  // no non-zero off the diagonal
     bool realMatrix = false;      // every imaginary part is zero
     int nonZeros = 0;

@@ -9,8 +9,8 @@
 //   qubit only where the block has a target inside a vector (it then runs as a dense block, no slower than the
 //   two), and one-qubit gates on different qubits pair up but do not grow into large tensor products;
 // - wide, as qsim's multi-qubit fuser does: gates on different qubits grow a block up to a size whatever the
-//   kernel costs, which pays where a block of a few qubits runs no slower than the gates it holds (the lane-flip
-//   kernels run a 2-qubit block as fast as one one-qubit gate), and where blocks save passes over the state that
+//   kernel costs, which pays where a block of a few qubits runs faster than the gates it holds (a real 2-qubit
+//   block, or a 3-qubit one that takes six gates of a brickwork), and where blocks save passes over the state that
 //   the cache blocking cannot (gates that fit no cache block each cost a pass). Built once within the cache blocks
 //   for every size from 2 to k, and once across them at k.
 // A non-diagonal block (but in the wide fusion across them) stays within one of the simulator's cache blocks
@@ -63,6 +63,7 @@ struct GateInfo {
     double cost = 0;                  // kernels::relativeCost of the gate alone (controls resolved)
     bool diagonalMatrix = false;      // `matrix` has exact zeros off the diagonal
     int nonZeros = 0;                 // of `matrix`
+    bool real = false;                // every entry of `matrix` is real
     StateVector::Footprint footprint; // what StateVector::countPasses reads of its kernel
 };
 
@@ -75,6 +76,7 @@ struct Block {
     double cost = 0;                  // relative cost of applying the block as one kernel (or its single gate)
     bool diagonal = false;            // merged blocks: the product has exact zeros off the diagonal
     int nonZeros = 0;                 // of the product
+    bool real = false;                // every entry of the product is real
 
     bool has(int q) const { return std::find(qubits, qubits + n, q) != qubits + n; }
     bool touches(const std::vector<int>& qs) const
@@ -233,6 +235,7 @@ public:
                 const ProductInfo p = productInfo(g.matrix.data(), op.qubits.data(), static_cast<int>(op.qubits.size()));
                 g.diagonalMatrix = p.diagonalMatrix;
                 g.nonZeros = p.nonZeros;
+                g.real = p.shape.real;
             }
         }
         std::vector<int> all(static_cast<size_t>(c.numQubits));
@@ -337,6 +340,7 @@ private:
         b.gates.push_back(i);
         b.cost = g.cost;
         b.nonZeros = g.nonZeros;
+        b.real = g.real;
         return b;
     }
 
@@ -359,6 +363,7 @@ private:
                     notOne += mg[size_t(s) * dg + s] * mb[size_t(t) * db + t] != cplx(1);
         }
         p.shape = kernels::kernelShape(n, p.diagonalMatrix, p.nonZeros, notOne);
+        p.shape.real = b.real && g.real;
         p.shape.lowestTarget = std::min(*std::min_element(b.qubits, b.qubits + b.n), *std::min_element(g.qubits, g.qubits + g.n));
         return p;
     }
@@ -410,6 +415,7 @@ private:
         m.cost = kernels::relativeCost(p.shape);
         m.diagonal = p.diagonalMatrix;
         m.nonZeros = p.nonZeros;
+        m.real = p.shape.real;
         return m;
     }
     Block merge(const Block& part, const Block& g)
