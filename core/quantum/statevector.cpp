@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -47,6 +48,24 @@ namespace {
 constexpr size_t kMapBytes = size_t(2) << 20;
 constexpr size_t kHugePage = size_t(2) << 20;
 
+bool hugePagesAllowed()
+{
+    static const bool huge = [] {
+        const char* e = std::getenv("SPYGLASS_HUGEPAGES");
+        return !(e && *e == '0');
+    }();
+    return huge;
+}
+
+// Touches one byte of every 4 KiB page of [begin, begin + bytes), the threads in parallel.
+void firstTouch(char* begin, size_t bytes)
+{
+    const int64_t pages = int64_t((bytes + 4095) / 4096);
+#pragma omp parallel for schedule(static)
+    for (int64_t pg = 0; pg < pages; ++pg)
+        begin[pg * 4096] = 0;
+}
+
 // At least `bytes` of zero pages from mmap, starting on a huge-page boundary (`base`, `mapped`: what to munmap),
 // or null. Transparent huge pages are asked for (with THP in "madvise" mode, as on Debian, nothing else gets
 // them): the first touch then takes one fault per 2 MiB instead of 512, and on the VM of BENCHMARKS.md a fault is
@@ -54,7 +73,8 @@ constexpr size_t kHugePage = size_t(2) << 20;
 // 1.1-1.3 s on memory the VM had not touched before, 0.07 s on memory it had). SPYGLASS_HUGEPAGES=0 turns it off:
 // where free memory is fragmented (a full page cache) the advice makes the faults compact memory first, which on
 // 2026-12-01 took 1.7-2.8 s of CPU for 1 GiB against 0.56-0.66 s in 4 KiB pages.
-char* mapHugePages(size_t bytes, void*& base, size_t& mapped)
+// advise false: no advice yet (the state's, firstTouchFastest).
+char* mapHugePages(size_t bytes, void*& base, size_t& mapped, bool advise = true)
 {
     // One huge page more than needed, so the data can start on a huge-page boundary.
     mapped = bytes + kHugePage;
@@ -65,14 +85,49 @@ char* mapHugePages(size_t bytes, void*& base, size_t& mapped)
     }
     char* aligned = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(base) + kHugePage - 1) & ~(kHugePage - 1));
 #ifdef MADV_HUGEPAGE
-    static const bool huge = [] {
-        const char* e = std::getenv("SPYGLASS_HUGEPAGES");
-        return !(e && *e == '0');
-    }();
-    if (huge)
+    if (advise && hugePagesAllowed())
         madvise(aligned, bytes, MADV_HUGEPAGE);
 #endif
     return aligned;
+}
+
+// Zero pages for a state of `bytes` at `data` (from mapHugePages without advice), touched first by the threads.
+// Which pages are faster to fault in depends on the machine and its state, not on the program: on the EPYC of
+// the comment on mapHugePages huge pages were 1.5-50x faster; on the Xeon of 2026-12-04 they were 3.5-7x slower
+// whenever the kernel had to find or compact 2 MiB blocks (1 GiB: 0.93-2.57 s against 0.25-0.28 s in 4 KiB pages; 0.10 s
+// when the blocks were free, as right after a run of ours). So a large state measures both on its first 2 x 32
+// MiB (at most 6 % of a 1 GiB state) and faults the rest in the faster kind, as long as it stays faster.
+void firstTouchFastest(char* data, size_t bytes)
+{
+    constexpr size_t kProbe = size_t(32) << 20;
+#ifdef MADV_HUGEPAGE
+    if (hugePagesAllowed() && bytes >= 8 * kProbe) {
+        const auto seconds = [](auto f) {
+            const auto t0 = std::chrono::steady_clock::now();
+            f();
+            return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        };
+        madvise(data, kProbe, MADV_HUGEPAGE);
+        madvise(data + kProbe, kProbe, MADV_NOHUGEPAGE);
+        const double huge = seconds([&] { firstTouch(data, kProbe); });
+        const double small = seconds([&] { firstTouch(data + kProbe, kProbe); });
+        // The free 2 MiB blocks may run out part of the way (then each fault compacts memory): the rest goes in
+        // pieces of the probe's size, each timed, and in 4 KiB pages from the first huge-page piece that is
+        // slower than the 4 KiB probe. The 4 KiB probe takes the final choice (khugepaged may collapse it).
+        bool hugeFaster = huge <= small;
+        for (size_t at = 2 * kProbe; at < bytes; at += kProbe) {
+            const size_t len = std::min(kProbe, bytes - at);
+            madvise(data + at, len, hugeFaster ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+            const double t = seconds([&] { firstTouch(data + at, len); });
+            hugeFaster = hugeFaster && t * double(kProbe) <= small * double(len);
+        }
+        madvise(data + kProbe, kProbe, hugeFaster ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+        return;
+    }
+    if (hugePagesAllowed())
+        madvise(data, bytes, MADV_HUGEPAGE);
+#endif
+    firstTouch(data, bytes);
 }
 }  // namespace
 
@@ -83,17 +138,13 @@ StateVector::StateVector(int n, Precision p) : n_(n), prec_(p)
     if (bytes_ >= kMapBytes) {
         void* base = nullptr;
         size_t mapped = 0;
-        char* aligned = mapHugePages(bytes_, base, mapped);
+        char* aligned = mapHugePages(bytes_, base, mapped, false);
         if (!aligned)
             throw InputError(SourceLocation{}, "could not allocate the state vector (" + std::to_string(bytes_ >> 20) + " MiB)");
         mapBase_ = base;
         mapBytes_ = mapped;
         data_ = aligned;
-        char* bytes = static_cast<char*>(data_);
-        const int64_t pages = int64_t((bytes_ + 4095) / 4096);
-#pragma omp parallel for schedule(static)
-        for (int64_t pg = 0; pg < pages; ++pg)
-            bytes[pg * 4096] = 0;
+        firstTouchFastest(aligned, bytes_);
         if (prec_ == Precision::Double)
             dataDouble()[0] = 1;
         else
