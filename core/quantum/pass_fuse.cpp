@@ -96,20 +96,12 @@ struct Item {
 };
 
 // What kernels::prepare({}, qubits, m) would make of a product (a dense matrix on n qubits, no controls), for
-// relativeCost, without preparing the kernel (kernels::shapeOfMatrix). onlyDiagonal: as if the entries off the
-// diagonal were zero.
-struct ProductInfo {
-    kernels::CostShape shape;
-    bool diagonalMatrix = false;
-    int nonZeros = 0;
-};
-
-ProductInfo productInfo(const cplx* m, const int* qubits, int n, bool onlyDiagonal = false)
+// relativeCost, without preparing the kernel. onlyDiagonal: as if the entries off the diagonal were zero.
+kernels::MatrixShape productInfo(const cplx* m, const int* qubits, int n, bool onlyDiagonal = false)
 {
     // std::complex<double> is an array of its two parts ([complex.numbers.general]).
-    const kernels::MatrixShape s = kernels::shapeOfMatrix(reinterpret_cast<const double*>(m), n, onlyDiagonal);
-    ProductInfo p{s.kernel, s.diagonalMatrix, s.nonZeros};
-    p.shape.lowestTarget = *std::min_element(qubits, qubits + n);
+    kernels::MatrixShape p = kernels::shapeOfMatrix(reinterpret_cast<const double*>(m), n, onlyDiagonal);
+    p.kernel.lowestTarget = *std::min_element(qubits, qubits + n);
     return p;
 }
 
@@ -224,18 +216,18 @@ public:
             const int k = static_cast<int>(op.qubits.size()) - controls;
             if (k < 1 || k > kernels::kMaxTargets)
                 throw std::invalid_argument("gate on " + std::to_string(k) + " target qubits is not supported by the kernels");
-            ProductInfo p = productInfo(target.data(), op.qubits.data() + controls, k);
-            p.shape.controls = controls;
-            g.cost = kernels::relativeCost(p.shape);
+            kernels::MatrixShape p = productInfo(target.data(), op.qubits.data() + controls, k);
+            p.kernel.controls = controls;
+            g.cost = kernels::relativeCost(p.kernel);
             for (int j = 0; j < static_cast<int>(op.qubits.size()); ++j)
                 (j < controls ? g.footprint.controls : g.footprint.targets) |= uint64_t(1) << op.qubits[static_cast<size_t>(j)];
             g.footprint.diagonalMatrix = p.diagonalMatrix;
             if (static_cast<int>(op.qubits.size()) <= k_) {
                 g.matrix = opMatrix(op);
-                const ProductInfo p = productInfo(g.matrix.data(), op.qubits.data(), static_cast<int>(op.qubits.size()));
+                const kernels::MatrixShape p = productInfo(g.matrix.data(), op.qubits.data(), static_cast<int>(op.qubits.size()));
                 g.diagonalMatrix = p.diagonalMatrix;
                 g.nonZeros = p.nonZeros;
-                g.real = p.shape.real;
+                g.real = p.kernel.real;
             }
         }
         std::vector<int> all(static_cast<size_t>(c.numQubits));
@@ -347,9 +339,9 @@ private:
     // The cost shape of b's product with gate `g` on qubits disjoint from b's (g x b: b on the low bits), from
     // the two factors: non-zeros multiply, the product is diagonal when both are, and its factors are the
     // products of theirs.
-    ProductInfo disjointProduct(const Block& b, const Block& g) const
+    kernels::MatrixShape disjointProduct(const Block& b, const Block& g) const
     {
-        ProductInfo p;
+        kernels::MatrixShape p;
         const int n = b.n + g.n;
         p.nonZeros = b.nonZeros * g.nonZeros;
         const bool bDiag = b.gates.size() == 1 ? info_[b.gates[0]].diagonalMatrix : b.diagonal;
@@ -362,9 +354,9 @@ private:
                 for (int t = 0; t < db; ++t)
                     notOne += mg[size_t(s) * dg + s] * mb[size_t(t) * db + t] != cplx(1);
         }
-        p.shape = kernels::kernelShape(n, p.diagonalMatrix, p.nonZeros, notOne);
-        p.shape.real = b.real && g.real;
-        p.shape.lowestTarget = std::min(*std::min_element(b.qubits, b.qubits + b.n), *std::min_element(g.qubits, g.qubits + g.n));
+        p.kernel = kernels::kernelShape(n, p.diagonalMatrix, p.nonZeros, notOne);
+        p.realMatrix = p.kernel.real = b.real && g.real;
+        p.kernel.lowestTarget = std::min(*std::min_element(b.qubits, b.qubits + b.n), *std::min_element(g.qubits, g.qubits + g.n));
         return p;
     }
 
@@ -411,11 +403,11 @@ private:
                 pos[j] = static_cast<int>(std::find(m.qubits, m.qubits + m.n, g.qubits[j]) - m.qubits);
             applyLeft(m.matrix, m.n, gm, g.n, pos, scratch_);
         }
-        const ProductInfo p = productInfo(m.matrix.data(), m.qubits, m.n);
-        m.cost = kernels::relativeCost(p.shape);
+        const kernels::MatrixShape p = productInfo(m.matrix.data(), m.qubits, m.n);
+        m.cost = kernels::relativeCost(p.kernel);
         m.diagonal = p.diagonalMatrix;
         m.nonZeros = p.nonZeros;
-        m.real = p.shape.real;
+        m.real = p.kernel.real;
         return m;
     }
     Block merge(const Block& part, const Block& g)
@@ -499,8 +491,8 @@ private:
                 for (size_t b = 0; b < open.size(); ++b) {
                     if (open[b].n + one.n > maxQubits)
                         continue;
-                    const ProductInfo p = disjointProduct(open[b], one);
-                    const double cost = kernels::relativeCost(p.shape);
+                    const kernels::MatrixShape p = disjointProduct(open[b], one);
+                    const double cost = kernels::relativeCost(p.kernel);
                     if (cost <= open[b].cost + one.cost && (p.diagonalMatrix || fitsCacheBlocks(c.numQubits, open[b], one, mode)) &&
                         (best == open.size() || cost < bestCost)) {
                         best = b;
@@ -538,6 +530,7 @@ private:
             // both would start every block afresh. The kept one is the merge that saves the most.
             int keep = -1;
             Block kept;
+            double keptSaving = 0;
             for (int h = 0; h < hits && hits > 1; ++h) {
                 const Block& b = open[hit[h]];
                 int size = one.n;
@@ -548,9 +541,10 @@ private:
                 Block merged = merge(b, one);
                 const double saving = b.cost + one.cost - merged.cost;
                 if ((wide || saving >= 0) && fitsCacheBlocks(c.numQubits, merged, mode) &&
-                    (keep < 0 || (wide ? merged.gates.size() > kept.gates.size() : saving > open[hit[keep]].cost + one.cost - kept.cost))) {
+                    (keep < 0 || (wide ? merged.gates.size() > kept.gates.size() : saving > keptSaving))) {
                     keep = h;
                     kept = std::move(merged);
+                    keptSaving = saving;
                 }
             }
             for (int h = hits; h-- > 0;) {
@@ -622,7 +616,7 @@ private:
             uint64_t mask = 0;
             for (int j = 0; j < b.n; ++j)
                 mask |= uint64_t(1) << b.qubits[j];
-            const double cost = kernels::relativeCost(productInfo(b.matrix.data(), b.qubits, b.n, diagonal).shape);
+            const double cost = kernels::relativeCost(productInfo(b.matrix.data(), b.qubits, b.n, diagonal).kernel);
             out.items->push_back(Item{b.gates[0], true, diagonal, mask, cost});
             return;
         }
