@@ -31,14 +31,18 @@ variants="ours-f64 ours-f32"
 [ -x "$drivers/qsim_driver" ] && variants="$variants qsim-f32-fuse2 qsim-f32-fuse3 qsim-f32-fuse4"
 [ -x "$drivers/qulacs_driver" ] && variants="$variants qulacs-f64-light qulacs-f64-opt2"
 [ -x "$drivers/quest_driver" ] && variants="$variants quest-f64"
-# VARIANTS limits the simulator settings (names as in the tables, e.g. "ours-f64 ours-f32 qsim-f32-fuse3").
-[ -n "${VARIANTS:-}" ] && variants=$(for v in $VARIANTS; do case " $variants " in *" $v "*) echo "$v" ;; esac; done | tr '\n' ' ')
+# VARIANTS limits the simulator settings (names as in the tables, e.g. "ours-f64 ours-f32 qsim-f32-fuse3"). Only
+# there: ours-f64-builtin and ours-f32-builtin, ours with the built-in kernel costs whatever calibration
+# (`spyglass-cli qcalibrate`) this machine has, to weigh the calibration in the same rounds.
+[ -n "${VARIANTS:-}" ] && variants=$(for v in $VARIANTS; do case " $variants ours-f64-builtin ours-f32-builtin " in *" $v "*) echo "$v" ;; esac; done | tr '\n' ' ')
 for p in qsim qulacs quest; do [ -x "$drivers/${p}_driver" ] || echo "note: no $drivers/${p}_driver (bench/peers/build_peers.sh did not build it)"; done
 
 command_of() {   # variant file -> command line
     case $1 in
         ours-f64) echo "$bench --peer-run $2 --fuse 4" ;;
         ours-f32) echo "$bench --peer-run $2 --fuse 4 --single" ;;
+        ours-f64-builtin) echo "env SPYGLASS_KERNEL_COSTS=builtin $bench --peer-run $2 --fuse 4" ;;
+        ours-f32-builtin) echo "env SPYGLASS_KERNEL_COSTS=builtin $bench --peer-run $2 --fuse 4 --single" ;;
         qsim-f32-fuse2) echo "$drivers/qsim_driver $2 --fuse 2" ;;
         qsim-f32-fuse3) echo "$drivers/qsim_driver $2 --fuse 3" ;;
         qsim-f32-fuse4) echo "$drivers/qsim_driver $2 --fuse 4" ;;
@@ -114,8 +118,7 @@ for c in $circuits; do
         [ "$v" != ours-f64 ] && [ -f "$work/$c.$v.bin" ] && fid=$("$bench" --fidelity "$work/$c.ours-f64.bin" "$work/$c.$v.bin" | awk '{print $2}')
         mem=- fmab=- kind=- ratio=-
         if [ "$passes" != - ] && [ -n "$passes" ] && [ -n "$rmw" ]; then
-            bytes=$([ "$v" = ours-f32 ] && echo 8 || echo 16)
-            peak=$([ "$v" = ours-f32 ] && echo "$fma32" || echo "$fma64")
+            case $v in *-f32*) bytes=8 peak=$fma32 ;; *) bytes=16 peak=$fma64 ;; esac
             read -r mem fmab kind ratio < <(awk -v p="$passes" -v n="$n" -v b="$bytes" -v bw="$rmw" -v f="$flops" -v pk="$peak" -v t="$sim" 'BEGIN {
                 m = p * 2 * b * 2^n / (bw * 1e9); x = (pk > 0 && f != "-") ? f / (pk * 1e9) : 0
                 k = x > m ? "FMA" : "memory"; bd = x > m ? x : m

@@ -122,48 +122,6 @@ void prepareLaneTable(PreparedGate& g, bool single)
         fill(g.laneTableDouble, g.laneTableDoubleBytes);
 }
 
-CostShape shapeOf(const PreparedGate& g)
-{
-    CostShape s;
-    s.k = g.k;
-    s.controls = static_cast<int>(g.controls.size());
-    s.lowestTarget = g.targets[0];
-    s.diagonal = g.diagonal;
-    s.sparse = g.sparse;
-    s.entries = static_cast<int>(g.diagonal ? g.diagIndex.size() : g.sparse ? g.sparseCol.size() : 0);
-    s.real = g.realMatrix;
-    return s;
-}
-
-double relativeCost(const PreparedGate& g) { return relativeCost(shapeOf(g)); }
-
-double relativeCost(const CostShape& g)
-{
-    // Fitted to `quantum_bench --kernel-costs` (one thread, a 2^13-amplitude state, random unitaries, best of 7;
-    // AVX-512 build, complex128) on the 2-vCPU Xeon (Emerald Rapids, 2.3 GHz) of BENCHMARKS.md, 2026-12-04:
-    // dense blocks of k = 1..6 targets 0.40-0.54 / 0.85-0.87 / 1.32-1.46 / 2.16-3.50 / 7.9 / 31.6 ns per
-    // amplitude (the first value with the targets from qubit 0, the second above the vector lanes), real
-    // matrices at k = 2, 3 0.36 / 0.50-0.76 (one FMA a product; no real form at k = 1, 4), a one-qubit gate with
-    // a control 0.52, sparse blocks of 2 non-zeros a row on 2 qubits 0.76 and of 4 on 3 qubits 1.90, diagonals
-    // of 1 / 3 factors != 1 on 1 / 2 qubits 0.29 / 0.35. complex64 keeps the same order at 0.5-0.8 of each. The
-    // fit before it, on the 2-vCPU EPYC of the earlier tables, had a two-qubit block at 0.45 (as cheap as one
-    // one-qubit gate there) and k = 3 / 4 at 0.95 / 2.1; relativeCost is one table, so the fusions chosen are
-    // this machine's best, and `--kernel-costs` shows how far another CPU is from it.
-    static constexpr double kDense[kMaxTargets + 1] = {0, 0.47, 0.86, 1.39, 2.8, 7.9, 31.6};
-    static constexpr double kDenseReal[kMaxTargets + 1] = {0, 0.47, 0.36, 0.63, 2.8, 7.9, 31.6};
-    const double touched = 1.0 / double(uint64_t(1) << g.controls);
-    const double dim = double(1 << g.k);
-    if (g.diagonal)
-        return 0.08 + 0.5 * touched * double(g.entries) / dim;
-    // The wide builds run a sparse gate with a target inside a complex128 vector as a dense one (kernels_impl.inc,
-    // laneTargetMask).
-    const int laneBits = activeIsa() == Isa::Avx512 ? 2 : activeIsa() == Isa::Avx2 ? 1 : 0;
-    const bool sparseKernel = g.sparse && !(g.k <= 4 && g.lowestTarget < laneBits);
-    if (sparseKernel)   // per non-zero of a row: 0.38 at k = 2, 0.475 at k = 3 (more rows in flight per base)
-        return std::max(0.2, touched * double(g.entries) / dim * (0.19 + 0.095 * g.k));
-    return (g.real ? kDenseReal : kDense)[g.k] * (g.k == 1 && g.controls > 0 ? 1.1 : touched);
-}
-
 CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFactorsNotOne)
 {
     CostShape s;

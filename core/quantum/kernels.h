@@ -4,6 +4,8 @@
 // that touches only the amplitudes whose factor is not 1. Three builds of the same source (portable, AVX2+FMA,
 // AVX-512); the widest the CPU has is chosen at run time.
 
+#include "core/quantum/kernel_costs.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -56,23 +58,6 @@ Isa activeIsa();
 bool setActiveIsa(Isa isa);
 // Whether the active build is AVX2 or wider: the real-amplitude VQE loops (real_kernels.h) have an AVX2 build only.
 bool usingAvx2();
-
-// The time one application of `g` takes per amplitude of a cache-resident state, relative units (about ns on
-// the 2-vCPU EPYC of BENCHMARKS.md): what the fuse pass weighs when it decides whether merging gates pays.
-double relativeCost(const PreparedGate& g);
-// What relativeCost reads of a prepared gate, so the fuse pass can weigh a candidate block from its matrix
-// without preparing it: shapeOf(g) gives relativeCost(g) == relativeCost(shapeOf(g)).
-struct CostShape {
-    int k = 0;               // target qubits
-    int controls = 0;        // control qubits
-    int lowestTarget = 0;    // targets[0]
-    bool diagonal = false;   // runs on the diagonal kernel (PreparedGate::diagonal)
-    bool sparse = false;     // PreparedGate::sparse
-    int entries = 0;         // diagonal: factors != 1 (diagIndex); sparse: non-zeros (sparseCol)
-    bool real = false;       // PreparedGate::realMatrix: the dense 2- and 3-qubit kernels make one FMA a product
-};
-CostShape shapeOf(const PreparedGate& g);
-double relativeCost(const CostShape& s);
 
 // The rules by which prepare() chooses a kernel, from counts of a k-target matrix's exact zeros and ones: a
 // diagonal matrix runs on the diagonal kernel, except one qubit with both factors != 1 (rz: the dense kernel is

@@ -42,12 +42,6 @@ namespace spyglass::quantum {
 
 namespace {
 
-// One pass over a state too large for the cache, per amplitude in relativeCost's units (single-thread ns): an
-// in-place read-modify-write of 32 bytes (complex128) at the 88-107 GB/s BENCHMARKS.md measured for two threads
-// on the quiet machine (0.3 ns of wall time per amplitude, 0.6 thread-ns), plus as much again for a tile's copy
-// into and out of its buffer.
-constexpr double kPassCost = 1.2;
-
 // %.3g of x, for the pass summary.
 std::string shortNumber(double x)
 {
@@ -272,7 +266,7 @@ public:
         for (int k = 2; k <= k_; ++k)
             consider("wide <= " + std::to_string(k) + " in cache blocks", Mode::WideInCacheBlocks, k);
         consider("wide", Mode::Wide, k_);
-        costs += ")";
+        costs += "; kernel costs " + kernels::activeCostSource() + ")";
         if (fused) {
             // The fusion kept, built again (the same steps), now with its blocks' matrices.
             std::vector<Op> ops;
@@ -296,7 +290,7 @@ public:
 
 private:
     // What the simulator would spend per amplitude on `items`: every gate's kernel (kernels::relativeCost) and
-    // every pass over the state (StateVector::countPasses) at kPassCost. Below the cache-blocking size the whole
+    // every pass over the state (StateVector::countPasses) at kernels::passCost(). Below the cache-blocking size the whole
     // state is in cache and passes cost nothing extra.
     double estimatedCost(const std::vector<Item>& items) const
     {
@@ -317,7 +311,7 @@ private:
         }
         if (!countPasses_)
             return kernelsCost;
-        return kernelsCost + StateVector::countPasses(c_->numQubits, Precision::Double, gates).total() * kPassCost;
+        return kernelsCost + StateVector::countPasses(c_->numQubits, Precision::Double, gates).total() * kernels::passCost();
     }
 
     const cplx* matrixOf(const Block& b) const { return b.matrix.empty() ? info_[b.gates[0]].matrix.data() : b.matrix.data(); }

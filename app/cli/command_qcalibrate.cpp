@@ -1,0 +1,151 @@
+// `spyglass-cli qcalibrate`: measure what the quantum fuse pass weighs (each kernel's cost and one pass over the
+// state) on this machine and keep it in a file every later run reads (kernel_costs.h), as FFTW keeps its wisdom.
+#include "app/cli/cli.h"
+
+#include "core/common/diagnostics.h"
+#include "core/quantum/kernel_calibration.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace spyglass::cli {
+namespace {
+
+using namespace spyglass::quantum;
+
+std::string numbers(const double* x, int count)
+{
+    std::string s;
+    char one[32];
+    for (int i = 0; i < count; ++i) {
+        std::snprintf(one, sizeof one, "%s%.3g", i ? " " : "", x[i]);
+        s += one;
+    }
+    return s;
+}
+
+QJsonArray jsonNumbers(const double* x, int count)
+{
+    QJsonArray a;
+    for (int i = 0; i < count; ++i)
+        a.append(x[i]);
+    return a;
+}
+
+QJsonObject jsonTable(const kernels::CostTable& t)
+{
+    QJsonObject o;
+    o[QStringLiteral("dense")] = jsonNumbers(t.dense + 1, 6);
+    o[QStringLiteral("dense_real")] = jsonNumbers(t.denseReal + 1, 6);
+    o[QStringLiteral("controlled")] = t.controlled;
+    o[QStringLiteral("diagonal")] = jsonNumbers(&t.diagonalBase, 2);
+    o[QStringLiteral("sparse")] = jsonNumbers(&t.sparseBase, 3);
+    o[QStringLiteral("pass")] = t.passCost;
+    return o;
+}
+
+void printTable(const char* isa, const std::string& source, const kernels::CostTable& t, const kernels::CostTable* builtin)
+{
+    std::cout << "[" << isa << "] " << source << "\n"
+              << "  dense 1..6 qubits     " << numbers(t.dense + 1, 6) << "\n"
+              << "  dense real 1..6       " << numbers(t.denseReal + 1, 6) << "\n"
+              << "  controlled 1q (x)     " << numbers(&t.controlled, 1) << "\n"
+              << "  diagonal base, slope  " << numbers(&t.diagonalBase, 2) << "\n"
+              << "  sparse base, slope, floor " << numbers(&t.sparseBase, 3) << "\n"
+              << "  pass                  " << numbers(&t.passCost, 1) << "\n";
+    if (builtin)
+        std::cout << "  (built in: dense " << numbers(builtin->dense + 1, 6) << "; pass " << numbers(&builtin->passCost, 1) << ")\n";
+}
+
+int runQcalibrate(Args& args)
+{
+    const bool show = args.flag("--show");
+    const auto output = args.value("--output");
+    const int qubits = static_cast<int>(args.integer("--qubits", 8, 20).value_or(13));
+    const int stateQubits = static_cast<int>(args.integer("--state-qubits", 20, 30).value_or(25));
+    args.finish();
+    const std::string path = output ? *output : kernels::calibrationPath();
+    const std::string cpu = kernels::cpuIdentity();
+    if (show) {
+        // What a run uses now, build by build: activeCostTable() of each build this CPU runs.
+        const kernels::Isa active = kernels::activeIsa();
+        QJsonArray builds;
+        if (!args.json())
+            std::cout << "CPU: " << cpu << "\nfile: " << (path.empty() ? "(none: no HOME)" : path) << "\n";
+        for (kernels::Isa isa : {kernels::Isa::Portable, kernels::Isa::Avx2, kernels::Isa::Avx512}) {
+            if (!kernels::setActiveIsa(isa))
+                continue;
+            if (args.json()) {
+                QJsonObject o = jsonTable(kernels::activeCostTable());
+                o[QStringLiteral("isa")] = QString::fromLatin1(kernels::isaName(isa));
+                o[QStringLiteral("source")] = QString::fromStdString(kernels::activeCostSource());
+                builds.append(o);
+            } else {
+                printTable(kernels::isaName(isa), kernels::activeCostSource(), kernels::activeCostTable(), nullptr);
+            }
+        }
+        kernels::setActiveIsa(active);
+        if (args.json()) {
+            QJsonObject o;
+            o[QStringLiteral("cpu")] = QString::fromStdString(cpu);
+            o[QStringLiteral("file")] = QString::fromStdString(path);
+            o[QStringLiteral("builds")] = builds;
+            printJson(o);
+        }
+        return ExitOk;
+    }
+    if (path.empty())
+        throw UsageError("no HOME or XDG_CACHE_HOME to keep the kernel costs in: give --output FILE");
+    {   // Say now, not after the measuring, when the file cannot be written.
+        std::error_code ec;
+        if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty())
+            std::filesystem::create_directories(parent, ec);
+        if (!std::ofstream(path, std::ios::app))
+            throw InputError(SourceLocation{path, 0, 0}, "cannot write the kernel costs there");
+    }
+    const kernels::Calibration c = kernels::measureCalibration(qubits, stateQubits, [&](const std::string& line) {
+        if (!args.json())
+            std::cerr << "qcalibrate: " << line << "\n";
+    });
+    std::string error;
+    if (!kernels::writeCalibration(path, c, error))
+        throw InputError(SourceLocation{path, 0, 0}, "cannot write the kernel costs: " + error);
+    kernels::useCalibration(c, path);
+    if (args.json()) {
+        QJsonObject o;
+        o[QStringLiteral("cpu")] = QString::fromStdString(cpu);
+        o[QStringLiteral("file")] = QString::fromStdString(path);
+        QJsonArray builds;
+        for (const kernels::Calibration::Entry& e : c.entries) {
+            QJsonObject b = jsonTable(e.table);
+            b[QStringLiteral("isa")] = QString::fromLatin1(kernels::isaName(e.isa));
+            b[QStringLiteral("threads")] = e.threads;
+            builds.append(b);
+        }
+        o[QStringLiteral("builds")] = builds;
+        printJson(o);
+        return ExitOk;
+    }
+    std::cout << "CPU: " << cpu << "\nwrote " << path << " (every run on this CPU reads it; SPYGLASS_KERNEL_COSTS=builtin ignores it)\n";
+    for (const kernels::Calibration::Entry& e : c.entries)
+        printTable(kernels::isaName(e.isa), "measured " + e.measured + ", " + std::to_string(e.threads) + " threads", e.table,
+                   &kernels::builtinCostTable());
+    return ExitOk;
+}
+
+const RegisterCommand reg{{"qcalibrate", "measure the quantum kernels' costs on this machine for the fuse pass",
+                           "qcalibrate [--output FILE] [--show] [--qubits N] [--state-qubits N] [--json]", runQcalibrate,
+                           "Times every kernel shape the fuse pass weighs (one thread, a 2^N-amplitude state, N = --qubits, "
+                           "default 13) in every kernel build this CPU runs, and one pass over a state larger than the cache "
+                           "from the in-place memory bandwidth over 2^M complex128 amplitudes (M = --state-qubits, default 25: "
+                           "512 MiB). Writes them to FILE (default $SPYGLASS_KERNEL_COSTS, else "
+                           "$XDG_CACHE_HOME/spyglass/kernel-costs.txt, else ~/.cache/spyglass/kernel-costs.txt), which every "
+                           "later run on the same CPU reads. --show prints the costs a run uses now, and where they come from."}};
+
+}  // namespace
+}  // namespace spyglass::cli

@@ -1,0 +1,293 @@
+#include "core/quantum/kernel_calibration.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstdlib>
+#include <ctime>
+#include <memory>
+#include <new>
+#include <random>
+
+namespace spyglass::quantum::kernels {
+
+namespace {
+
+double seconds()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// A random unitary on `dim` (Gram-Schmidt on Gaussian columns; real: orthogonal), interleaved re/im. Unitary, so
+// the repeated applications keep the amplitudes' size (a non-unitary matrix drives them into subnormals, which
+// run many times slower and measure the CPU's microcode instead of the kernel).
+std::vector<double> randomUnitary(int dim, bool real, std::mt19937_64& rng)
+{
+    std::normal_distribution<double> normal;
+    std::vector<std::complex<double>> u(size_t(dim) * dim);
+    for (auto& x : u)
+        x = {normal(rng), real ? 0.0 : normal(rng)};
+    for (int c = 0; c < dim; ++c) {
+        for (int p = 0; p < c; ++p) {
+            std::complex<double> dot = 0;
+            for (int r = 0; r < dim; ++r)
+                dot += std::conj(u[size_t(r) * dim + p]) * u[size_t(r) * dim + c];
+            for (int r = 0; r < dim; ++r)
+                u[size_t(r) * dim + c] -= dot * u[size_t(r) * dim + p];
+        }
+        double norm = 0;
+        for (int r = 0; r < dim; ++r)
+            norm += std::norm(u[size_t(r) * dim + c]);
+        for (int r = 0; r < dim; ++r)
+            u[size_t(r) * dim + c] /= std::sqrt(norm);
+    }
+    std::vector<double> m;
+    for (const auto& x : u) {
+        m.push_back(x.real());
+        m.push_back(x.imag());
+    }
+    return m;
+}
+
+std::vector<double> matrixOf(const KernelProbe& s, std::mt19937_64& rng)
+{
+    const int k = static_cast<int>(s.targets.size()), dim = 1 << k;
+    if (s.kind == KernelProbe::Dense || s.kind == KernelProbe::Real)
+        return randomUnitary(dim, s.kind == KernelProbe::Real, rng);
+    std::uniform_real_distribution<double> angle(0, 6.283185307179586);
+    std::vector<double> m(size_t(2) * dim * dim, 0.0);
+    if (s.kind == KernelProbe::Diagonal) {
+        for (int r = 0; r < dim; ++r) {
+            const double a = r % 4 == 0 ? 0.0 : angle(rng);
+            m[2 * (size_t(r) * dim + r)] = r % 4 == 0 ? 1.0 : std::cos(a);
+            m[2 * (size_t(r) * dim + r) + 1] = r % 4 == 0 ? 0.0 : std::sin(a);
+        }
+        return m;
+    }
+    const int half = dim / 2;
+    const std::vector<double> u = randomUnitary(half, false, rng);
+    for (int top = 0; top < 2; ++top) {
+        const std::complex<double> phase = std::polar(1.0, angle(rng));
+        for (int r = 0; r < half; ++r)
+            for (int c = 0; c < half; ++c) {
+                const std::complex<double> x = phase * std::complex<double>(u[2 * (size_t(r) * half + c)], u[2 * (size_t(r) * half + c) + 1]);
+                const size_t e = size_t(top * half + r) * dim + top * half + c;
+                m[2 * e] = x.real();
+                m[2 * e + 1] = x.imag();
+            }
+    }
+    return m;
+}
+
+template <class T>
+double nsPerAmplitude(int n, const PreparedGate& g)
+{
+    // The uniform superposition: a unit vector, kept so by the unitary gates.
+    std::vector<T> amps(size_t(2) << n, T(0));
+    for (size_t i = 0; i < amps.size(); i += 2)
+        amps[i] = T(1 / std::sqrt(double(size_t(1) << n)));
+    PreparedGate laidOut = g;
+    prepareLaneTable(laidOut, sizeof(T) == 4);   // as the cache-blocked runs apply it
+    // Enough repetitions for ~2 ms per sample; best of 7 samples (the least disturbed by other processes).
+    const int reps = std::max(1, int(4e6 / double(size_t(1) << n)));
+    double best = 1e30;
+    for (int sample = 0; sample < 7; ++sample) {
+        const double t0 = seconds();
+        for (int r = 0; r < reps; ++r)
+            apply(amps.data(), n, laidOut);
+        best = std::min(best, (seconds() - t0) / reps);
+    }
+    return best * 1e9 / double(size_t(1) << n);
+}
+
+double mean(const std::vector<double>& v)
+{
+    double s = 0;
+    for (double x : v)
+        s += x;
+    return v.empty() ? 0 : s / double(v.size());
+}
+
+}  // namespace
+
+std::vector<KernelProbe> kernelProbes()
+{
+    // Above the vector lanes of every build and precision: complex64 in a 512-bit vector spans qubits 0-2.
+    const int high = 4;
+    std::vector<KernelProbe> probes;
+    for (int k = 1; k <= 4; ++k)
+        for (KernelProbe::Kind kind : {KernelProbe::Dense, KernelProbe::Real}) {
+            std::vector<int> low, above;
+            for (int j = 0; j < k; ++j) {
+                low.push_back(j);
+                above.push_back(high + j);
+            }
+            const std::string what = "dense " + std::to_string(k) + "q " + (kind == KernelProbe::Real ? "real" : "complex");
+            probes.push_back({what + ", targets 0..", kind, {}, low, false});
+            probes.push_back({what + ", targets above the lanes", kind, {}, above, true});
+        }
+    probes.push_back({"dense 5q complex, targets 0..", KernelProbe::Dense, {}, {0, 1, 2, 3, 4}, false});
+    probes.push_back({"dense 6q complex, targets 0..", KernelProbe::Dense, {}, {0, 1, 2, 3, 4, 5}, false});
+    probes.push_back({"dense 1q complex, 1 control", KernelProbe::Dense, {high + 2}, {high}, true});
+    probes.push_back({"sparse 2q (2 per row), targets above the lanes", KernelProbe::Sparse, {}, {high, high + 1}, true});
+    probes.push_back({"sparse 2q (2 per row), targets 0, 1", KernelProbe::Sparse, {}, {0, 1}, false});
+    probes.push_back({"sparse 3q (4 per row), targets above the lanes", KernelProbe::Sparse, {}, {high, high + 1, high + 2}, true});
+    probes.push_back({"diagonal 1q", KernelProbe::Diagonal, {}, {high}, true});
+    probes.push_back({"diagonal 2q (cz-like: 3 of 4 factors != 1)", KernelProbe::Diagonal, {}, {high, high + 1}, true});
+    probes.push_back({"diagonal 3q", KernelProbe::Diagonal, {}, {1, high, high + 1}, false});
+    return probes;
+}
+
+std::vector<KernelTiming> timeKernels(int qubits, bool alsoComplex64, const std::function<void(const KernelTiming&)>& progress)
+{
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    std::mt19937_64 rng(3);
+    std::vector<KernelTiming> out;
+    for (const KernelProbe& p : kernelProbes()) {
+        KernelTiming t;
+        t.probe = p;
+        t.gate = prepare(p.controls, p.targets, matrixOf(p, rng));
+        t.complex128Ns = nsPerAmplitude<double>(qubits, t.gate);
+        if (alsoComplex64)
+            t.complex64Ns = nsPerAmplitude<float>(qubits, t.gate);
+        out.push_back(std::move(t));
+        if (progress)
+            progress(out.back());
+    }
+    omp_set_num_threads(threads);
+    return out;
+}
+
+double measureInPlaceBandwidth(size_t bytes)
+{
+    const size_t n = bytes / sizeof(double);
+    std::unique_ptr<double, decltype(&std::free)> a(static_cast<double*>(std::aligned_alloc(64, n * sizeof(double))), &std::free);
+    if (!a)
+        return 0;
+    double* x = a.get();
+    const int64_t len = static_cast<int64_t>(n);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < len; ++i)
+        x[i] = 1;
+    double best = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+        const double t0 = seconds();
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < len; ++i)
+            x[i] = x[i] * 0.999 + 0.001;
+        best = std::max(best, 2.0 * double(n * sizeof(double)) / (seconds() - t0) / 1e9);
+    }
+    // Read a result, so the passes cannot be dropped as dead stores.
+    volatile double sink = x[len / 2];
+    (void)sink;
+    return best;
+}
+
+double passCostFromBandwidth(double gbs, int threads) { return 2.0 * double(threads) * 32.0 / gbs; }
+
+CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost)
+{
+    CostTable t;
+    std::vector<double> dense[7], real[7];
+    std::vector<double> diagonalX, diagonalY;
+    double sparseNs[7] = {}, sparsePerRow[7] = {};
+    double cheapest = 1e30, controlledNs = 0;
+    for (const KernelTiming& m : timings) {
+        const int k = m.gate.k;
+        cheapest = std::min(cheapest, m.complex128Ns);
+        switch (m.probe.kind) {
+        case KernelProbe::Dense:
+            if (!m.gate.controls.empty())
+                controlledNs = m.complex128Ns;
+            else
+                dense[k].push_back(m.complex128Ns);
+            break;
+        case KernelProbe::Real:
+            real[k].push_back(m.complex128Ns);
+            break;
+        case KernelProbe::Sparse:
+            if (m.gate.sparse && m.probe.aboveLanes) {   // the sparse kernel itself (below the lanes it runs dense)
+                sparseNs[k] = m.complex128Ns;
+                sparsePerRow[k] = double(m.gate.sparseCol.size()) / double(1 << k);
+            }
+            break;
+        case KernelProbe::Diagonal:
+            diagonalX.push_back(double(m.gate.diagIndex.size()) / double(1 << k));
+            diagonalY.push_back(m.complex128Ns);
+            break;
+        }
+    }
+    // Dense: the mean of the targets' placements measured (from qubit 0 and above the lanes); a size not measured
+    // costs what the built-in table says relative to the largest size measured below it.
+    const CostTable& builtin = builtinCostTable();
+    for (int k = 1; k <= 6; ++k) {
+        t.dense[k] = dense[k].empty() ? t.dense[k - 1] * builtin.dense[k] / std::max(1e-9, builtin.dense[k - 1]) : mean(dense[k]);
+        t.denseReal[k] = real[k].empty() ? t.dense[k] : std::min(mean(real[k]), t.dense[k]);
+    }
+    t.controlled = controlledNs > 0 ? controlledNs / t.dense[1] : builtin.controlled;
+    // Diagonal: least squares on the fraction of factors != 1, the slope kept >= 0.
+    const double mx = mean(diagonalX), my = mean(diagonalY);
+    double sxy = 0, sxx = 0;
+    for (size_t i = 0; i < diagonalX.size(); ++i) {
+        sxy += (diagonalX[i] - mx) * (diagonalY[i] - my);
+        sxx += (diagonalX[i] - mx) * (diagonalX[i] - mx);
+    }
+    t.diagonalSlope = sxx > 0 ? std::max(0.0, sxy / sxx) : 0;
+    t.diagonalBase = std::max(0.0, my - t.diagonalSlope * mx);
+    // Sparse: the cost per non-zero of a row at k = 2 and 3, a line through the two (flat if it would fall).
+    if (sparseNs[2] > 0 && sparseNs[3] > 0) {
+        const double c2 = sparseNs[2] / sparsePerRow[2], c3 = sparseNs[3] / sparsePerRow[3];
+        t.sparseSlope = std::max(0.0, c3 - c2);
+        t.sparseBase = t.sparseSlope > 0 ? c2 - 2 * t.sparseSlope : (c2 + c3) / 2;
+    } else {
+        t.sparseBase = builtin.sparseBase;
+        t.sparseSlope = builtin.sparseSlope;
+    }
+    // No kernel runs faster than the cheapest one measured.
+    t.sparseFloor = cheapest < 1e30 ? cheapest : builtin.sparseFloor;
+    t.passCost = passCost;
+    return t;
+}
+
+Calibration measureCalibration(int qubits, int stateQubits, const std::function<void(const std::string&)>& say)
+{
+    auto tell = [&](const std::string& s) {
+        if (say)
+            say(s);
+    };
+    const int threads = omp_get_max_threads();
+    const size_t bytes = (size_t(1) << stateQubits) * 16;
+    tell("in-place bandwidth over " + std::to_string(bytes >> 20) + " MiB, " + std::to_string(threads) + " threads");
+    const double gbs = measureInPlaceBandwidth(bytes);
+    if (!(gbs > 0))
+        throw std::bad_alloc();   // the array to measure the bandwidth over
+    const double pass = passCostFromBandwidth(gbs, threads);
+    char line[128];
+    std::snprintf(line, sizeof line, "  %.1f GB/s: a pass costs %.3g thread-ns per amplitude", gbs, pass);
+    tell(line);
+    char when[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+    Calibration c;
+    const Isa active = activeIsa();
+    for (Isa isa : {Isa::Portable, Isa::Avx2, Isa::Avx512}) {
+        if (!setActiveIsa(isa))
+            continue;
+        tell(std::string(isaName(isa)) + " kernels on a 2^" + std::to_string(qubits) + "-amplitude state, one thread");
+        Calibration::Entry e;
+        e.isa = isa;
+        e.cpu = cpuIdentity();
+        e.threads = threads;
+        e.measured = when;
+        e.table = fitCostTable(timeKernels(qubits, false), pass);
+        c.entries.push_back(e);
+    }
+    setActiveIsa(active);
+    return c;
+}
+
+}  // namespace spyglass::quantum::kernels

@@ -1,0 +1,55 @@
+#pragma once
+// Measuring the kernel cost table (kernel_costs.h) on this machine: every kernel shape the fuse pass weighs, timed
+// on a cache-resident state with one thread, and one pass over a state larger than the cache from the in-place
+// memory bandwidth at the OpenMP thread count. `spyglass-cli qcalibrate` writes the result for every run to read;
+// `quantum_bench --kernel-costs` prints the timings beside the estimates.
+
+#include "core/quantum/kernel_costs.h"
+#include "core/quantum/kernels.h"
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace spyglass::quantum::kernels {
+
+// One kernel shape to time: its matrix is a random unitary of the kind (dense: complex; real: orthogonal; sparse:
+// a phase on the top target times a unitary on the others, half the entries zero, as rz x rx; diagonal: unit
+// phases, one in four equal to 1).
+struct KernelProbe {
+    std::string name;
+    enum Kind { Dense, Real, Sparse, Diagonal } kind = Dense;
+    std::vector<int> controls, targets;
+    bool aboveLanes = false;   // every target above the vector lanes of every build and precision
+};
+
+struct KernelTiming {
+    KernelProbe probe;
+    PreparedGate gate;       // as prepare() makes it (relativeCost reads its shape)
+    double complex128Ns = 0; // ns per amplitude, one thread, best of 7
+    double complex64Ns = 0;  // the same in complex64; 0 when not asked for
+};
+
+// The shapes the fit reads: dense blocks of 1-4 targets from qubit 0 and above the lanes (complex and real),
+// dense 5 and 6, a one-qubit gate with a control, sparse 2- and 3-qubit blocks, diagonals on 1-3 qubits.
+std::vector<KernelProbe> kernelProbes();
+// Times every probe on a 2^qubits state with the active kernel build, one thread (the caller's OpenMP setting is
+// restored). `progress` is called after each probe.
+std::vector<KernelTiming> timeKernels(int qubits, bool alsoComplex64, const std::function<void(const KernelTiming&)>& progress = {});
+
+// Best of three in-place read-modify-write passes over `bytes` at the OpenMP thread count, GB/s (read + write).
+double measureInPlaceBandwidth(size_t bytes);
+// One pass over a complex128 state larger than the cache, in relativeCost's units per amplitude: a pass reads
+// and writes 32 bytes an amplitude, twice (into a tile's buffer and back), on `threads` threads sharing `gbs`.
+double passCostFromBandwidth(double gbs, int threads);
+
+// The table of one kernel build from its timings (kernelProbes' order or any other) and a pass cost.
+CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost);
+
+// The whole calibration: every kernel build this CPU runs, timed on 2^qubits states, and the pass cost from the
+// in-place bandwidth over 2^stateQubits complex128 amplitudes. The active build is restored. `say` gets a line of
+// progress at a time.
+Calibration measureCalibration(int qubits, int stateQubits, const std::function<void(const std::string&)>& say = {});
+
+}  // namespace spyglass::quantum::kernels

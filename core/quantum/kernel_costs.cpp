@@ -1,0 +1,342 @@
+#include "core/quantum/kernel_costs.h"
+
+#include "core/quantum/kernels.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+namespace spyglass::quantum::kernels {
+
+const CostTable& builtinCostTable()
+{
+    // Fitted to `quantum_bench --kernel-costs` (one thread, a 2^13-amplitude state, random unitaries, best of 7;
+    // AVX-512 build, complex128) on the 2-vCPU Xeon (Emerald Rapids, 2.3 GHz) of BENCHMARKS.md, 2026-12-04:
+    // dense blocks of k = 1..6 targets 0.40-0.54 / 0.85-0.87 / 1.32-1.46 / 2.16-3.50 / 7.9 / 31.6 ns per
+    // amplitude (the first value with the targets from qubit 0, the second above the vector lanes), real
+    // matrices at k = 2, 3 0.36 / 0.50-0.76 (no real form at k = 1, 4), a one-qubit gate with a control 0.52,
+    // sparse blocks of 2 non-zeros a row on 2 qubits 0.76 and of 4 on 3 qubits 1.90, diagonals of 1 / 3 factors
+    // != 1 on 1 / 2 qubits 0.29 / 0.35. The pass: an in-place read-modify-write of 32 bytes at the 88-107 GB/s
+    // measured for two threads on the EPYC of the earlier tables (0.6 thread-ns), twice for a tile's copy into
+    // and out of its buffer.
+    static const CostTable table = [] {
+        CostTable t;
+        const double dense[7] = {0, 0.47, 0.86, 1.39, 2.8, 7.9, 31.6};
+        const double real[7] = {0, 0.47, 0.36, 0.63, 2.8, 7.9, 31.6};
+        std::copy(dense, dense + 7, t.dense);
+        std::copy(real, real + 7, t.denseReal);
+        t.controlled = 1.1;
+        t.diagonalBase = 0.08;
+        t.diagonalSlope = 0.5;
+        t.sparseBase = 0.19;   // per non-zero of a row: 0.38 at k = 2, 0.475 at k = 3 (more rows in flight per base)
+        t.sparseSlope = 0.095;
+        t.sparseFloor = 0.2;
+        t.passCost = 1.2;
+        return t;
+    }();
+    return table;
+}
+
+std::string cpuIdentity()
+{
+    std::ifstream in("/proc/cpuinfo");
+    std::map<std::string, std::string> field;
+    for (std::string line; std::getline(in, line) && !line.empty();) {   // the first processor's block
+        const auto colon = line.find(':');
+        if (colon == std::string::npos)
+            continue;
+        std::string key = line.substr(0, colon);
+        key.erase(key.find_last_not_of(" \t") + 1);
+        const auto start = line.find_first_not_of(" \t", colon + 1);
+        field[key] = start == std::string::npos ? "" : line.substr(start);
+    }
+    if (field.count("model name") == 0)
+        return "unknown CPU";
+    return field["model name"] + " (family " + field["cpu family"] + ", model " + field["model"] + ", stepping " + field["stepping"] + ")";
+}
+
+std::string calibrationPath()
+{
+    if (const char* e = std::getenv("SPYGLASS_KERNEL_COSTS"); e && *e && std::string(e) != "builtin")
+        return e;
+    if (const char* e = std::getenv("XDG_CACHE_HOME"); e && *e)
+        return std::string(e) + "/spyglass/kernel-costs.txt";
+    if (const char* e = std::getenv("HOME"); e && *e)
+        return std::string(e) + "/.cache/spyglass/kernel-costs.txt";
+    return {};
+}
+
+namespace {
+
+constexpr Isa kIsas[] = {Isa::Portable, Isa::Avx2, Isa::Avx512};
+
+// One line of numbers per key; `count` of them.
+struct Field {
+    const char* key;
+    int count;
+    double* (*at)(CostTable&);
+};
+const Field kFields[] = {
+    {"dense", 6, [](CostTable& t) { return t.dense + 1; }},
+    {"dense_real", 6, [](CostTable& t) { return t.denseReal + 1; }},
+    {"controlled", 1, [](CostTable& t) { return &t.controlled; }},
+    {"diagonal", 2, [](CostTable& t) { return &t.diagonalBase; }},   // base, slope (adjacent members)
+    {"sparse", 3, [](CostTable& t) { return &t.sparseBase; }},       // base, slope, floor
+    {"pass", 1, [](CostTable& t) { return &t.passCost; }},
+};
+
+std::string trimmed(const std::string& s)
+{
+    const auto a = s.find_first_not_of(" \t\r");
+    if (a == std::string::npos)
+        return {};
+    return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+}
+
+// What activeCostTable() reads: a table and its source per kernel build.
+struct Resolved {
+    const CostTable* table[3] = {};
+    std::string source[3];
+    Calibration calibration;   // owns the tables it points into
+};
+
+Resolved* resolve(Calibration c, const std::string& source)
+{
+    // Every Resolved made stays reachable until exit: a run that reads a table while a test swaps it in keeps a
+    // valid one, and nothing leaks.
+    static std::deque<Resolved> made;
+    static std::mutex m;
+    std::lock_guard<std::mutex> lock(m);
+    Resolved& r = made.emplace_back();
+    r.calibration = std::move(c);
+    const std::string cpu = cpuIdentity();
+    for (int i = 0; i < 3; ++i) {
+        r.table[i] = &builtinCostTable();
+        r.source[i] = "built in";
+        for (const Calibration::Entry& e : r.calibration.entries)
+            if (e.isa == kIsas[i] && e.cpu == cpu) {
+                r.table[i] = &e.table;
+                r.source[i] = source + " (measured " + e.measured + ")";
+            }
+    }
+    return &r;
+}
+
+std::atomic<Resolved*>& current()
+{
+    static std::atomic<Resolved*> slot{[] {
+        const char* env = std::getenv("SPYGLASS_KERNEL_COSTS");
+        const std::string path = calibrationPath();
+        Calibration c;
+        std::string error;
+        if (env && std::string(env) == "builtin")
+            return resolve({}, {});
+        std::error_code ec;
+        if (path.empty() || !std::filesystem::exists(path, ec)) {
+            if (env && *env)   // named but missing: say so; the default file is simply not made yet
+                std::fprintf(stderr, "spyglass: SPYGLASS_KERNEL_COSTS=%s: no such file; using the built-in kernel costs\n", env);
+            return resolve({}, {});
+        }
+        if (!readCalibration(path, c, error)) {
+            std::fprintf(stderr, "spyglass: %s; using the built-in kernel costs (spyglass-cli qcalibrate measures them anew)\n", error.c_str());
+            return resolve({}, {});
+        }
+        Resolved* r = resolve(std::move(c), path);
+        if (r->table[int(activeIsa())] == &builtinCostTable())
+            std::fprintf(stderr, "spyglass: %s has no kernel costs for this CPU (%s) and the %s kernels; using the built-in ones "
+                                 "(spyglass-cli qcalibrate measures them)\n",
+                         path.c_str(), cpuIdentity().c_str(), isaName(activeIsa()));
+        return r;
+    }()};
+    return slot;
+}
+
+}  // namespace
+
+bool readCalibration(const std::string& path, Calibration& out, std::string& error)
+{
+    std::ifstream in(path);
+    if (!in) {
+        error = path + ": cannot read the file";
+        return false;
+    }
+    out.entries.clear();
+    Calibration::Entry* entry = nullptr;
+    std::map<std::string, bool> seen;
+    auto complete = [&](int line) {
+        if (!entry)
+            return true;
+        for (const char* key : {"cpu", "threads", "measured"})
+            if (!seen[key]) {
+                error = path + ":" + std::to_string(line) + ": section [" + isaName(entry->isa) + "] has no " + key;
+                return false;
+            }
+        for (const Field& f : kFields)
+            if (!seen[f.key]) {
+                error = path + ":" + std::to_string(line) + ": section [" + isaName(entry->isa) + "] has no " + f.key;
+                return false;
+            }
+        return true;
+    };
+    int lineNo = 0;
+    for (std::string raw; std::getline(in, raw);) {
+        ++lineNo;
+        const std::string line = trimmed(raw.substr(0, raw.find('#')));
+        if (line.empty())
+            continue;
+        auto fail = [&](const std::string& what) {
+            error = path + ":" + std::to_string(lineNo) + ": " + what;
+            return false;
+        };
+        if (line.front() == '[') {
+            if (!complete(lineNo))
+                return false;
+            const std::string name = trimmed(line.substr(1, line.find(']') - 1));
+            const Isa* isa = std::find_if(std::begin(kIsas), std::end(kIsas), [&](Isa i) { return name == isaName(i); });
+            if (line.back() != ']' || isa == std::end(kIsas))
+                return fail("expected a section [portable], [avx2] or [avx512], found '" + line + "'");
+            entry = &out.entries.emplace_back();
+            entry->isa = *isa;
+            seen.clear();
+            continue;
+        }
+        const auto eq = line.find('=');
+        if (eq == std::string::npos)
+            return fail("expected 'key = value', found '" + line + "'");
+        if (!entry)
+            return fail("a value before the first section ([avx512], ...)");
+        const std::string key = trimmed(line.substr(0, eq)), value = trimmed(line.substr(eq + 1));
+        if (seen[key])
+            return fail("'" + key + "' given twice in one section");
+        seen[key] = true;
+        if (key == "cpu") {
+            entry->cpu = value;
+            continue;
+        }
+        if (key == "measured") {
+            entry->measured = value;
+            continue;
+        }
+        if (key == "threads") {
+            char* end = nullptr;
+            const long n = std::strtol(value.c_str(), &end, 10);
+            if (value.empty() || *end || n < 1 || n > 4096)
+                return fail("threads: expected a count, found '" + value + "'");
+            entry->threads = int(n);
+            continue;
+        }
+        const Field* f = std::find_if(std::begin(kFields), std::end(kFields), [&](const Field& x) { return key == x.key; });
+        if (f == std::end(kFields))
+            return fail("unknown key '" + key + "'");
+        std::istringstream numbers(value);
+        double* at = f->at(entry->table);
+        for (int i = 0; i < f->count; ++i) {
+            double x = 0;
+            // Every cost is a time: finite and not negative (the slopes may be 0; a time of 0 would make a kernel free).
+            if (!(numbers >> x) || !std::isfinite(x) || x < 0)
+                return fail(key + ": expected " + std::to_string(f->count) + " non-negative numbers, found '" + value + "'");
+            at[i] = x;
+        }
+        std::string extra;
+        if (numbers >> extra)
+            return fail(key + ": expected " + std::to_string(f->count) + " numbers, found more: '" + value + "'");
+    }
+    if (!complete(lineNo))
+        return false;
+    for (const Calibration::Entry& e : out.entries)
+        if (*std::min_element(e.table.dense + 1, e.table.dense + 7) <= 0 || *std::min_element(e.table.denseReal + 1, e.table.denseReal + 7) <= 0 ||
+            e.table.passCost <= 0) {
+            error = path + ": section [" + isaName(e.isa) + "]: a dense kernel or the pass costs 0";
+            return false;
+        }
+    return true;
+}
+
+bool writeCalibration(const std::string& path, const Calibration& c, std::string& error)
+{
+    std::error_code ec;
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty())
+        std::filesystem::create_directories(parent, ec);
+    std::ofstream out(path, std::ios::trunc);
+    if (!out) {
+        error = path + ": cannot write the file";
+        return false;
+    }
+    out << "# Spyglass kernel costs, written by `spyglass-cli qcalibrate`: what the quantum fuse pass weighs on this\n"
+           "# machine, per kernel build. Single-thread ns per complex128 amplitude of a cache-resident state:\n"
+           "#   dense, dense_real  a dense block of 1..6 target qubits, complex / real matrix\n"
+           "#   controlled         a one-qubit gate with controls, as a multiple of dense 1\n"
+           "#   diagonal           base + slope x (factors != 1) / 2^k\n"
+           "#   sparse             (base + slope x k) per non-zero of a row, and a floor\n"
+           "#   pass               one pass over a state larger than the cache (threads x 2 x 32 B / in-place bandwidth)\n"
+           "# A section is used only on the CPU it names; `spyglass-cli qcalibrate` measures it anew.\n";
+    char number[32];
+    for (const Calibration::Entry& e : c.entries) {
+        out << "\n[" << isaName(e.isa) << "]\ncpu = " << e.cpu << "\nthreads = " << e.threads << "\nmeasured = " << e.measured << "\n";
+        for (const Field& f : kFields) {
+            CostTable t = e.table;
+            out << f.key << " =";
+            for (int i = 0; i < f.count; ++i) {
+                std::snprintf(number, sizeof number, " %.6g", f.at(t)[i]);
+                out << number;
+            }
+            out << "\n";
+        }
+    }
+    out.close();
+    if (!out) {
+        error = path + ": error writing the file";
+        return false;
+    }
+    return true;
+}
+
+const CostTable& activeCostTable() { return *current().load(std::memory_order_acquire)->table[int(activeIsa())]; }
+
+std::string activeCostSource() { return current().load(std::memory_order_acquire)->source[int(activeIsa())]; }
+
+void useCalibration(const Calibration& c, const std::string& source) { current().store(resolve(c, source), std::memory_order_release); }
+
+CostShape shapeOf(const PreparedGate& g)
+{
+    CostShape s;
+    s.k = g.k;
+    s.controls = static_cast<int>(g.controls.size());
+    s.lowestTarget = g.targets[0];
+    s.diagonal = g.diagonal;
+    s.sparse = g.sparse;
+    s.entries = static_cast<int>(g.diagonal ? g.diagIndex.size() : g.sparse ? g.sparseCol.size() : 0);
+    s.real = g.realMatrix;
+    return s;
+}
+
+double relativeCost(const PreparedGate& g) { return relativeCost(shapeOf(g)); }
+
+double relativeCost(const CostShape& g)
+{
+    const CostTable& t = activeCostTable();
+    const double touched = 1.0 / double(uint64_t(1) << g.controls);
+    const double dim = double(1 << g.k);
+    if (g.diagonal)
+        return t.diagonalBase + t.diagonalSlope * touched * double(g.entries) / dim;
+    // The wide builds run a sparse gate with a target inside a complex128 vector as a dense one (kernels_impl.inc,
+    // laneTargetMask).
+    const int laneBits = activeIsa() == Isa::Avx512 ? 2 : activeIsa() == Isa::Avx2 ? 1 : 0;
+    const bool sparseKernel = g.sparse && !(g.k <= 4 && g.lowestTarget < laneBits);
+    if (sparseKernel)
+        return std::max(t.sparseFloor, touched * double(g.entries) / dim * (t.sparseBase + t.sparseSlope * g.k));
+    return (g.real ? t.denseReal : t.dense)[g.k] * (g.k == 1 && g.controls > 0 ? t.controlled : touched);
+}
+
+double passCost() { return activeCostTable().passCost; }
+
+}  // namespace spyglass::quantum::kernels

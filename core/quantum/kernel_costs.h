@@ -1,0 +1,86 @@
+#pragma once
+// What the fuse pass weighs: the time one kernel application takes per amplitude (relativeCost), and one pass over
+// a state larger than the cache (passCost), in single-thread ns per complex128 amplitude. Their constants are one
+// table per kernel build (Isa): built in (fitted on one machine), or measured on this machine by
+// `spyglass-cli qcalibrate` and kept in a file, the way FFTW keeps its wisdom: measured once, read by every run,
+// so the fused circuit is this machine's best and stays the same from run to run.
+//
+// The file (calibrationPath()) is read once, at the first relativeCost; a table is used only for the CPU and the
+// kernel build it was measured on. SPYGLASS_KERNEL_COSTS names the file; "builtin" there means the built-in
+// tables whatever the file says (the tests set it, so their fusions do not depend on a developer's machine).
+
+#include <string>
+#include <vector>
+
+namespace spyglass::quantum::kernels {
+
+enum class Isa;
+struct PreparedGate;
+
+// What relativeCost reads of a prepared gate, so the fuse pass can weigh a candidate block from its matrix
+// without preparing it: shapeOf(g) gives relativeCost(g) == relativeCost(shapeOf(g)).
+struct CostShape {
+    int k = 0;               // target qubits
+    int controls = 0;        // control qubits
+    int lowestTarget = 0;    // targets[0]
+    bool diagonal = false;   // runs on the diagonal kernel (PreparedGate::diagonal)
+    bool sparse = false;     // PreparedGate::sparse
+    int entries = 0;         // diagonal: factors != 1 (diagIndex); sparse: non-zeros (sparseCol)
+    bool real = false;       // PreparedGate::realMatrix: the dense kernels make one FMA a product
+};
+
+// The constants of relativeCost and passCost for one kernel build. Index k of the arrays: k target qubits.
+struct CostTable {
+    double dense[7] = {};       // a dense block, complex matrix
+    double denseReal[7] = {};   // a dense block, real matrix
+    double controlled = 0;      // a one-qubit dense gate with controls, as a multiple of dense[1]
+    double diagonalBase = 0;    // a diagonal block: diagonalBase + diagonalSlope x (factors != 1) / 2^k ...
+    double diagonalSlope = 0;   // ... of the amplitudes its controls select
+    double sparseBase = 0;      // a sparse block, per non-zero of a row: sparseBase + sparseSlope x k ...
+    double sparseSlope = 0;
+    double sparseFloor = 0;     // ... and never below this
+    double passCost = 0;        // one pass over a state too large for the cache (StateVector::countPasses)
+};
+
+// The tables fitted on the 2-vCPU Xeon of BENCHMARKS.md (2026-12-04), used where no calibration applies.
+const CostTable& builtinCostTable();
+
+// What a calibration file holds: a table per kernel build, each with the CPU it was measured on.
+struct Calibration {
+    struct Entry {
+        Isa isa;
+        std::string cpu;       // cpuIdentity() of the machine it was measured on
+        int threads = 0;       // OpenMP threads of the pass-cost measurement
+        std::string measured;  // when, UTC
+        CostTable table;
+    };
+    std::vector<Entry> entries;
+};
+// "model name (family F, model M, stepping S)" of /proc/cpuinfo: a calibration holds for this CPU only.
+std::string cpuIdentity();
+// SPYGLASS_KERNEL_COSTS (but "builtin"), else $XDG_CACHE_HOME/spyglass/kernel-costs.txt, else ~/.cache/spyglass/kernel-costs.txt.
+std::string calibrationPath();
+// Reads a calibration file. Returns false with `error` as "file:line: what" when it cannot be read or parsed.
+bool readCalibration(const std::string& path, Calibration& out, std::string& error);
+// Writes it (the folder is made when missing); false with `error` when the file cannot be written.
+bool writeCalibration(const std::string& path, const Calibration& c, std::string& error);
+
+// The table relativeCost and passCost read for the active kernel build: the calibration file's when it has one
+// for this CPU and build, else the built-in one.
+const CostTable& activeCostTable();
+// Where activeCostTable() came from for the active build: "built in" or "PATH (measured DATE)"; what the fuse
+// pass's summary and `qcalibrate --show` print.
+std::string activeCostSource();
+// Uses `c` from now on in place of the file (tests; qcalibrate after it measured), `source` naming it for
+// activeCostSource(); an empty one means the built-in tables.
+void useCalibration(const Calibration& c, const std::string& source);
+
+// The time one application of a gate takes per amplitude of a cache-resident state, relative units (single-thread
+// ns on the machine the table was measured on).
+double relativeCost(const CostShape& s);
+double relativeCost(const PreparedGate& g);
+CostShape shapeOf(const PreparedGate& g);
+// One pass over the state, in relativeCost's units per amplitude.
+double passCost();
+
+}  // namespace spyglass::quantum::kernels

@@ -1,0 +1,273 @@
+// The kernel cost table the fuse pass weighs (kernel_costs.h): the built-in table under the tests, the calibration
+// file's round trip and its errors (file:line), a table applying only to the CPU and kernel build it was measured
+// on, the fuse pass deciding by the table in use, a measured table's sanity, and `spyglass-cli qcalibrate`.
+#include "common/testutil.h"
+
+#include "core/quantum/kernel_calibration.h"
+#include "core/quantum/pass.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace spyglass;
+using namespace spyglass::quantum;
+using namespace spyglass::test;
+
+namespace {
+
+QString writeText(const QString& name, const std::string& text)
+{
+    const QString path = outputDir() + QStringLiteral("/") + name;
+    std::ofstream(path.toStdString()) << text;
+    return path;
+}
+
+kernels::CostShape denseShape(int k, bool real)
+{
+    kernels::CostShape s;
+    s.k = k;
+    s.lowestTarget = 4;
+    s.real = real;
+    return s;
+}
+
+// A table with every cost distinct and written exactly by %.6g.
+kernels::CostTable distinctTable()
+{
+    kernels::CostTable t;
+    for (int k = 1; k <= 6; ++k) {
+        t.dense[k] = 0.5 * k + 0.125;
+        t.denseReal[k] = 0.25 * k + 0.0625;
+    }
+    t.controlled = 1.25;
+    t.diagonalBase = 0.0625;
+    t.diagonalSlope = 0.375;
+    t.sparseBase = 0.1875;
+    t.sparseSlope = 0.09375;
+    t.sparseFloor = 0.21875;
+    t.passCost = 0.8125;
+    return t;
+}
+
+kernels::Calibration::Entry entryFor(const std::string& cpu, kernels::Isa isa, const kernels::CostTable& t)
+{
+    kernels::Calibration::Entry e;
+    e.isa = isa;
+    e.cpu = cpu;
+    e.threads = 2;
+    e.measured = "2026-12-04 15:00 UTC";
+    e.table = t;
+    return e;
+}
+
+const char* kValidSection = "[portable]\ncpu = some CPU\nthreads = 2\nmeasured = today\ndense = 1 2 3 4 5 6\n"
+                            "dense_real = 1 2 3 4 5 6\ncontrolled = 1\ndiagonal = 0.1 0.5\nsparse = 0.2 0.1 0.2\npass = 1\n";
+
+// Two Hadamards on different qubits of a cache-resident state: kept apart or fused into one block, as the table says.
+Circuit twoHadamards()
+{
+    Circuit c;
+    c.numQubits = 6;
+    c.qregs.push_back({"q", 6, 0});
+    for (int q : {4, 5}) {
+        Op op;
+        op.name = "h";
+        op.qubits = {q};
+        c.ops.push_back(op);
+    }
+    return c;
+}
+
+}  // namespace
+
+class TestKernelCosts : public QObject {
+    Q_OBJECT
+
+private slots:
+    void cleanup() { kernels::useCalibration({}, {}); }
+
+    // ctest sets SPYGLASS_KERNEL_COSTS=builtin: no developer's calibration reaches the suites.
+    void theTestsUseTheBuiltInTable()
+    {
+        QCOMPARE(qEnvironmentVariable("SPYGLASS_KERNEL_COSTS"), QStringLiteral("builtin"));
+        QCOMPARE(kernels::activeCostSource(), std::string("built in"));
+        QCOMPARE(kernels::relativeCost(denseShape(3, false)), kernels::builtinCostTable().dense[3]);
+        QCOMPARE(kernels::passCost(), kernels::builtinCostTable().passCost);
+    }
+
+    void fileRoundTrips()
+    {
+        kernels::Calibration c;
+        c.entries.push_back(entryFor(kernels::cpuIdentity(), kernels::activeIsa(), distinctTable()));
+        c.entries.push_back(entryFor("another CPU (family 1, model 2, stepping 3)", kernels::Isa::Portable, kernels::builtinCostTable()));
+        const std::string path = QString(outputDir() + QStringLiteral("/costs/kernel-costs.txt")).toStdString();
+        std::string error;
+        QVERIFY2(kernels::writeCalibration(path, c, error), error.c_str());
+        kernels::Calibration back;
+        QVERIFY2(kernels::readCalibration(path, back, error), error.c_str());
+        QCOMPARE(back.entries.size(), size_t(2));
+        for (size_t i = 0; i < 2; ++i) {
+            const auto &a = c.entries[i], &b = back.entries[i];
+            QCOMPARE(int(b.isa), int(a.isa));
+            QCOMPARE(b.cpu, a.cpu);
+            QCOMPARE(b.threads, a.threads);
+            QCOMPARE(b.measured, a.measured);
+            for (int k = 1; k <= 6; ++k) {
+                QCOMPARE(b.table.dense[k], a.table.dense[k]);
+                QCOMPARE(b.table.denseReal[k], a.table.denseReal[k]);
+            }
+            QCOMPARE(b.table.controlled, a.table.controlled);
+            QCOMPARE(b.table.diagonalBase, a.table.diagonalBase);
+            QCOMPARE(b.table.diagonalSlope, a.table.diagonalSlope);
+            QCOMPARE(b.table.sparseBase, a.table.sparseBase);
+            QCOMPARE(b.table.sparseSlope, a.table.sparseSlope);
+            QCOMPARE(b.table.sparseFloor, a.table.sparseFloor);
+            QCOMPARE(b.table.passCost, a.table.passCost);
+        }
+    }
+
+    void badFilesSayWhereAndWhat_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("where");
+        QTest::addColumn<QString>("what");
+        const QString ok = QString::fromLatin1(kValidSection);
+        QTest::newRow("unknown key") << ok + QStringLiteral("speed = 3\n") << QStringLiteral(":11:") << QStringLiteral("unknown key 'speed'");
+        QTest::newRow("value before a section") << QStringLiteral("pass = 1\n") + ok << QStringLiteral(":1:") << QStringLiteral("before the first section");
+        QTest::newRow("unknown build") << QStringLiteral("[sse9]\n") << QStringLiteral(":1:") << QStringLiteral("[avx512]");
+        QTest::newRow("negative") << QString(ok).replace(QStringLiteral("pass = 1"), QStringLiteral("pass = -1")) << QStringLiteral(":10:")
+                                  << QStringLiteral("non-negative");
+        QTest::newRow("too few") << QString(ok).replace(QStringLiteral("dense = 1 2 3 4 5 6"), QStringLiteral("dense = 1 2 3"))
+                                 << QStringLiteral(":5:") << QStringLiteral("expected 6");
+        QTest::newRow("too many") << QString(ok).replace(QStringLiteral("controlled = 1"), QStringLiteral("controlled = 1 2"))
+                                  << QStringLiteral(":7:") << QStringLiteral("found more");
+        QTest::newRow("missing pass") << QString(ok).replace(QStringLiteral("pass = 1\n"), QString()) << QStringLiteral(":9:")
+                                      << QStringLiteral("has no pass");
+        QTest::newRow("twice") << ok + QStringLiteral("pass = 2\n") << QStringLiteral(":11:") << QStringLiteral("given twice");
+        QTest::newRow("free kernel") << QString(ok).replace(QStringLiteral("dense = 1 2"), QStringLiteral("dense = 0 2")) << QStringLiteral("[portable]")
+                                     << QStringLiteral("costs 0");
+    }
+    void badFilesSayWhereAndWhat()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, where);
+        QFETCH(QString, what);
+        const QString path = writeText(QStringLiteral("bad-kernel-costs.txt"), text.toStdString());
+        kernels::Calibration c;
+        std::string error;
+        QVERIFY(!kernels::readCalibration(path.toStdString(), c, error));
+        const QString e = QString::fromStdString(error);
+        QVERIFY2(e.startsWith(path + (where.startsWith(QLatin1Char(':')) ? where : QStringLiteral(": section ") + where)), qPrintable(e));
+        QVERIFY2(e.contains(what), qPrintable(e));
+    }
+
+    void aTableAppliesOnlyToItsCpuAndBuild()
+    {
+        const kernels::CostTable t = distinctTable();
+        const kernels::Isa active = kernels::activeIsa();
+        const kernels::Isa other = active == kernels::Isa::Portable ? kernels::Isa::Avx2 : kernels::Isa::Portable;
+        kernels::Calibration c;
+        c.entries.push_back(entryFor("another CPU", active, t));
+        c.entries.push_back(entryFor(kernels::cpuIdentity(), other, t));
+        kernels::useCalibration(c, "test");
+        QCOMPARE(kernels::activeCostSource(), std::string("built in"));
+        QCOMPARE(kernels::relativeCost(denseShape(2, false)), kernels::builtinCostTable().dense[2]);
+        c.entries.push_back(entryFor(kernels::cpuIdentity(), active, t));
+        kernels::useCalibration(c, "test");
+        QCOMPARE(kernels::activeCostSource(), std::string("test (measured 2026-12-04 15:00 UTC)"));
+        QCOMPARE(kernels::relativeCost(denseShape(2, false)), t.dense[2]);
+        QCOMPARE(kernels::relativeCost(denseShape(3, true)), t.denseReal[3]);
+        QCOMPARE(kernels::passCost(), t.passCost);
+        kernels::CostShape diagonal;
+        diagonal.k = 2;
+        diagonal.diagonal = true;
+        diagonal.entries = 3;
+        QCOMPARE(kernels::relativeCost(diagonal), t.diagonalBase + t.diagonalSlope * 0.75);
+    }
+
+    // The same circuit fuses or not as the table in use says a 2-qubit block is cheaper than two 1-qubit gates or not.
+    void theFusePassWeighsTheTableInUse()
+    {
+        Circuit builtIn = twoHadamards();
+        const PassResult a = makeFusePass(4)->run(builtIn);
+        QCOMPARE(builtIn.gateCount(), 1);   // built in: a real 2-qubit block 0.36, two Hadamards 0.94
+        QVERIFY2(a.summary.find("kernel costs built in") != std::string::npos, a.summary.c_str());
+
+        kernels::CostTable dear = kernels::builtinCostTable();
+        for (int k = 2; k <= 6; ++k)
+            dear.dense[k] = dear.denseReal[k] = 10 * k;
+        kernels::Calibration c;
+        c.entries.push_back(entryFor(kernels::cpuIdentity(), kernels::activeIsa(), dear));
+        kernels::useCalibration(c, "dear blocks");
+        Circuit measured = twoHadamards();
+        const PassResult b = makeFusePass(4)->run(measured);
+        QCOMPARE(measured.gateCount(), 2);
+        QVERIFY2(b.summary.rfind("kept 2 gates unfused", 0) == 0, b.summary.c_str());
+        QVERIFY2(b.summary.find("kernel costs dear blocks") != std::string::npos, b.summary.c_str());
+    }
+
+    // A table measured here (small state, so it is quick) is a table of times: positive, growing with the block.
+    void aMeasuredTableIsSane()
+    {
+        const auto timings = kernels::timeKernels(10, false);
+        QCOMPARE(timings.size(), kernels::kernelProbes().size());
+        const kernels::CostTable t = kernels::fitCostTable(timings, 0.7);
+        for (int k = 1; k <= 6; ++k) {
+            QVERIFY2(t.dense[k] > 0 && t.dense[k] < 1e4, qPrintable(QString::number(t.dense[k])));
+            QVERIFY(t.denseReal[k] > 0 && t.denseReal[k] <= t.dense[k]);
+        }
+        // A 6-qubit block makes 32x the multiply-adds of a one-qubit gate: it cannot be measured cheaper.
+        QVERIFY2(t.dense[6] > 4 * t.dense[1], qPrintable(QStringLiteral("%1 %2").arg(t.dense[1]).arg(t.dense[6])));
+        QVERIFY(t.controlled > 0);
+        QVERIFY(t.diagonalBase >= 0 && t.diagonalSlope >= 0 && t.diagonalBase + t.diagonalSlope > 0);
+        QVERIFY(t.sparseFloor > 0 && t.sparseBase + 2 * t.sparseSlope > 0);
+        QCOMPARE(t.passCost, 0.7);
+        QCOMPARE(kernels::passCostFromBandwidth(64, 2), 2.0);   // 2 threads x 2 x 32 B at 64 B/ns
+    }
+
+    void qcalibrateWritesWhatLaterRunsRead()
+    {
+        const QString path = outputDir() + QStringLiteral("/qcalibrate/kernel-costs.txt");
+        QFile::remove(path);
+        const CliResult r = runCli({QStringLiteral("qcalibrate"), QStringLiteral("--output"), path, QStringLiteral("--qubits"), QStringLiteral("9"),
+                                    QStringLiteral("--state-qubits"), QStringLiteral("20"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o.value(QStringLiteral("file")).toString(), path);
+        QVERIFY(!o.value(QStringLiteral("builds")).toArray().isEmpty());
+        kernels::Calibration c;
+        std::string error;
+        QVERIFY2(kernels::readCalibration(path.toStdString(), c, error), error.c_str());
+        QCOMPARE(c.entries.front().cpu, kernels::cpuIdentity());
+
+        // A later run reads it: --show names it as the source of the active build's costs.
+        qputenv("SPYGLASS_KERNEL_COSTS", path.toLocal8Bit());
+        const CliResult show = runCli({QStringLiteral("qcalibrate"), QStringLiteral("--show")});
+        qputenv("SPYGLASS_KERNEL_COSTS", "builtin");
+        QCOMPARE(show.exitCode, 0);
+        QVERIFY2(show.out.contains((QStringLiteral("] ") + path + QStringLiteral(" (measured ")).toUtf8()), show.out.constData());
+    }
+
+    void aBadFileIsReportedAndTheRunGoesOn()
+    {
+        const QString path = writeText(QStringLiteral("broken-kernel-costs.txt"), "[avx512]\ncpu = x\nspeed = 9\n");
+        qputenv("SPYGLASS_KERNEL_COSTS", path.toLocal8Bit());
+        const CliResult show = runCli({QStringLiteral("qcalibrate"), QStringLiteral("--show")});
+        qputenv("SPYGLASS_KERNEL_COSTS", "builtin");
+        QCOMPARE(show.exitCode, 0);
+        QVERIFY2(show.err.contains((path + QStringLiteral(":3: unknown key 'speed'; using the built-in kernel costs")).toUtf8()), show.err.constData());
+        QVERIFY2(show.out.contains("] built in"), show.out.constData());
+
+        const CliResult unwritable = runCli({QStringLiteral("qcalibrate"), QStringLiteral("--output"), path + QStringLiteral("/inside-a-file.txt"),
+                                             QStringLiteral("--qubits"), QStringLiteral("8"), QStringLiteral("--state-qubits"), QStringLiteral("20")});
+        QCOMPARE(unwritable.exitCode, 2);
+        QVERIFY2(unwritable.err.contains("cannot write"), unwritable.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKernelCosts)
+#include "tst_kernel_costs.moc"
