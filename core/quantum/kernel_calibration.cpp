@@ -61,9 +61,10 @@ std::vector<double> matrixOf(const KernelProbe& s, std::mt19937_64& rng)
     std::vector<double> m(size_t(2) * dim * dim, 0.0);
     if (s.kind == KernelProbe::Diagonal) {
         for (int r = 0; r < dim; ++r) {
-            const double a = r % 4 == 0 ? 0.0 : angle(rng);
-            m[2 * (size_t(r) * dim + r)] = r % 4 == 0 ? 1.0 : std::cos(a);
-            m[2 * (size_t(r) * dim + r) + 1] = r % 4 == 0 ? 0.0 : std::sin(a);
+            const bool one = s.onlyLastFactor ? r != dim - 1 : r % 4 == 0;
+            const double a = one ? 0.0 : angle(rng);
+            m[2 * (size_t(r) * dim + r)] = one ? 1.0 : std::cos(a);
+            m[2 * (size_t(r) * dim + r) + 1] = one ? 0.0 : std::sin(a);
         }
         return m;
     }
@@ -136,8 +137,11 @@ std::vector<KernelProbe> kernelProbes()
     probes.push_back({"sparse 2q (2 per row), targets 0, 1", KernelProbe::Sparse, {}, {0, 1}, false});
     probes.push_back({"sparse 3q (4 per row), targets above the lanes", KernelProbe::Sparse, {}, {high, high + 1, high + 2}, true});
     probes.push_back({"diagonal 1q", KernelProbe::Diagonal, {}, {high}, true});
-    probes.push_back({"diagonal 2q (cz-like: 3 of 4 factors != 1)", KernelProbe::Diagonal, {}, {high, high + 1}, true});
-    probes.push_back({"diagonal 3q", KernelProbe::Diagonal, {}, {1, high, high + 1}, false});
+    probes.push_back({"diagonal 2q (cp-like: 1 of 4 factors != 1)", KernelProbe::Diagonal, {}, {high, high + 1}, true, true});
+    probes.push_back({"diagonal 2q (3 of 4 factors != 1)", KernelProbe::Diagonal, {}, {high, high + 1}, true});
+    probes.push_back({"diagonal 3q (6 of 8 factors != 1)", KernelProbe::Diagonal, {}, {high, high + 1, high + 2}, true});
+    // Short segments: the lowest target inside the vector (the fit leaves it out; the table shows how far off it is).
+    probes.push_back({"diagonal 3q, targets 1, 4, 5", KernelProbe::Diagonal, {}, {1, high, high + 1}, false});
     return probes;
 }
 
@@ -216,6 +220,8 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
             }
             break;
         case KernelProbe::Diagonal:
+            if (!m.probe.aboveLanes)
+                break;
             diagonalX.push_back(double(m.gate.diagIndex.size()) / double(1 << k));
             diagonalY.push_back(m.complex128Ns);
             break;
@@ -229,7 +235,7 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
         t.denseReal[k] = real[k].empty() ? t.dense[k] : std::min(mean(real[k]), t.dense[k]);
     }
     t.controlled = controlledNs > 0 ? controlledNs / t.dense[1] : builtin.controlled;
-    // Diagonal: least squares on the fraction of factors != 1, the slope kept >= 0.
+    // Diagonal (targets above the lanes): least squares on the fraction of factors != 1, the slope kept >= 0.
     const double mx = mean(diagonalX), my = mean(diagonalY);
     double sxy = 0, sxx = 0;
     for (size_t i = 0; i < diagonalX.size(); ++i) {

@@ -16,12 +16,13 @@ namespace spyglass::quantum::kernels {
 
 // One kernel shape to time: its matrix is a random unitary of the kind (dense: complex; real: orthogonal; sparse:
 // a phase on the top target times a unitary on the others, half the entries zero, as rz x rx; diagonal: unit
-// phases, one in four equal to 1).
+// phases, one in four equal to 1, or all but the last).
 struct KernelProbe {
     std::string name;
     enum Kind { Dense, Real, Sparse, Diagonal } kind = Dense;
     std::vector<int> controls, targets;
     bool aboveLanes = false;   // every target above the vector lanes of every build and precision
+    bool onlyLastFactor = false;   // diagonal: only the last factor != 1 (a controlled phase), not three in four
 };
 
 struct KernelTiming {
@@ -32,7 +33,8 @@ struct KernelTiming {
 };
 
 // The shapes the fit reads: dense blocks of 1-4 targets from qubit 0 and above the lanes (complex and real),
-// dense 5 and 6, a one-qubit gate with a control, sparse 2- and 3-qubit blocks, diagonals on 1-3 qubits.
+// dense 5 and 6, a one-qubit gate with a control, sparse 2- and 3-qubit blocks, diagonals on 1-3 qubits (one of
+// them with a target inside the vector lanes, which the fit leaves out).
 std::vector<KernelProbe> kernelProbes();
 // Times every probe on a 2^qubits state with the active kernel build, one thread (the caller's OpenMP setting is
 // restored). `progress` is called after each probe.
