@@ -122,13 +122,25 @@ void prepareLaneTable(PreparedGate& g, bool single)
         fill(g.laneTableDouble, g.laneTableDoubleBytes);
 }
 
-CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFactorsNotOne)
+CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFactorsNotOne, bool realMatrix)
 {
     CostShape s;
     s.k = k;
+    s.real = realMatrix;
     s.diagonal = diagonalMatrix && !(k == 1 && diagonalFactorsNotOne == 2);
-    s.sparse = !s.diagonal && k >= 2 && nonZeros <= (1 << k) * (1 << k) / 2;
-    s.entries = s.diagonal ? diagonalFactorsNotOne : s.sparse ? nonZeros : 0;
+    s.entries = s.diagonal ? diagonalFactorsNotOne : 0;
+    if (!s.diagonal && k >= 2 && nonZeros <= (1 << k) * (1 << k) / 2) {
+        // The sparse kernel where the cost table says it beats the dense one (targets above the vector lanes,
+        // where it runs; below them the wide builds run it dense anyway).
+        CostShape sparse = s;
+        sparse.sparse = true;
+        sparse.entries = nonZeros;
+        sparse.lowestTarget = kMaxTargets;
+        CostShape dense = s;
+        dense.lowestTarget = kMaxTargets;
+        if (relativeCost(sparse) < relativeCost(dense))
+            s = sparse;
+    }
     return s;
 }
 
@@ -150,8 +162,7 @@ MatrixShape shapeOfMatrix(const double* m, int k, bool onlyDiagonal)
                 s.diagonalMatrix = s.diagonalMatrix && r == c;
             }
         }
-    s.kernel = kernelShape(k, s.diagonalMatrix, s.nonZeros, notOne);
-    s.kernel.real = s.realMatrix;
+    s.kernel = kernelShape(k, s.diagonalMatrix, s.nonZeros, notOne, s.realMatrix);
     return s;
 }
 

@@ -61,11 +61,11 @@ bool usingAvx2();
 
 // The rules by which prepare() chooses a kernel, from counts of a k-target matrix's exact zeros and ones: a
 // diagonal matrix runs on the diagonal kernel, except one qubit with both factors != 1 (rz: the dense kernel is
-// faster); any other matrix of >= 2 qubits with at most half its entries non-zero runs on the sparse kernel.
-// Stated once here for prepare() and for the fuse pass, which weighs products it has not prepared (and whose
-// counts it may know from their factors). Gives k, diagonal, sparse and entries; controls and lowestTarget are
-// the caller's.
-CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFactorsNotOne);
+// faster); any other matrix of >= 2 qubits with at most half its entries non-zero runs on the sparse kernel
+// where the cost table in use (kernel_costs.h) says it beats the dense one. Stated once here for prepare() and
+// for the fuse pass, which weighs products it has not prepared (and whose counts it may know from their
+// factors). Gives k, diagonal, sparse, entries and real; controls and lowestTarget are the caller's.
+CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFactorsNotOne, bool realMatrix);
 // What prepare() reads off a 2^k x 2^k matrix (interleaved re/im; the order of the targets changes none of it).
 // onlyDiagonal: as if the entries off the diagonal were zero.
 struct MatrixShape {

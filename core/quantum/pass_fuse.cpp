@@ -348,8 +348,8 @@ private:
                 for (int t = 0; t < db; ++t)
                     notOne += mg[size_t(s) * dg + s] * mb[size_t(t) * db + t] != cplx(1);
         }
-        p.kernel = kernels::kernelShape(n, p.diagonalMatrix, p.nonZeros, notOne);
-        p.realMatrix = p.kernel.real = b.real && g.real;
+        p.realMatrix = b.real && g.real;
+        p.kernel = kernels::kernelShape(n, p.diagonalMatrix, p.nonZeros, notOne, p.realMatrix);
         p.kernel.lowestTarget = std::min(*std::min_element(b.qubits, b.qubits + b.n), *std::min_element(g.qubits, g.qubits + g.n));
         return p;
     }

@@ -428,6 +428,20 @@ inline void copyRow(T* __restrict dst, const T* __restrict src, uint64_t values)
     }
 }
 
+// A tile's rows lie 2^b amplitudes apart, each in a page of its own: the hardware prefetchers do not follow
+// them, so a copy row by row waits on memory for each. The rows kRowsAhead on are asked for ahead (for writing,
+// on the way out), which keeps that many rows' lines in flight.
+constexpr uint64_t kRowsAhead = 16;
+template <bool ForWrite, class T>
+inline void prefetchRow(const T* tile, uint64_t r, uint64_t rows, int b, uint64_t values)
+{
+    if (r >= rows)
+        return;
+    const char* p = reinterpret_cast<const char*>(tile + 2 * (r << b));
+    for (uint64_t byte = 0; byte < values * sizeof(T); byte += 64)
+        __builtin_prefetch(p + byte, ForWrite ? 1 : 0, 3);
+}
+
 // Each thread's tile buffer, kept from run to run (and freed with the thread): a fresh one is freshly mapped
 // pages, a fault each, about 25 us on the machine of BENCHMARKS.md, so it is mapped in huge pages (a 512 KiB
 // tile: 128 faults per thread, about 3 ms of a 20-qubit random circuit's 50, against one).
@@ -476,11 +490,16 @@ void tileRun(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
         T* buf = tileBuffer<T>(size_t(2) << tq);
 #pragma omp for schedule(dynamic, 1)
         for (int64_t t = 0; t < tiles; ++t) {
-            for (uint64_t r = 0; r < rows; ++r)
-                copyRow(buf + 2 * (r << w), a + 2 * ((r << b) | (uint64_t(t) << w)), 2 * cols);
+            T* const tile = a + 2 * (uint64_t(t) << w);
+            for (uint64_t r = 0; r < rows; ++r) {
+                prefetchRow<false>(tile, r + kRowsAhead, rows, b, 2 * cols);
+                copyRow(buf + 2 * (r << w), tile + 2 * (r << b), 2 * cols);
+            }
             applyInBlock(buf, tq, gates, uint64_t(t) << w);
-            for (uint64_t r = 0; r < rows; ++r)
-                copyRow(a + 2 * ((r << b) | (uint64_t(t) << w)), buf + 2 * (r << w), 2 * cols);
+            for (uint64_t r = 0; r < rows; ++r) {
+                prefetchRow<true>(tile, r + kRowsAhead, rows, b, 2 * cols);
+                copyRow(tile + 2 * (r << b), buf + 2 * (r << w), 2 * cols);
+            }
         }
     }
 }

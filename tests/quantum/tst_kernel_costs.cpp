@@ -210,6 +210,26 @@ private slots:
         QVERIFY2(b.summary.find("kernel costs dear blocks") != std::string::npos, b.summary.c_str());
     }
 
+    // prepare() runs a half-empty matrix on the sparse kernel only where the table in use says it beats the dense
+    // one (a swap: one non-zero a row).
+    void prepareRunsSparseWhereTheTableSaysItPays()
+    {
+        const std::vector<double> swap = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+                                          0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0};
+        for (const bool sparsePays : {true, false}) {
+            kernels::CostTable t = kernels::builtinCostTable();
+            t.sparseBase = sparsePays ? 0.01 : 5;
+            t.sparseSlope = 0;
+            t.sparseFloor = 0.01;
+            kernels::Calibration c;
+            c.entries.push_back(entryFor(kernels::cpuIdentity(), kernels::activeIsa(), t));
+            kernels::useCalibration(c, "test");
+            const kernels::PreparedGate g = kernels::prepare({}, {4, 6}, swap);
+            QCOMPARE(g.sparse, sparsePays);
+            QCOMPARE(kernels::shapeOfMatrix(swap.data(), 2).kernel.sparse, sparsePays);
+        }
+    }
+
     // A table measured here (small state, so it is quick) is a table of times: positive, growing with the block.
     void aMeasuredTableIsSane()
     {
