@@ -8,7 +8,9 @@
 #include <QJsonArray>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -29,35 +31,29 @@ std::string numbers(const double* x, int count)
     return s;
 }
 
-QJsonArray jsonNumbers(const double* x, int count)
-{
-    QJsonArray a;
-    for (int i = 0; i < count; ++i)
-        a.append(x[i]);
-    return a;
-}
-
+// Fields of one number are plain numbers in the JSON, the others arrays.
 QJsonObject jsonTable(const kernels::CostTable& t)
 {
     QJsonObject o;
-    o[QStringLiteral("dense")] = jsonNumbers(t.dense + 1, 6);
-    o[QStringLiteral("dense_real")] = jsonNumbers(t.denseReal + 1, 6);
-    o[QStringLiteral("controlled")] = t.controlled;
-    o[QStringLiteral("diagonal")] = jsonNumbers(&t.diagonalBase, 2);
-    o[QStringLiteral("sparse")] = jsonNumbers(&t.sparseBase, 3);
-    o[QStringLiteral("pass")] = t.passCost;
+    for (const kernels::CostField& f : kernels::costFields()) {
+        const double* x = f.values(t);
+        if (f.count == 1) {
+            o[QString::fromLatin1(f.key)] = x[0];
+            continue;
+        }
+        QJsonArray a;
+        for (int i = 0; i < f.count; ++i)
+            a.append(x[i]);
+        o[QString::fromLatin1(f.key)] = a;
+    }
     return o;
 }
 
 void printTable(const char* isa, const std::string& source, const kernels::CostTable& t, const kernels::CostTable* builtin)
 {
-    std::cout << "[" << isa << "] " << source << "\n"
-              << "  dense 1..6 qubits     " << numbers(t.dense + 1, 6) << "\n"
-              << "  dense real 1..6       " << numbers(t.denseReal + 1, 6) << "\n"
-              << "  controlled 1q (x)     " << numbers(&t.controlled, 1) << "\n"
-              << "  diagonal base, slope  " << numbers(&t.diagonalBase, 2) << "\n"
-              << "  sparse base, slope, floor " << numbers(&t.sparseBase, 3) << "\n"
-              << "  pass                  " << numbers(&t.passCost, 1) << "\n";
+    std::cout << "[" << isa << "] " << source << "\n";
+    for (const kernels::CostField& f : kernels::costFields())
+        std::cout << "  " << f.label << std::string(size_t(std::max(1, 26 - static_cast<int>(std::strlen(f.label)))), ' ') << numbers(f.values(t), f.count) << "\n";
     if (builtin)
         std::cout << "  (built in: dense " << numbers(builtin->dense + 1, 6) << "; pass " << numbers(&builtin->passCost, 1) << ")\n";
 }
@@ -77,7 +73,7 @@ int runQcalibrate(Args& args)
         QJsonArray builds;
         if (!args.json())
             std::cout << "CPU: " << cpu << "\nfile: " << (path.empty() ? "(none: no HOME)" : path) << "\n";
-        for (kernels::Isa isa : {kernels::Isa::Portable, kernels::Isa::Avx2, kernels::Isa::Avx512}) {
+        for (kernels::Isa isa : kernels::kAllIsas) {
             if (!kernels::setActiveIsa(isa))
                 continue;
             if (args.json()) {

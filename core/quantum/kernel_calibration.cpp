@@ -280,7 +280,7 @@ Calibration measureCalibration(int qubits, int stateQubits, const std::function<
     std::strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
     Calibration c;
     const Isa active = activeIsa();
-    for (Isa isa : {Isa::Portable, Isa::Avx2, Isa::Avx512}) {
+    for (Isa isa : kAllIsas) {
         if (!setActiveIsa(isa))
             continue;
         tell(std::string(isaName(isa)) + " kernels on a 2^" + std::to_string(qubits) + "-amplitude state, one thread");

@@ -76,22 +76,22 @@ std::string calibrationPath()
 
 namespace {
 
-constexpr Isa kIsas[] = {Isa::Portable, Isa::Avx2, Isa::Avx512};
+}  // namespace
 
-// One line of numbers per key; `count` of them.
-struct Field {
-    const char* key;
-    int count;
-    double* (*at)(CostTable&);
-};
-const Field kFields[] = {
-    {"dense", 6, [](CostTable& t) { return t.dense + 1; }},
-    {"dense_real", 6, [](CostTable& t) { return t.denseReal + 1; }},
-    {"controlled", 1, [](CostTable& t) { return &t.controlled; }},
-    {"diagonal", 2, [](CostTable& t) { return &t.diagonalBase; }},   // base, slope (adjacent members)
-    {"sparse", 3, [](CostTable& t) { return &t.sparseBase; }},       // base, slope, floor
-    {"pass", 1, [](CostTable& t) { return &t.passCost; }},
-};
+const std::vector<CostField>& costFields()
+{
+    static const std::vector<CostField> fields = {
+        {"dense", "dense 1..6 qubits", 6, [](CostTable& t) { return t.dense + 1; }},
+        {"dense_real", "dense real 1..6", 6, [](CostTable& t) { return t.denseReal + 1; }},
+        {"controlled", "controlled 1q (x)", 1, [](CostTable& t) { return &t.controlled; }},
+        {"diagonal", "diagonal base, slope", 2, [](CostTable& t) { return &t.diagonalBase; }},   // adjacent members
+        {"sparse", "sparse base, slope, floor", 3, [](CostTable& t) { return &t.sparseBase; }},
+        {"pass", "pass", 1, [](CostTable& t) { return &t.passCost; }},
+    };
+    return fields;
+}
+
+namespace {
 
 std::string trimmed(const std::string& s)
 {
@@ -122,7 +122,7 @@ Resolved* resolve(Calibration c, const std::string& source)
         r.table[i] = &builtinCostTable();
         r.source[i] = "built in";
         for (const Calibration::Entry& e : r.calibration.entries)
-            if (e.isa == kIsas[i] && e.cpu == cpu) {
+            if (e.isa == kAllIsas[i] && e.cpu == cpu) {
                 r.table[i] = &e.table;
                 r.source[i] = source + " (measured " + e.measured + ")";
             }
@@ -179,7 +179,7 @@ bool readCalibration(const std::string& path, Calibration& out, std::string& err
                 error = path + ":" + std::to_string(line) + ": section [" + isaName(entry->isa) + "] has no " + key;
                 return false;
             }
-        for (const Field& f : kFields)
+        for (const CostField& f : costFields())
             if (!seen[f.key]) {
                 error = path + ":" + std::to_string(line) + ": section [" + isaName(entry->isa) + "] has no " + f.key;
                 return false;
@@ -200,8 +200,8 @@ bool readCalibration(const std::string& path, Calibration& out, std::string& err
             if (!complete(lineNo))
                 return false;
             const std::string name = trimmed(line.substr(1, line.find(']') - 1));
-            const Isa* isa = std::find_if(std::begin(kIsas), std::end(kIsas), [&](Isa i) { return name == isaName(i); });
-            if (line.back() != ']' || isa == std::end(kIsas))
+            const Isa* isa = std::find_if(std::begin(kAllIsas), std::end(kAllIsas), [&](Isa i) { return name == isaName(i); });
+            if (line.back() != ']' || isa == std::end(kAllIsas))
                 return fail("expected a section [portable], [avx2] or [avx512], found '" + line + "'");
             entry = &out.entries.emplace_back();
             entry->isa = *isa;
@@ -233,8 +233,8 @@ bool readCalibration(const std::string& path, Calibration& out, std::string& err
             entry->threads = int(n);
             continue;
         }
-        const Field* f = std::find_if(std::begin(kFields), std::end(kFields), [&](const Field& x) { return key == x.key; });
-        if (f == std::end(kFields))
+        const auto f = std::find_if(costFields().begin(), costFields().end(), [&](const CostField& x) { return key == x.key; });
+        if (f == costFields().end())
             return fail("unknown key '" + key + "'");
         std::istringstream numbers(value);
         double* at = f->at(entry->table);
@@ -282,11 +282,10 @@ bool writeCalibration(const std::string& path, const Calibration& c, std::string
     char number[32];
     for (const Calibration::Entry& e : c.entries) {
         out << "\n[" << isaName(e.isa) << "]\ncpu = " << e.cpu << "\nthreads = " << e.threads << "\nmeasured = " << e.measured << "\n";
-        for (const Field& f : kFields) {
-            CostTable t = e.table;
+        for (const CostField& f : costFields()) {
             out << f.key << " =";
             for (int i = 0; i < f.count; ++i) {
-                std::snprintf(number, sizeof number, " %.6g", f.at(t)[i]);
+                std::snprintf(number, sizeof number, " %.6g", f.values(e.table)[i]);
                 out << number;
             }
             out << "\n";

@@ -42,6 +42,17 @@ struct CostTable {
     double passCost = 0;        // one pass over a state too large for the cache (StateVector::countPasses)
 };
 
+// The fields of a table, each a run of `count` numbers: what the calibration file, `qcalibrate`'s text and its
+// JSON name and print, in this order.
+struct CostField {
+    const char* key;     // in the file and the JSON
+    const char* label;   // in `qcalibrate`'s text
+    int count;
+    double* (*at)(CostTable&);
+    const double* values(const CostTable& t) const { return at(const_cast<CostTable&>(t)); }
+};
+const std::vector<CostField>& costFields();
+
 // The tables fitted on the 2-vCPU Xeon of BENCHMARKS.md (2026-12-04), used where no calibration applies.
 const CostTable& builtinCostTable();
 

@@ -23,7 +23,7 @@ Isa isaFromEnvironment()
     if (const char* e = std::getenv("SPYGLASS_NO_AVX2"); e && *e && *e != '0')
         return Isa::Portable;
     if (const char* e = std::getenv("SPYGLASS_KERNELS"); e && *e) {
-        for (Isa isa : {Isa::Portable, Isa::Avx2, Isa::Avx512})
+        for (Isa isa : kAllIsas)
             if (std::strcmp(e, isaName(isa)) == 0 && isaSupported(isa))
                 return isa;
         std::fprintf(stderr, "SPYGLASS_KERNELS=%s: not a kernel build this CPU runs (portable, avx2, avx512); using %s\n", e,
@@ -130,14 +130,13 @@ CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFact
     s.diagonal = diagonalMatrix && !(k == 1 && diagonalFactorsNotOne == 2);
     s.entries = s.diagonal ? diagonalFactorsNotOne : 0;
     if (!s.diagonal && k >= 2 && nonZeros <= (1 << k) * (1 << k) / 2) {
-        // The sparse kernel where the cost table says it beats the dense one (targets above the vector lanes,
-        // where it runs; below them the wide builds run it dense anyway).
-        CostShape sparse = s;
-        sparse.sparse = true;
-        sparse.entries = nonZeros;
-        sparse.lowestTarget = kMaxTargets;
+        // The sparse kernel where the cost table says it beats the dense one, both weighed with the targets above
+        // the vector lanes (where it runs; below them the wide builds run it dense anyway).
         CostShape dense = s;
         dense.lowestTarget = kMaxTargets;
+        CostShape sparse = dense;
+        sparse.sparse = true;
+        sparse.entries = nonZeros;
         if (relativeCost(sparse) < relativeCost(dense))
             s = sparse;
     }

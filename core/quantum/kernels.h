@@ -47,6 +47,7 @@ void prepareLaneTable(PreparedGate& g, bool single);
 
 // The builds of the kernels, narrowest first.
 enum class Isa { Portable, Avx2, Avx512 };
+constexpr Isa kAllIsas[] = {Isa::Portable, Isa::Avx2, Isa::Avx512};
 const char* isaName(Isa isa);   // "portable", "avx2", "avx512"
 bool isaSupported(Isa isa);     // whether this CPU can run the build (Portable always)
 // The build apply() runs: the widest supported one, unless SPYGLASS_KERNELS names another (portable, avx2 or
