@@ -244,11 +244,17 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
     }
     t.diagonalSlope = sxx > 0 ? std::max(0.0, sxy / sxx) : 0;
     t.diagonalBase = std::max(0.0, my - t.diagonalSlope * mx);
-    // Sparse: the cost per non-zero of a row at k = 2 and 3, a line through the two (flat if it would fall).
+    // Sparse: the cost per non-zero of a row at k = 2 and 3, a line through the two, with a base and a slope of
+    // at least 0 (every number of the file is; a noisy k = 3 once gave base -1.17). Flat if the line would fall;
+    // through the origin, fitted to both, if its base would be negative.
     if (sparseNs[2] > 0 && sparseNs[3] > 0) {
         const double c2 = sparseNs[2] / sparsePerRow[2], c3 = sparseNs[3] / sparsePerRow[3];
         t.sparseSlope = std::max(0.0, c3 - c2);
         t.sparseBase = t.sparseSlope > 0 ? c2 - 2 * t.sparseSlope : (c2 + c3) / 2;
+        if (t.sparseBase < 0) {
+            t.sparseBase = 0;
+            t.sparseSlope = (2 * c2 + 3 * c3) / 13;
+        }
     } else {
         t.sparseBase = builtin.sparseBase;
         t.sparseSlope = builtin.sparseSlope;

@@ -247,6 +247,38 @@ private slots:
         QVERIFY(t.sparseFloor > 0 && t.sparseBase + 2 * t.sparseSlope > 0);
         QCOMPARE(t.passCost, 0.7);
         QCOMPARE(kernels::passCostFromBandwidth(64, 2), 2.0);   // 2 threads x 2 x 32 B at 64 B/ns
+        // Whatever the timings, what qcalibrate writes is a file it reads back.
+        kernels::Calibration c;
+        c.entries.push_back(entryFor(kernels::cpuIdentity(), kernels::activeIsa(), t));
+        const std::string path = QString(outputDir() + QStringLiteral("/measured-kernel-costs.txt")).toStdString();
+        std::string error;
+        QVERIFY2(kernels::writeCalibration(path, c, error), error.c_str());
+        QVERIFY2(kernels::readCalibration(path, c, error), error.c_str());
+    }
+
+    // A k = 3 sparse kernel measured much dearer per non-zero than the k = 2 one (a disturbed sample) makes a steep
+    // line whose base would be negative: the fit keeps every number at least 0, and still rises with k.
+    void aSteepSparseFitStaysNonNegative()
+    {
+        std::vector<kernels::KernelTiming> timings;
+        for (const kernels::KernelProbe& p : kernels::kernelProbes()) {
+            kernels::KernelTiming m;
+            m.probe = p;
+            std::vector<double> identity(size_t(2) << (2 * p.targets.size()), 0.0);
+            for (size_t r = 0; r < size_t(1) << p.targets.size(); ++r)
+                identity[2 * (r * (size_t(1) << p.targets.size()) + r)] = 1;
+            m.gate = kernels::prepare(p.controls, p.targets, identity);
+            m.gate.k = static_cast<int>(p.targets.size());
+            m.gate.sparse = p.kind == kernels::KernelProbe::Sparse;
+            m.gate.sparseCol.assign(p.kind == kernels::KernelProbe::Sparse ? (size_t(1) << m.gate.k) * (m.gate.k == 2 ? 2 : 4) : 0, 0);
+            // 0.3 ns a non-zero at k = 2 (2 a row), 2.0 at k = 3 (4 a row): the line through them has base -3.1.
+            m.complex128Ns = p.kind != kernels::KernelProbe::Sparse ? 0.5 : m.gate.k == 2 ? 0.6 : 8.0;
+            timings.push_back(m);
+        }
+        const kernels::CostTable t = kernels::fitCostTable(timings, 1.0);
+        QVERIFY(t.sparseBase >= 0);
+        QVERIFY(t.sparseSlope > 0);
+        QVERIFY2(t.sparseBase + 3 * t.sparseSlope > t.sparseBase + 2 * t.sparseSlope, qPrintable(QString::number(t.sparseSlope)));
     }
 
     void qcalibrateWritesWhatLaterRunsRead()
