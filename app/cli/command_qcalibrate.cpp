@@ -64,6 +64,7 @@ int runQcalibrate(Args& args)
     const auto output = args.value("--output");
     const int qubits = static_cast<int>(args.integer("--qubits", 8, 20).value_or(13));
     const int stateQubits = static_cast<int>(args.integer("--state-qubits", 20, 30).value_or(25));
+    const kernels::TimingEffort effort = args.flag("--quick") ? kernels::TimingEffort::quick() : kernels::TimingEffort{};
     args.finish();
     const std::string path = output ? *output : kernels::calibrationPath();
     const std::string cpu = kernels::cpuIdentity();
@@ -107,7 +108,7 @@ int runQcalibrate(Args& args)
     const kernels::Calibration c = kernels::measureCalibration(qubits, stateQubits, [&](const std::string& line) {
         if (!args.json())
             std::cerr << "qcalibrate: " << line << "\n";
-    });
+    }, effort);
     std::string error;
     if (!kernels::writeCalibration(path, c, error))
         throw InputError(SourceLocation{path, 0, 0}, "cannot write the kernel costs: " + error);
@@ -135,13 +136,14 @@ int runQcalibrate(Args& args)
 }
 
 const RegisterCommand reg{{"qcalibrate", "measure the quantum kernels' costs on this machine for the fuse pass",
-                           "qcalibrate [--output FILE] [--show] [--qubits N] [--state-qubits N] [--json]", runQcalibrate,
+                           "qcalibrate [--output FILE] [--show] [--qubits N] [--state-qubits N] [--quick] [--json]", runQcalibrate,
                            "Times every kernel shape the fuse pass weighs (one thread, a 2^N-amplitude state, N = --qubits, "
                            "default 13) in every kernel build this CPU runs, and one pass over a state larger than the cache "
                            "from the in-place memory bandwidth over 2^M complex128 amplitudes (M = --state-qubits, default 25: "
                            "512 MiB). Writes them to FILE (default $SPYGLASS_KERNEL_COSTS, else "
                            "$XDG_CACHE_HOME/spyglass/kernel-costs.txt, else ~/.cache/spyglass/kernel-costs.txt), which every "
-                           "later run on the same CPU reads. --show prints the costs a run uses now, and where they come from."}};
+                           "later run on the same CPU reads. Each shape is the best of 7 samples of about 2 ms; --quick takes 2 of "
+                           "0.2 ms, a rough table in about a second. --show prints the costs a run uses now, and where they come from."}};
 
 }  // namespace
 }  // namespace spyglass::cli

@@ -84,7 +84,7 @@ std::vector<double> matrixOf(const KernelProbe& s, std::mt19937_64& rng)
 }
 
 template <class T>
-double nsPerAmplitude(int n, const PreparedGate& g)
+double nsPerAmplitude(int n, const PreparedGate& g, TimingEffort effort)
 {
     // The uniform superposition: a unit vector, kept so by the unitary gates.
     std::vector<T> amps(size_t(2) << n, T(0));
@@ -92,10 +92,10 @@ double nsPerAmplitude(int n, const PreparedGate& g)
         amps[i] = T(1 / std::sqrt(double(size_t(1) << n)));
     PreparedGate laidOut = g;
     prepareLaneTable(laidOut, sizeof(T) == 4);   // as the cache-blocked runs apply it
-    // Enough repetitions for ~2 ms per sample; best of 7 samples (the least disturbed by other processes).
-    const int reps = std::max(1, int(4e6 / double(size_t(1) << n)));
+    // Enough repetitions for a sample of effort.sampleSeconds at 0.5 ns an amplitude.
+    const int reps = std::max(1, int(effort.sampleSeconds * 2e9 / double(size_t(1) << n)));
     double best = 1e30;
-    for (int sample = 0; sample < 7; ++sample) {
+    for (int sample = 0; sample < std::max(1, effort.samples); ++sample) {
         const double t0 = seconds();
         for (int r = 0; r < reps; ++r)
             apply(amps.data(), n, laidOut);
@@ -145,7 +145,8 @@ std::vector<KernelProbe> kernelProbes()
     return probes;
 }
 
-std::vector<KernelTiming> timeKernels(int qubits, bool alsoComplex64, const std::function<void(const KernelTiming&)>& progress)
+std::vector<KernelTiming> timeKernels(int qubits, bool alsoComplex64, const std::function<void(const KernelTiming&)>& progress,
+                                      TimingEffort effort)
 {
     const int threads = omp_get_max_threads();
     omp_set_num_threads(1);
@@ -155,9 +156,9 @@ std::vector<KernelTiming> timeKernels(int qubits, bool alsoComplex64, const std:
         KernelTiming t;
         t.probe = p;
         t.gate = prepare(p.controls, p.targets, matrixOf(p, rng));
-        t.complex128Ns = nsPerAmplitude<double>(qubits, t.gate);
+        t.complex128Ns = nsPerAmplitude<double>(qubits, t.gate, effort);
         if (alsoComplex64)
-            t.complex64Ns = nsPerAmplitude<float>(qubits, t.gate);
+            t.complex64Ns = nsPerAmplitude<float>(qubits, t.gate, effort);
         out.push_back(std::move(t));
         if (progress)
             progress(out.back());
@@ -265,7 +266,7 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
     return t;
 }
 
-Calibration measureCalibration(int qubits, int stateQubits, const std::function<void(const std::string&)>& say)
+Calibration measureCalibration(int qubits, int stateQubits, const std::function<void(const std::string&)>& say, TimingEffort effort)
 {
     auto tell = [&](const std::string& s) {
         if (say)
@@ -295,7 +296,7 @@ Calibration measureCalibration(int qubits, int stateQubits, const std::function<
         e.cpu = cpuIdentity();
         e.threads = threads;
         e.measured = when;
-        e.table = fitCostTable(timeKernels(qubits, false), pass);
+        e.table = fitCostTable(timeKernels(qubits, false, {}, effort), pass);
         c.entries.push_back(e);
     }
     setActiveIsa(active);

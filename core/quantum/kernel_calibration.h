@@ -28,7 +28,7 @@ struct KernelProbe {
 struct KernelTiming {
     KernelProbe probe;
     PreparedGate gate;       // as prepare() makes it (relativeCost reads its shape)
-    double complex128Ns = 0; // ns per amplitude, one thread, best of 7
+    double complex128Ns = 0; // ns per amplitude, one thread, best of TimingEffort::samples
     double complex64Ns = 0;  // the same in complex64; 0 when not asked for
 };
 
@@ -36,9 +36,19 @@ struct KernelTiming {
 // dense 5 and 6, a one-qubit gate with a control, sparse 2- and 3-qubit blocks, diagonals on 1-3 qubits (one of
 // them with a target inside the vector lanes, which the fit leaves out).
 std::vector<KernelProbe> kernelProbes();
+// How long each probe is timed: the best of `samples` samples of about `sampleSeconds` each (the least disturbed
+// by other processes). The default is what qcalibrate measures with; quick() is a rough table in about a second,
+// for smoke checks and for builds (sanitizers) that run the kernels ten times slower.
+struct TimingEffort {
+    int samples = 7;
+    double sampleSeconds = 2e-3;
+    static TimingEffort quick() { return {2, 2e-4}; }
+};
+
 // Times every probe on a 2^qubits state with the active kernel build, one thread (the caller's OpenMP setting is
 // restored). `progress` is called after each probe.
-std::vector<KernelTiming> timeKernels(int qubits, bool alsoComplex64, const std::function<void(const KernelTiming&)>& progress = {});
+std::vector<KernelTiming> timeKernels(int qubits, bool alsoComplex64, const std::function<void(const KernelTiming&)>& progress = {},
+                                      TimingEffort effort = {});
 
 // Best of three in-place read-modify-write passes over `bytes` at the OpenMP thread count, GB/s (read + write).
 double measureInPlaceBandwidth(size_t bytes);
@@ -52,6 +62,7 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
 // The whole calibration: every kernel build this CPU runs, timed on 2^qubits states, and the pass cost from the
 // in-place bandwidth over 2^stateQubits complex128 amplitudes. The active build is restored. `say` gets a line of
 // progress at a time.
-Calibration measureCalibration(int qubits, int stateQubits, const std::function<void(const std::string&)>& say = {});
+Calibration measureCalibration(int qubits, int stateQubits, const std::function<void(const std::string&)>& say = {},
+                               TimingEffort effort = {});
 
 }  // namespace spyglass::quantum::kernels

@@ -233,7 +233,7 @@ private slots:
     // A table measured here (small state, so it is quick) is a table of times: positive, growing with the block.
     void aMeasuredTableIsSane()
     {
-        const auto timings = kernels::timeKernels(10, false);
+        const auto timings = kernels::timeKernels(10, false, {}, kernels::TimingEffort::quick());
         QCOMPARE(timings.size(), kernels::kernelProbes().size());
         const kernels::CostTable t = kernels::fitCostTable(timings, 0.7);
         for (int k = 1; k <= 6; ++k) {
@@ -286,7 +286,7 @@ private slots:
         const QString path = outputDir() + QStringLiteral("/qcalibrate/kernel-costs.txt");
         QFile::remove(path);
         const CliResult r = runCli({QStringLiteral("qcalibrate"), QStringLiteral("--output"), path, QStringLiteral("--qubits"), QStringLiteral("9"),
-                                    QStringLiteral("--state-qubits"), QStringLiteral("20"), QStringLiteral("--json")});
+                                    QStringLiteral("--state-qubits"), QStringLiteral("20"), QStringLiteral("--quick"), QStringLiteral("--json")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonObject o = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(o.value(QStringLiteral("file")).toString(), path);
