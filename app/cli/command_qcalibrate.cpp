@@ -62,7 +62,7 @@ int runQcalibrate(Args& args)
 {
     const bool show = args.flag("--show");
     const auto output = args.value("--output");
-    const int qubits = static_cast<int>(args.integer("--qubits", 8, 20).value_or(13));
+    const int qubits = static_cast<int>(args.integer("--qubits", 8, 20).value_or(15));
     const int stateQubits = static_cast<int>(args.integer("--state-qubits", 20, 30).value_or(25));
     const kernels::TimingEffort effort = args.flag("--quick") ? kernels::TimingEffort::quick() : kernels::TimingEffort{};
     args.finish();
@@ -138,7 +138,7 @@ int runQcalibrate(Args& args)
 const RegisterCommand reg{{"qcalibrate", "measure the quantum kernels' costs on this machine for the fuse pass",
                            "qcalibrate [--output FILE] [--show] [--qubits N] [--state-qubits N] [--quick] [--json]", runQcalibrate,
                            "Times every kernel shape the fuse pass weighs (one thread, a 2^N-amplitude state, N = --qubits, "
-                           "default 13) in every kernel build this CPU runs, and one pass over a state larger than the cache "
+                           "default 15, the size of a cache-blocked chunk) in every kernel build this CPU runs, and one pass over a state larger than the cache "
                            "from the in-place memory bandwidth over 2^M complex128 amplitudes (M = --state-qubits, default 25: "
                            "512 MiB). Writes them to FILE (default $SPYGLASS_KERNEL_COSTS, else "
                            "$XDG_CACHE_HOME/spyglass/kernel-costs.txt, else ~/.cache/spyglass/kernel-costs.txt), which every "

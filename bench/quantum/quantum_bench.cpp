@@ -8,7 +8,7 @@
 //   quantum_bench --fidelity DUMP_A DUMP_B       |<a|b>|^2 / (<a|a><b|b>) over the dumped amplitudes
 //   quantum_bench --bandwidth Q                  triad and in-place bandwidth over arrays of a 2^Q complex128 state
 //   quantum_bench --fma-peak                     FMA throughput of this CPU at the OpenMP thread count (GFLOP/s)
-//   quantum_bench --kernel-costs [--qubits 13]   each kernel shape's ns per amplitude, one thread, beside relativeCost
+//   quantum_bench --kernel-costs [--qubits 15]   each kernel shape's ns per amplitude, one thread, beside relativeCost
 //
 // 1. Bandwidth: STREAM triad a = b + s*c over arrays the size of the state (best of 3), and an in-place
 //    read-modify-write pass (what an unfused gate does).
@@ -402,7 +402,7 @@ int main(int argc, char** argv)
             return 0;
         }
         if (flagArg(argc, argv, "--kernel-costs"))
-            return bench::kernelCosts(intArg(argc, argv, "--qubits", 13));
+            return bench::kernelCosts(intArg(argc, argv, "--qubits", 15));
         if (flagArg(argc, argv, "--fma-peak")) {
             std::printf("fma_gflops_f64 %.1f\nfma_gflops_f32 %.1f\nkernels %s\n", fmaPeakGflops(false), fmaPeakGflops(true),
                         kernels::isaName(kernels::activeIsa()));

@@ -146,21 +146,24 @@ CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFact
 MatrixShape shapeOfMatrix(const double* m, int k, bool onlyDiagonal)
 {
     const int dim = 1 << k;
+    // Without branches on the entries (the fuse pass weighs thousands of products a run): one sweep over all of
+    // them, one over the diagonal.
+    int nonZeros = 0, imaginary = 0;
+    for (int e = 0; e < dim * dim; ++e) {
+        const double re = m[2 * e], im = m[2 * e + 1];
+        nonZeros += (re != 0) | (im != 0);
+        imaginary |= im != 0;
+    }
+    int diagonalNonZeros = 0, notOne = 0;
+    for (int r = 0; r < dim; ++r) {
+        const double re = m[2 * (r * dim + r)], im = m[2 * (r * dim + r) + 1];
+        diagonalNonZeros += (re != 0) | (im != 0);
+        notOne += (re != 1) | (im != 0);
+    }
     MatrixShape s;
-    s.diagonalMatrix = true;
-    s.realMatrix = true;
-    int notOne = 0;
-    for (int r = 0; r < dim; ++r)
-        for (int c = 0; c < dim; ++c) {
-            const double re = m[2 * (r * dim + c)], im = m[2 * (r * dim + c) + 1];
-            s.realMatrix = s.realMatrix && im == 0;
-            if (r == c)
-                notOne += re != 1 || im != 0;
-            if ((re != 0 || im != 0) && (!onlyDiagonal || r == c)) {
-                ++s.nonZeros;
-                s.diagonalMatrix = s.diagonalMatrix && r == c;
-            }
-        }
+    s.realMatrix = !imaginary;
+    s.nonZeros = onlyDiagonal ? diagonalNonZeros : nonZeros;
+    s.diagonalMatrix = onlyDiagonal || nonZeros == diagonalNonZeros;
     s.kernel = kernelShape(k, s.diagonalMatrix, s.nonZeros, notOne, s.realMatrix);
     return s;
 }

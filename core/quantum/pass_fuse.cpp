@@ -99,6 +99,16 @@ kernels::MatrixShape productInfo(const cplx* m, const int* qubits, int n, bool o
     return p;
 }
 
+// Whether every entry of the dim x dim matrix m off its diagonal is exactly zero (most products fail at the first).
+bool offDiagonalIsZero(const cplx* m, int dim)
+{
+    for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c)
+            if (r != c && m[size_t(r) * dim + c] != cplx(0))
+                return false;
+    return true;
+}
+
 // out[0..count) = a * in[0..count), or += when Accumulate: the products as std::complex computes them for finite
 // values, written out so they vectorise (operator* calls __muldc3 for infinities and NaNs; a unitary has none).
 template <bool Accumulate>
@@ -397,6 +407,12 @@ private:
                 pos[j] = static_cast<int>(std::find(m.qubits, m.qubits + m.n, g.qubits[j]) - m.qubits);
             applyLeft(m.matrix, m.n, gm, g.n, pos, scratch_);
         }
+        if (!weighMerges_) {
+            // The wide fusions merge by qubits and gate counts; only a diagonal product may cross the cache blocks.
+            // emit() weighs the blocks they keep.
+            m.diagonal = offDiagonalIsZero(m.matrix.data(), 1 << m.n);
+            return m;
+        }
         const kernels::MatrixShape p = productInfo(m.matrix.data(), m.qubits, m.n);
         m.cost = kernels::relativeCost(p.kernel);
         m.diagonal = p.diagonalMatrix;
@@ -415,6 +431,7 @@ private:
     {
         const Circuit& c = *c_;
         const bool wide = mode != Mode::CostAware;
+        weighMerges_ = !wide;
         Output out{items, ops};
         std::vector<Block> open;
         // Open blocks are disjoint and no later gate touches them, so any grouping of them is a valid block:
@@ -645,6 +662,7 @@ private:
     std::vector<cplx> scratch_;
     mutable std::vector<StateVector::Footprint> footprints_;
     int blocks_ = 0, fusedGates_ = 0;
+    bool weighMerges_ = true;   // merge() weighs the product's kernel (the cost-aware fusion decides by it)
 };
 
 }  // namespace

@@ -43,7 +43,7 @@ namespace {
 // no zeroing pass of its own, only a first touch of each page, which the threads do in parallel, each on the
 // contiguous share the static schedule of the kernels gives it (on a NUMA machine the pages then sit on the node
 // of the thread that updates them, and two threads take the page faults at once). And the mapping can be asked
-// for transparent huge pages (a tile run reads every row of a tile at a stride of 2^13 amplitudes, a separate
+// for transparent huge pages (a tile run reads every row of a tile at a stride of 2^15 amplitudes, a separate
 // 4 KiB page and TLB miss per row without them), on a huge-page boundary.
 constexpr size_t kMapBytes = size_t(2) << 20;
 constexpr size_t kHugePage = size_t(2) << 20;
@@ -234,7 +234,11 @@ void StateVector::apply(const kernels::PreparedGate& g)
 }
 
 namespace {
-constexpr int kChunkQubits = 13;   // 2^13 amplitudes: 128 KiB in complex128, fits in L2
+// 2^15 amplitudes: 512 KiB in complex128, half an L2 of 1 MiB. Against 2^13 (the first choice, never measured)
+// the kernels' per-call work is spread over 4x the amplitudes and two more qubits fit a chunk: complex64 gates
+// phase on the Zen 5 EPYC, median of 5-11 interleaved runs: vqe_24 -16 %, random_22 -7 %, qft_24 -7 %,
+// random_24 -3 %, random_20 -1 to -3 %; 2^16 was no better (BENCHMARKS.md).
+constexpr int kChunkQubits = 15;
 // A tile holds <= 512 KiB when it can: 2^15 amplitudes in complex128, 2^16 in complex64. The one more low qubit
 // in complex64 makes a tile's rows whole 64-byte cache lines at 26 qubits (half lines, each read twice, before).
 constexpr int kTileAmplitudeQubits = 15;

@@ -46,7 +46,7 @@ public:
     cplx amplitude(uint64_t i) const;
 
     void apply(const kernels::PreparedGate& g);
-    // Applies a gate list in cache-blocked runs: chunk by chunk (2^13 contiguous amplitudes) or tile by tile
+    // Applies a gate list in cache-blocked runs: chunk by chunk (2^15 or 2^16 contiguous amplitudes) or tile by tile
     // (the lowest few and the high qubits), each run one memory pass. Diagonal gates on any qubits and controls
     // on any qubits fit a run; gates move only past gates they commute with (statevector.cpp). `job` is
     // checked and told the progress between runs.

@@ -20,10 +20,11 @@ Circuit randomCircuit(int n, int gates, uint64_t seed)
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> ang(-3.2, 3.2);
     std::uniform_int_distribution<int> q(0, n - 1);
-    // Qubits at the chunk and tile boundaries are picked more often.
+    // Qubits at the chunk and tile boundaries are picked more often (up to n - 1: a state of 2^chunkQubits
+    // amplitudes or fewer is one chunk).
     const StateVector::Blocks blocks = StateVector::blocks(n, Precision::Double);
     std::uniform_int_distribution<int> edge(0, 8);
-    auto pick = [&] {
+    auto pickAny = [&] {
         switch (edge(rng)) {
         case 0: return blocks.chunkQubits - 1;
         case 1: return blocks.chunkQubits;
@@ -33,6 +34,7 @@ Circuit randomCircuit(int n, int gates, uint64_t seed)
         default: return q(rng);
         }
     };
+    auto pick = [&] { return std::min(n - 1, pickAny()); };
     Circuit c;
     c.numQubits = n;
     const char* one[] = {"h", "rx", "ry", "rz", "t", "sx", "u3"};
@@ -85,7 +87,7 @@ private slots:
     {
         QTest::addColumn<int>("n");
         QTest::addColumn<int>("fuse");
-        for (int n : {15, 16, 18, 20})
+        for (int n : {15, 16, 17, 18, 20})
             for (int fuse : {0, 2, 4})
                 QTest::addRow("n=%d fuse=%d", n, fuse) << n << fuse;
         // 24 qubits: chunks of 2^14 amplitudes and tiles of 2^10 rows (StateVector::blocks), not 2^13 and 2^11.

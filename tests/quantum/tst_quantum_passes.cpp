@@ -300,20 +300,23 @@ private slots:
         QVERIFY2(fused.total() <= unfused.total(), qPrintable(QStringLiteral("%1 passes fused").arg(fused.total())));
     }
 
-    // Dense gates that fit no cache block (on a middle qubit 10..12 and a high one of an 18-qubit state) cost a pass
-    // each; the wide candidate merges gates on different qubits into 4-qubit blocks and is kept because it makes
-    // fewer passes, as qsim's fuser would. The state is unchanged.
+    // Dense gates that fit no cache block (on a middle qubit, fixed in a tile and free in a chunk, and a high one,
+    // fixed in a chunk, of an 18-qubit state) cost a pass each; the wide candidate merges gates on different qubits
+    // into 4-qubit blocks and is kept because it makes fewer passes, as qsim's fuser would. The state is unchanged.
     void fuseMergesGatesOnDifferentQubitsWherePassesPay()
     {
         const int n = 18;
+        const StateVector::Blocks blocks = StateVector::blocks(n, Precision::Double);
+        const int middle = blocks.tileLowQubits, high = blocks.chunkQubits;
+        QVERIFY(high - middle >= 3 && n - high >= 3);
         Circuit c;
         c.numQubits = n;
         c.qregs.push_back({"q", n, 0});
-        const int pairs[6][2] = {{10, 13}, {11, 14}, {12, 15}, {10, 16}, {11, 17}, {12, 13}};
+        const int pairs[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {1, 2}, {2, 0}};
         for (const auto& pr : pairs) {
             Op op;
             op.name = "swap";
-            op.qubits = {pr[0], pr[1]};
+            op.qubits = {middle + pr[0], high + pr[1]};
             c.ops.push_back(op);
         }
         Circuit f = c;
