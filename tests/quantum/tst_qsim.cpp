@@ -322,7 +322,7 @@ private slots:
         }
     }
 
-    // Dense (and sparse) gates of 1 to 4 targets, complex and real, on every target set among qubits 0-5 (so inside the vector lanes of every
+    // Dense (and sparse) gates of 1 to 4 targets, complex and real, and diagonal ones, on every target set among qubits 0-5 (so inside the vector lanes of every
     // build, where the lane-flip kernel permutes within a vector, and above them), without and with a control
     // above or among the lanes, against the matrix applied amplitude by amplitude; both precisions, every build,
     // with the coefficient table laid out per call and ahead (prepareLaneTable, as cache-blocked runs do).
@@ -343,10 +343,20 @@ private slots:
                     targets.push_back(q);
             std::shuffle(targets.begin(), targets.end(), rng);   // prepare() sorts them and permutes the matrix
             const int dim = 1 << k;
-            for (bool real : {false, true}) {
+            for (int kind : {0, 1, 2}) {
+            const bool real = kind == 1, diagonal = kind == 2;
             std::vector<double> m(size_t(2) * dim * dim);
             for (double& x : m)
                 x = normal(rng);
+            // A diagonal matrix, its factor 1 where the index has an even number of bits set (as a controlled
+            // phase's): the diagonal kernels, whose factors form lane patterns where a target is in a vector.
+            if (diagonal)
+                for (int r = 0; r < dim; ++r)
+                    for (int col = 0; col < dim; ++col)
+                        if (r != col || std::popcount(unsigned(r)) % 2 == 0) {
+                            m[2 * (size_t(r) * dim + col)] = r == col ? 1 : 0;
+                            m[2 * (size_t(r) * dim + col) + 1] = 0;
+                        }
             // A real matrix (every imaginary part zero, as Hadamards and ry and their products): the dense
             // kernels' one-FMA form.
             if (real)
@@ -386,6 +396,7 @@ private slots:
                 }
                 const kernels::PreparedGate g = kernels::prepare(controls, targets, m);
                 QCOMPARE(g.realMatrix, real);
+                QCOMPARE(g.diagonal, diagonal);
                 for (kernels::Isa isa : supportedIsas())
                     for (Precision p : {Precision::Double, Precision::Single})
                         for (bool ahead : {false, true}) {
@@ -408,7 +419,7 @@ private slots:
                                                     .arg(QLatin1String(p == Precision::Double ? "complex128" : "complex64"))
                                                     .arg(QLatin1String(ahead ? ", table laid out ahead" : ""))
                                                     .arg(diff)
-                                                    .arg(QLatin1String(real ? " (real)" : ""))));
+                                                    .arg(QLatin1String(real ? " (real)" : diagonal ? " (diagonal)" : ""))));
                         }
             }
             }
