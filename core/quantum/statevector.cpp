@@ -43,8 +43,8 @@ namespace {
 // no zeroing pass of its own, only a first touch of each page, which the threads do in parallel, each on the
 // contiguous share the static schedule of the kernels gives it (on a NUMA machine the pages then sit on the node
 // of the thread that updates them, and two threads take the page faults at once). And the mapping can be asked
-// for transparent huge pages (a tile run reads every row of a tile at a stride of 2^15 amplitudes, a separate
-// 4 KiB page and TLB miss per row without them), on a huge-page boundary.
+// for transparent huge pages (a tile run reads every row of a tile at the stride of a chunk, 2^15 or 2^16
+// amplitudes, a separate 4 KiB page and TLB miss per row without them), on a huge-page boundary.
 constexpr size_t kMapBytes = size_t(2) << 20;
 constexpr size_t kHugePage = size_t(2) << 20;
 
