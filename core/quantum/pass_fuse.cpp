@@ -99,16 +99,6 @@ kernels::MatrixShape productInfo(const cplx* m, const int* qubits, int n, bool o
     return p;
 }
 
-// Whether every entry of the dim x dim matrix m off its diagonal is exactly zero (most products fail at the first).
-bool offDiagonalIsZero(const cplx* m, int dim)
-{
-    for (int r = 0; r < dim; ++r)
-        for (int c = 0; c < dim; ++c)
-            if (r != c && m[size_t(r) * dim + c] != cplx(0))
-                return false;
-    return true;
-}
-
 // out[0..count) = a * in[0..count), or += when Accumulate: the products as std::complex computes them for finite
 // values, written out so they vectorise (operator* calls __muldc3 for infinities and NaNs; a unitary has none).
 template <bool Accumulate>
@@ -410,7 +400,7 @@ private:
         if (!weighMerges_) {
             // The wide fusions merge by qubits and gate counts; only a diagonal product may cross the cache blocks.
             // emit() weighs the blocks they keep.
-            m.diagonal = offDiagonalIsZero(m.matrix.data(), 1 << m.n);
+            m.diagonal = isDiagonal(m.matrix, 1 << m.n);   // exact zeros off the diagonal; most products fail at the first
             return m;
         }
         const kernels::MatrixShape p = productInfo(m.matrix.data(), m.qubits, m.n);
