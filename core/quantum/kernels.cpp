@@ -98,6 +98,24 @@ void apply(float* amps, int n, const PreparedGate& g)
     }
 }
 
+void apply(double* amps, int n, const PreparedGate& g, uint64_t heldZero)
+{
+    switch (activeIsa()) {
+    case Isa::Avx512: avx512::apply(amps, n, g, heldZero); break;
+    case Isa::Avx2: avx2::apply(amps, n, g, heldZero); break;
+    case Isa::Portable: generic::apply(amps, n, g, heldZero); break;
+    }
+}
+
+void apply(float* amps, int n, const PreparedGate& g, uint64_t heldZero)
+{
+    switch (activeIsa()) {
+    case Isa::Avx512: avx512::apply(amps, n, g, heldZero); break;
+    case Isa::Avx2: avx2::apply(amps, n, g, heldZero); break;
+    case Isa::Portable: generic::apply(amps, n, g, heldZero); break;
+    }
+}
+
 void prepareLaneTable(PreparedGate& g, bool single)
 {
     const Isa isa = activeIsa();

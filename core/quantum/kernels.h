@@ -41,6 +41,10 @@ PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& t
 
 void apply(double* amps, int numQubits, const PreparedGate& g);
 void apply(float* amps, int numQubits, const PreparedGate& g);
+// g on the amplitudes whose index has every bit of heldZero clear (amps may be offset to select other values of
+// those bits): a block of the state strided through it in place, as a tile of rows is. Serial.
+void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero);
+void apply(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero);
 // Lays out g's matrix for the active build's kernels in the given precision (see PreparedGate::laneTableSingle);
 // for gates applied to many cache blocks.
 void prepareLaneTable(PreparedGate& g, bool single);
@@ -79,22 +83,22 @@ MatrixShape shapeOfMatrix(const double* interleaved, int k, bool onlyDiagonal = 
 
 // Implementations (the three builds of kernels_impl.inc).
 namespace generic {
-void apply(double* amps, int numQubits, const PreparedGate& g);
-void apply(float* amps, int numQubits, const PreparedGate& g);
+void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
+void apply(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
 int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
 }
 namespace avx2 {
-void apply(double* amps, int numQubits, const PreparedGate& g);
-void apply(float* amps, int numQubits, const PreparedGate& g);
+void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
+void apply(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
 int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
 }
 namespace avx512 {
-void apply(double* amps, int numQubits, const PreparedGate& g);
-void apply(float* amps, int numQubits, const PreparedGate& g);
+void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
+void apply(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
 int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();

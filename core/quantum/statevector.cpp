@@ -249,6 +249,13 @@ constexpr int kTileAmplitudeQubits = 15;
 // in place, where the L3 backs what the L2 misses).
 constexpr int kTileRowQubits = 10;
 constexpr int kMaxChunkQubits = 16;
+// Up to 2^5 rows (states of up to 20 qubits) a tile's gates run on the state in place: copying a tile in and out
+// costs a pass over the state of its own, more than the gates lose to rows that share cache sets (every row
+// starts at a multiple of the chunk). complex64, gates phase, median of 7-9 interleaved runs of `quantum_bench
+// --peer-run` (2026-12-04, Zen 5 EPYC): random_20 0.0269 -> 0.0230 s and 0.0234 -> 0.0220 s, complex128
+// 0.0440 -> 0.0394 s; at 2^6 rows (random_21) no change, at 2^7 (random_22) 0.094 -> 0.098 s, and at 2^9
+// (random_24) 0.378 -> 0.535 s, vqe_24 0.127 -> 0.215 s, as the rows come back from memory for every gate.
+constexpr int kMaxInPlaceTileRowQubits = 5;
 
 // The chunk qubits b (the tile's rows are the qubits >= b).
 int chunkQubits(int n)
@@ -508,6 +515,26 @@ void tileRun(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
     }
 }
 
+// Tiles in place (few rows, kMaxInPlaceTileRowQubits): each tile's gates run on the state itself with the tile's
+// fixed qubits w..b-1 held at the tile's values, and keep their state qubits.
+template <class T>
+void tileRunInPlace(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
+{
+    const int64_t tiles = int64_t(1) << (b - w);
+    const uint64_t held = ((uint64_t(1) << b) - 1) & ~((uint64_t(1) << w) - 1);
+#pragma omp parallel for schedule(dynamic, 1) if (tiles >= 2)
+    for (int64_t t = 0; t < tiles; ++t) {
+        const uint64_t base = uint64_t(t) << w;
+        for (const BlockGate& bg : gates) {
+            size_t v = 0;
+            for (size_t i = 0; i < bg.fixedQubits.size(); ++i)
+                v |= size_t(base >> bg.fixedQubits[i] & 1) << i;
+            if (const auto& g = bg.variants[v])
+                kernels::apply(a + 2 * base, n, *g, held);
+        }
+    }
+}
+
 }  // namespace
 
 namespace {
@@ -521,7 +548,7 @@ int tileLowQubits(int n, Precision p)
 
 StateVector::Blocks StateVector::blocks(int n, Precision p)
 {
-    return Blocks{chunkQubits(n), tileLowQubits(n, p)};
+    return Blocks{chunkQubits(n), tileLowQubits(n, p), n - chunkQubits(n) <= kMaxInPlaceTileRowQubits};
 }
 
 bool StateVector::fitsCacheBlocks(int n, const std::vector<int>& qubits)
@@ -657,6 +684,7 @@ StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGat
     const uint64_t all = n_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << n_) - 1;
     const uint64_t chunkFixed = all & ~((uint64_t(1) << b) - 1);
     const uint64_t tileFixed = ((uint64_t(1) << b) - 1) & ~((uint64_t(1) << w) - 1);
+    const bool inPlace = blocks(n_, prec_).tilesInPlace;
     planRuns(n_, w, footprints(gates), [&](int kind, const std::vector<size_t>& run, size_t applied) {
         between(applied);
         if (kind < 0) {
@@ -668,7 +696,7 @@ StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGat
         std::vector<BlockGate> blockGates;
         blockGates.reserve(run.size());
         for (size_t i : run) {
-            if (kind == 0)
+            if (kind == 0 || inPlace)
                 blockGates.push_back(specialise(gates[i], fixed, [](int q) { return q; }));
             else
                 blockGates.push_back(specialise(gates[i], fixed, [&](int q) { return q < w ? q : q - b + w; }));
@@ -683,6 +711,11 @@ StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGat
                 chunkRun(dataDouble(), n_, b, blockGates);
             else
                 chunkRun(dataFloat(), n_, b, blockGates);
+        } else if (inPlace) {
+            if (prec_ == Precision::Double)
+                tileRunInPlace(dataDouble(), n_, b, w, blockGates);
+            else
+                tileRunInPlace(dataFloat(), n_, b, w, blockGates);
         } else {
             if (prec_ == Precision::Double)
                 tileRun(dataDouble(), n_, b, w, blockGates);

@@ -70,9 +70,11 @@ public:
     // that cannot costs a pass over the state of its own): the fuse pass keeps its blocks within this.
     static bool fitsCacheBlocks(int numQubits, const std::vector<int>& qubits);
     // applyAll's blocks on an n-qubit state (n > 14): chunks of 2^chunkQubits contiguous amplitudes, tiles of
-    // 2^tileLowQubits contiguous amplitudes in each of 2^(n - chunkQubits) rows.
+    // 2^tileLowQubits contiguous amplitudes in each of 2^(n - chunkQubits) rows, whose gates run on the state in
+    // place (tilesInPlace: few rows) or on a copy of the tile.
     struct Blocks {
         int chunkQubits = 0, tileLowQubits = 0;
+        bool tilesInPlace = false;
     };
     static Blocks blocks(int numQubits, Precision p);
     double probabilityOfOne(int qubit) const;

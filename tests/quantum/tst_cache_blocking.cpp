@@ -94,6 +94,16 @@ private slots:
         QTest::addRow("n=24 fuse=4") << 24 << 4;
     }
 
+    // blockedEqualsGateByGate covers both ways a tile runs: in place on the state (17-20 qubits) and on a copy (24).
+    void sizesCoverBothTileRuns()
+    {
+        for (Precision p : {Precision::Double, Precision::Single}) {
+            QVERIFY(StateVector::blocks(17, p).tilesInPlace);
+            QVERIFY(StateVector::blocks(20, p).tilesInPlace);
+            QVERIFY(!StateVector::blocks(24, p).tilesInPlace);
+        }
+    }
+
     void blockedEqualsGateByGate()
     {
         QFETCH(int, n);
