@@ -326,11 +326,12 @@ double fmaPeakGflops(bool single)
 // same without the allocation and first touch of the state (sim_s).
 int peerRun(const std::string& file, Precision prec, int fuse, const char* dump, const char* fusionKept)
 {
-    const Circuit c = circuitOf(peers::readGateList(file));
+    // Read before the clock starts, as the peers' drivers read theirs.
+    Circuit sim = circuitOf(peers::readGateList(file));
+    const int n = sim.numQubits;
     const double t0 = now(), c0 = cpuNow();
-    StateVector sv(c.numQubits, prec);
+    StateVector sv(n, prec);
     const double t1 = now(), c1 = cpuNow();
-    Circuit sim = c;
     std::string fusion = "off";
     if (fuse > 1)
         fusion = (fusionKept ? makeFusePassKeeping(fuse, fusionKept) : makeFusePass(fuse))->run(sim).summary;
@@ -340,13 +341,13 @@ int peerRun(const std::string& file, Precision prec, int fuse, const char* dump,
     const double t3 = now(), c3 = cpuNow();
     double flops = 0;
     for (const kernels::PreparedGate& g : gates)
-        flops += gateFlops(g, c.numQubits);
+        flops += gateFlops(g, n);
     // The phases, wall and CPU seconds (CPU over wall above the thread count: time lost to other processes).
     std::printf("time_s %.6f\nsim_s %.6f\npasses %d\nops %zu\nflops %.0f\nkernels %s\nphases_wall alloc %.4f fuse %.4f gates %.4f\nphases_cpu alloc %.4f fuse %.4f gates %.4f\n",
                 t3 - t0, t3 - t1, passes.total(), gates.size(), flops, kernels::isaName(kernels::activeIsa()), t1 - t0, t2 - t1, t3 - t2, c1 - c0, c2 - c1, c3 - c2);
     std::printf("fusion %s\n", fusion.c_str());
     if (dump)
-        peers::writeDump(dump, c.numQubits, [&](uint64_t i, double& re, double& im) {
+        peers::writeDump(dump, n, [&](uint64_t i, double& re, double& im) {
             const cplx a = sv.amplitude(i);
             re = a.real();
             im = a.imag();
