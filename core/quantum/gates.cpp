@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace spyglass::quantum {
 
@@ -50,10 +51,15 @@ const std::vector<StdGate>& stdGates() { return kStd; }
 
 const StdGate* findStdGate(std::string_view name)
 {
-    for (const StdGate& g : kStd)
-        if (name == g.name)
-            return &g;
-    return nullptr;
+    // Looked up for every gate of every circuit simulated (the fuse pass, prepareOp): a hash, not a scan of kStd.
+    static const std::unordered_map<std::string_view, const StdGate*> byName = [] {
+        std::unordered_map<std::string_view, const StdGate*> m;
+        for (const StdGate& g : kStd)
+            m.emplace(g.name, &g);
+        return m;
+    }();
+    const auto it = byName.find(name);
+    return it == byName.end() ? nullptr : it->second;
 }
 
 std::vector<cplx> stdTargetMatrix(const std::string& n, const std::vector<double>& p)
@@ -188,10 +194,15 @@ std::vector<double> interleavedMatrix(const std::vector<cplx>& m)
 
 bool isDiagonal(const std::vector<cplx>& a, int dim, double tol)
 {
+    // |x| > tol as |x|^2 > tol^2 (std::abs is a hypot call; the fuse pass tests every product it builds), and
+    // tol = 0 as x != 0, which no underflow of the square can hide.
+    const double tol2 = tol * tol;
     for (int i = 0; i < dim; ++i)
-        for (int j = 0; j < dim; ++j)
-            if (i != j && std::abs(a[static_cast<size_t>(i) * dim + j]) > tol)
+        for (int j = 0; j < dim; ++j) {
+            const cplx x = a[static_cast<size_t>(i) * dim + j];
+            if (i != j && (tol == 0 ? x != cplx(0) : std::norm(x) > tol2))
                 return false;
+        }
     return true;
 }
 

@@ -72,10 +72,15 @@ struct Block {
     int nonZeros = 0;                 // of the product
     bool real = false;                // every entry of the product is real
 
-    bool has(int q) const { return std::find(qubits, qubits + n, q) != qubits + n; }
+    uint64_t mask = 0;                // the qubits as a set (every gate is tested against every open block)
+
+    bool has(int q) const { return mask >> q & 1; }
     bool touches(const std::vector<int>& qs) const
     {
-        return std::any_of(qs.begin(), qs.end(), [&](int q) { return has(q); });
+        for (int q : qs)
+            if (has(q))
+                return true;
+        return false;
     }
 };
 
@@ -323,6 +328,8 @@ private:
         Block b;
         b.n = static_cast<int>(op.qubits.size());
         std::copy(op.qubits.begin(), op.qubits.end(), b.qubits);
+        for (int q : op.qubits)
+            b.mask |= uint64_t(1) << q;
         b.gates.push_back(i);
         b.cost = g.cost;
         b.nonZeros = g.nonZeros;
@@ -362,15 +369,16 @@ private:
         for (int i = 0; i < count; ++i) {
             std::copy(parts[i]->qubits, parts[i]->qubits + parts[i]->n, m.qubits + m.n);
             m.n += parts[i]->n;
+            m.mask |= parts[i]->mask;
             m.gates.insert(m.gates.end(), parts[i]->gates.begin(), parts[i]->gates.end());
         }
-        const int partQubits = m.n;
         int fresh = 0;
         for (int j = 0; j < g.n; ++j)
-            if (std::find(m.qubits, m.qubits + partQubits, g.qubits[j]) == m.qubits + partQubits) {
+            if (!m.has(g.qubits[j])) {
                 m.qubits[m.n++] = g.qubits[j];
                 ++fresh;
             }
+        m.mask |= g.mask;
         m.gates.insert(m.gates.end(), g.gates.begin(), g.gates.end());
         if (g.gates.size() > 1)   // g a block of its own, disjoint from the parts (packOpen)
             std::sort(m.gates.begin(), m.gates.end());
