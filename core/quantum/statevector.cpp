@@ -254,10 +254,8 @@ constexpr int kTileRowQubits = 10;
 constexpr int kMaxChunkQubits = 16;
 // Up to 2^5 rows (states of up to 20 qubits) a tile's gates run on the state in place: copying a tile in and out
 // costs a pass over the state of its own, more than the gates lose to rows that share cache sets (every row
-// starts at a multiple of the chunk). complex64, gates phase, median of 7-9 interleaved runs of `quantum_bench
-// --peer-run` (2026-12-04, Zen 5 EPYC): random_20 0.0269 -> 0.0230 s and 0.0234 -> 0.0220 s, complex128
-// 0.0440 -> 0.0394 s; at 2^6 rows (random_21) no change, at 2^7 (random_22) 0.094 -> 0.098 s, and at 2^9
-// (random_24) 0.378 -> 0.535 s, vqe_24 0.127 -> 0.215 s, as the rows come back from memory for every gate.
+// starts at a multiple of the chunk). With more rows the rows come back from memory for every gate: measured
+// even at 2^6 and slower from 2^7 (BENCHMARKS.md, "tiles in place or streamed back").
 constexpr int kMaxInPlaceTileRowQubits = 5;
 
 // The chunk qubits b (the tile's rows are the qubits >= b).
@@ -444,10 +442,8 @@ inline void copyRow(T* __restrict dst, const T* __restrict src, uint64_t values)
 
 // A tile's rows go back to the state with streaming (non-temporal) stores: each row is whole 64-byte lines, so
 // the read a plain store makes of every line before writing it is wasted traffic, and the state is too large for
-// the cache to keep the lines for the next pass anyway (tiles of few rows run in place instead). Median of 5-7
-// interleaved runs of `quantum_bench --peer-run` (2026-12-04, Zen 5 EPYC), complex64: h20_26 0.121 -> 0.111 s,
-// ghz_26 0.167 -> 0.155, random_24 0.401 -> 0.379, qft_22 0.037 -> 0.035, vqe_24 0.132 -> 0.129, qft_24 0.148
-// -> 0.146; complex128 h20_26 0.230 -> 0.196. random_21 (2^6 rows) was unchanged.
+// the cache to keep the lines for the next pass anyway (tiles of few rows run in place instead). 2-15 % off the
+// simulation of 22-26-qubit circuits (BENCHMARKS.md, "tiles in place or streamed back").
 template <class T>
 inline void streamRow(T* __restrict dst, const T* __restrict src, uint64_t values)
 {
