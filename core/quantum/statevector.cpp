@@ -252,15 +252,20 @@ constexpr int kTileAmplitudeQubits = 15;
 // in place, where the L3 backs what the L2 misses).
 constexpr int kTileRowQubits = 10;
 constexpr int kMaxChunkQubits = 16;
-// Up to 2^5 rows (states of up to 20 qubits) a tile's gates run on the state in place: copying a tile in and out
+// Up to 2^5 rows (states of up to 21 qubits, chunkQubits) a tile's gates run on the state in place: copying a tile in and out
 // costs a pass over the state of its own, more than the gates lose to rows that share cache sets (every row
 // starts at a multiple of the chunk). With more rows the rows come back from memory for every gate: measured
 // even at 2^6 and slower from 2^7 (BENCHMARKS.md, "tiles in place or streamed back").
 constexpr int kMaxInPlaceTileRowQubits = 5;
 
-// The chunk qubits b (the tile's rows are the qubits >= b).
+// The chunk qubits b (the tile's rows are the qubits >= b). Where chunks of 2^16 leave tiles of few enough rows
+// to run in place (states of up to 21 qubits), chunks are 2^16: the tiles have half the rows, 16 at 20 qubits (no
+// more than the L2's ways), and each kernel call covers twice the amplitudes: 4-7 % off 20- and 21-qubit
+// circuits in complex64, complex128 unchanged, 2^14 slower (BENCHMARKS.md, "tiles in place or streamed back").
 int chunkQubits(int n)
 {
+    if (n > kChunkQubits + 1 && n - kMaxChunkQubits <= kMaxInPlaceTileRowQubits)
+        return kMaxChunkQubits;
     return std::clamp(n - kTileRowQubits, kChunkQubits, kMaxChunkQubits);
 }
 constexpr size_t kLookAheadGates = 4096;   // gates examined per cache-blocked run

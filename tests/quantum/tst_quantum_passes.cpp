@@ -301,11 +301,11 @@ private slots:
     }
 
     // Dense gates that fit no cache block (on a middle qubit, fixed in a tile and free in a chunk, and a high one,
-    // fixed in a chunk, of an 18-qubit state) cost a pass each; the wide candidate merges gates on different qubits
+    // fixed in a chunk, of a 19-qubit state) cost a pass each; the wide candidate merges gates on different qubits
     // into 4-qubit blocks and is kept because it makes fewer passes, as qsim's fuser would. The state is unchanged.
     void fuseMergesGatesOnDifferentQubitsWherePassesPay()
     {
-        const int n = 18;
+        const int n = 19;
         const StateVector::Blocks blocks = StateVector::blocks(n, Precision::Double);
         const int middle = blocks.tileLowQubits, high = blocks.chunkQubits;
         QVERIFY(high - middle >= 3 && n - high >= 3);
