@@ -261,6 +261,24 @@ void checkSupport(const onnx::GraphProto& g, int64_t opset)
 
 bool isWindowOp(const std::string& opType) { return opType == "Conv" || opType == "MaxPool" || opType == "AveragePool"; }
 
+// Models before opset 7 carry attributes the support table does not list (broadcast, axis, consumed_inputs) until
+// upgradeOpset6 rewrites them, and that rewrite first runs libonnx's shape inference to learn ranks. So before it,
+// only what makes that inference safe is checked: every op type is one we know (an unknown op is refused by name
+// anyway), and the window ops are checked whole, since libonnx divides by their strides (a MaxPool with strides
+// [2, 0] at opset 3 killed the process with SIGFPE, found by fuzz/fuzz_onnx_text).
+void checkSupportBeforeUpgrade(const onnx::GraphProto& g, int64_t opset)
+{
+    for (const auto& np : g.node()) {
+        if (!np.domain().empty() && np.domain() != "ai.onnx")
+            throw UnsupportedError(np.op_type(), np.name(), {}, "ops of domain '" + np.domain() + "' are not supported");
+        const Node node = import::nodeFromProto(np);
+        if (!findOpSupport(node.opType))
+            throw UnsupportedError(node.opType, node.name, {}, "op type '" + node.opType + "' is not supported");
+        if (isWindowOp(node.opType))
+            checkNodeSupported(node, opset);
+    }
+}
+
 // libonnx's shape inference for Conv and pooling (convPoolShapeInference) indexes its attribute vectors by the
 // weight's spatial dimensions without checking them against the input's rank: a Conv whose input is rank 2 and
 // whose weight is rank 4 reads past a vector and crashes the process (found by fuzz/fuzz_onnx_text). So before the
@@ -550,6 +568,8 @@ ModelGraph importModelOnce(onnx::ModelProto m, const std::string& file, const st
     nameNodes(*g);
     if (opset < 7) {
         try {
+            checkSupportBeforeUpgrade(*g, opset);
+            checkWindowOps(m, file);
             import::upgradeOpset6(m);
         } catch (const InputError& e) {
             rethrowWithFile(e, file);

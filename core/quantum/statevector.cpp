@@ -9,9 +9,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#if defined(__SSE__)
-#include <xmmintrin.h>
-#endif
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -19,6 +16,9 @@
 #include <string>
 #include <sys/mman.h>
 #include <unistd.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 namespace spyglass::quantum {
 
@@ -411,15 +411,21 @@ std::optional<kernels::PreparedGate> restrictGate(const kernels::PreparedGate& g
 
 namespace {
 
+// The run's gates on one block: each gate's variant for the block's values of the fixed qubits (base). held is 0
+// for a block that is contiguous (a chunk, a copied tile), else the fixed qubits the block strides over in place.
 template <class T>
-void applyInBlock(T* block, int blockQubits, const std::vector<BlockGate>& gates, uint64_t base)
+void applyInBlock(T* block, int blockQubits, const std::vector<BlockGate>& gates, uint64_t base, uint64_t held = 0)
 {
     for (const BlockGate& bg : gates) {
         size_t v = 0;
         for (size_t i = 0; i < bg.fixedQubits.size(); ++i)
             v |= size_t(base >> bg.fixedQubits[i] & 1) << i;
-        if (const auto& g = bg.variants[v])
-            kernels::apply(block, blockQubits, *g);
+        if (const auto& g = bg.variants[v]) {
+            if (held)
+                kernels::apply(block, blockQubits, *g, held);
+            else
+                kernels::apply(block, blockQubits, *g);
+        }
     }
 }
 
@@ -542,20 +548,13 @@ void tileRun(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
 // Tiles in place (few rows, kMaxInPlaceTileRowQubits): each tile's gates run on the state itself with the tile's
 // fixed qubits w..b-1 held at the tile's values, and keep their state qubits.
 template <class T>
-void tileRunInPlace(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
+void tileRunInPlace(T* a, int n, int w, uint64_t tileFixed, const std::vector<BlockGate>& gates)
 {
-    const int64_t tiles = int64_t(1) << (b - w);
-    const uint64_t held = ((uint64_t(1) << b) - 1) & ~((uint64_t(1) << w) - 1);
+    const int64_t tiles = int64_t(1) << std::popcount(tileFixed);
 #pragma omp parallel for schedule(dynamic, 1) if (tiles >= 2)
     for (int64_t t = 0; t < tiles; ++t) {
         const uint64_t base = uint64_t(t) << w;
-        for (const BlockGate& bg : gates) {
-            size_t v = 0;
-            for (size_t i = 0; i < bg.fixedQubits.size(); ++i)
-                v |= size_t(base >> bg.fixedQubits[i] & 1) << i;
-            if (const auto& g = bg.variants[v])
-                kernels::apply(a + 2 * base, n, *g, held);
-        }
+        applyInBlock(a + 2 * base, n, gates, base, tileFixed);
     }
 }
 
@@ -737,9 +736,9 @@ StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGat
                 chunkRun(dataFloat(), n_, b, blockGates);
         } else if (inPlace) {
             if (prec_ == Precision::Double)
-                tileRunInPlace(dataDouble(), n_, b, w, blockGates);
+                tileRunInPlace(dataDouble(), n_, w, tileFixed, blockGates);
             else
-                tileRunInPlace(dataFloat(), n_, b, w, blockGates);
+                tileRunInPlace(dataFloat(), n_, w, tileFixed, blockGates);
         } else {
             if (prec_ == Precision::Double)
                 tileRun(dataDouble(), n_, b, w, blockGates);
