@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <cstdlib>
@@ -87,6 +88,176 @@ void apply(double* amps, int n, const PreparedGate& g)
     case Isa::Avx2: avx2::apply(amps, n, g); break;
     case Isa::Portable: generic::apply(amps, n, g); break;
     }
+}
+
+void applyPhaseProduct(double* amps, int n, const PhaseProduct& p)
+{
+    switch (activeIsa()) {
+    case Isa::Avx512: avx512::applyPhaseProduct(amps, n, p); break;
+    case Isa::Avx2: avx2::applyPhaseProduct(amps, n, p); break;
+    case Isa::Portable: generic::applyPhaseProduct(amps, n, p); break;
+    }
+}
+
+void applyPhaseProduct(float* amps, int n, const PhaseProduct& p)
+{
+    switch (activeIsa()) {
+    case Isa::Avx512: avx512::applyPhaseProduct(amps, n, p); break;
+    case Isa::Avx2: avx2::applyPhaseProduct(amps, n, p); break;
+    case Isa::Portable: generic::applyPhaseProduct(amps, n, p); break;
+    }
+}
+
+namespace {
+constexpr double kPhaseProductTolerance = 1e-14;
+
+void multiplyInto(double* z, const double* w)
+{
+    const double re = z[0] * w[0] - z[1] * w[1], im = z[0] * w[1] + z[1] * w[0];
+    z[0] = re;
+    z[1] = im;
+}
+
+// p with `qubit`, a control of p's only when p has no targets, turned into p's one target (factor = scale).
+bool controlToTarget(PhaseProduct& p, int qubit)
+{
+    if (p.targets)
+        return false;
+    p.controls &= ~(uint64_t(1) << qubit);
+    p.targets = uint64_t(1) << qubit;
+    p.factor[qubit][0] = p.scale[0];
+    p.factor[qubit][1] = p.scale[1];
+    p.scale[0] = 1;
+    p.scale[1] = 0;
+    return true;
+}
+
+// p's controls narrowed to `controls` (a subset), or false when p is then no PhaseProduct.
+bool narrowControls(PhaseProduct& p, uint64_t controls)
+{
+    const uint64_t dropped = p.controls & ~controls;
+    if (!dropped)
+        return true;
+    if (dropped & (dropped - 1))
+        return false;
+    return controlToTarget(p, __builtin_ctzll(dropped));
+}
+}  // namespace
+
+bool phasesOf(const PreparedGate& g, GatePhases& out)
+{
+    if (!g.diagonalMatrix || g.k > kMaxTargets)
+        return false;
+    // The factors: listed where they are not 1 (the diagonal kernel), or the dense matrix's diagonal (rz, crz).
+    const int dim = 1 << g.k;
+    double d[2 << kMaxTargets];
+    for (int j = 0; j < dim; ++j) {
+        d[2 * j] = g.diagonal ? 1 : g.matrix[2 * (size_t(j) * dim + j)];
+        d[2 * j + 1] = g.diagonal ? 0 : g.matrix[2 * (size_t(j) * dim + j) + 1];
+    }
+    for (size_t e = 0; e < g.diagIndex.size(); ++e) {
+        d[2 * g.diagIndex[e]] = g.diagValue[2 * e];
+        d[2 * g.diagIndex[e] + 1] = g.diagValue[2 * e + 1];
+    }
+    const auto isOne = [&](int j) { return std::abs(d[2 * j] - 1) <= kPhaseProductTolerance && std::abs(d[2 * j + 1]) <= kPhaseProductTolerance; };
+    // Local bits whose 0 leaves every factor 1 act as controls.
+    int controlBits = 0;
+    for (int b = 0; b < g.k; ++b) {
+        bool control = true;
+        for (int j = 0; j < dim && control; ++j)
+            control = (j >> b & 1) || isOne(j);
+        if (control)
+            controlBits |= 1 << b;
+    }
+    // Where they are all set, the factors must be a product of one factor per other bit.
+    const int base = controlBits;
+    const double* db = d + 2 * base;
+    if (db[0] * db[0] + db[1] * db[1] < 0.5)
+        return false;
+    double f[kMaxTargets][2] = {};
+    for (int b = 0; b < g.k; ++b)
+        if (!(controlBits >> b & 1)) {
+            // d[base | bit] / d[base]: |d[base]| is 1 (a unitary's diagonal), so the conjugate divides.
+            const double* dj = d + 2 * (base | 1 << b);
+            f[b][0] = dj[0] * db[0] + dj[1] * db[1];
+            f[b][1] = dj[1] * db[0] - dj[0] * db[1];
+        }
+    for (int j = base; j < dim; j = (j + 1) | base) {
+        double z[2] = {db[0], db[1]};
+        for (int b = 0; b < g.k; ++b)
+            if ((j & ~base) >> b & 1)
+                multiplyInto(z, f[b]);
+        if (std::abs(z[0] - d[2 * j]) > kPhaseProductTolerance || std::abs(z[1] - d[2 * j + 1]) > kPhaseProductTolerance)
+            return false;
+    }
+    out.controls = out.targets = 0;
+    for (int c : g.controls)
+        out.controls |= uint64_t(1) << c;
+    out.scale[0] = db[0];
+    out.scale[1] = db[1];
+    int count = 0;
+    for (int b = 0; b < g.k; ++b) {   // targets ascending, so the factors follow the set bits of out.targets
+        const int q = g.targets[b];
+        if (controlBits >> b & 1) {
+            out.controls |= uint64_t(1) << q;
+        } else if (f[b][0] != 1 || f[b][1] != 0) {
+            out.targets |= uint64_t(1) << q;
+            out.factor[count][0] = f[b][0];
+            out.factor[count][1] = f[b][1];
+            ++count;
+        }
+    }
+    return true;
+}
+
+PhaseProduct phaseProduct(const GatePhases& g)
+{
+    PhaseProduct p;
+    p.controls = g.controls;
+    p.targets = g.targets;
+    p.scale[0] = g.scale[0];
+    p.scale[1] = g.scale[1];
+    int i = 0;
+    for (uint64_t t = g.targets; t; t &= t - 1, ++i) {
+        p.factor[__builtin_ctzll(t)][0] = g.factor[i][0];
+        p.factor[__builtin_ctzll(t)][1] = g.factor[i][1];
+    }
+    return p;
+}
+
+bool mergePhaseProducts(PhaseProduct& into, const PhaseProduct& next)
+{
+    const uint64_t common = into.controls & next.controls;
+    PhaseProduct a = into, b = next;
+    if (!narrowControls(a, common) || !narrowControls(b, common))
+        return false;
+    // A target on a common control is 1 wherever the product applies: its factor joins the scale.
+    for (PhaseProduct* p : {&a, &b})
+        for (uint64_t t = p->targets & common; t; t &= t - 1) {
+            const int q = __builtin_ctzll(t);
+            multiplyInto(p->scale, p->factor[q]);
+            p->targets &= ~(uint64_t(1) << q);
+        }
+    multiplyInto(a.scale, b.scale);
+    for (uint64_t t = b.targets; t; t &= t - 1) {
+        const int q = __builtin_ctzll(t);
+        if (a.targets >> q & 1) {
+            multiplyInto(a.factor[q], b.factor[q]);
+        } else {
+            a.factor[q][0] = b.factor[q][0];
+            a.factor[q][1] = b.factor[q][1];
+            a.targets |= uint64_t(1) << q;
+        }
+    }
+    into = a;
+    return true;
+}
+
+double diagonalTouched(const PreparedGate& g)
+{
+    // A diagonal matrix on a dense kernel (rz) reads and writes every amplitude its controls select.
+    const double listed = g.diagonal ? double(g.diagIndex.size()) : double(1 << g.k);
+    return listed / double(uint64_t(1) << (g.k + g.controls.size()));
 }
 
 void apply(float* amps, int n, const PreparedGate& g)

@@ -49,6 +49,36 @@ void apply(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero)
 // for gates applied to many cache blocks.
 void prepareLaneTable(PreparedGate& g, bool single);
 
+// A diagonal gate that is a product of one-qubit phases wherever its controls are set: amplitude x (every bit of
+// `controls` set in x) is multiplied by scale x factor[t] for every qubit t of `targets` set in x. A QFT's
+// controlled phases on one qubit are one (that qubit the control), and so is a layer of rz. Several in a row
+// merge into one (mergePhaseProducts) and run in one sweep (applyPhaseProduct), where the diagonal kernel would
+// touch the amplitudes again for each.
+struct PhaseProduct {
+    uint64_t controls = 0, targets = 0;
+    double scale[2] = {1, 0};
+    double factor[64][2];   // (re, im) for the qubits of `targets`
+};
+// The same for one gate, compact: its factors in the order of the set bits of `targets`.
+struct GatePhases {
+    uint64_t controls = 0, targets = 0;
+    double scale[2] = {1, 0};
+    double factor[kMaxTargets][2];
+};
+// Whether g (a diagonal matrix, on the diagonal kernel or not) is a product of phases (to 1e-14 in every factor), and which: g's controls, the target
+// qubits whose 0 leaves every factor 1, and the others' factors.
+bool phasesOf(const PreparedGate& g, GatePhases& out);
+PhaseProduct phaseProduct(const GatePhases& g);
+// `into` then `next` as one PhaseProduct on the controls both share; false (and `into` unchanged) when that
+// product is none (a control only one of them has must be that one's only such control, and it must have no
+// targets: the control then becomes its target).
+bool mergePhaseProducts(PhaseProduct& into, const PhaseProduct& next);
+// The fraction of a state's amplitudes g's kernel touches, g a diagonal matrix (on the diagonal kernel, the
+// factors != 1 where its controls are set; on a dense one, all those).
+double diagonalTouched(const PreparedGate& g);
+void applyPhaseProduct(double* amps, int numQubits, const PhaseProduct& p);
+void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p);
+
 // The builds of the kernels, narrowest first.
 enum class Isa { Portable, Avx2, Avx512 };
 constexpr Isa kAllIsas[] = {Isa::Portable, Isa::Avx2, Isa::Avx512};
@@ -85,6 +115,8 @@ MatrixShape shapeOfMatrix(const double* interleaved, int k, bool onlyDiagonal = 
 namespace generic {
 void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
 void apply(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
+void applyPhaseProduct(double* amps, int numQubits, const PhaseProduct& p);
+void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p);
 int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
@@ -92,6 +124,8 @@ int vectorBytes();
 namespace avx2 {
 void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
 void apply(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
+void applyPhaseProduct(double* amps, int numQubits, const PhaseProduct& p);
+void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p);
 int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
@@ -99,6 +133,8 @@ int vectorBytes();
 namespace avx512 {
 void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
 void apply(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
+void applyPhaseProduct(double* amps, int numQubits, const PhaseProduct& p);
+void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p);
 int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();

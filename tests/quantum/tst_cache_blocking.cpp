@@ -87,11 +87,16 @@ private slots:
     {
         QTest::addColumn<int>("n");
         QTest::addColumn<int>("fuse");
+        QTest::addColumn<bool>("qft");
         for (int n : {15, 16, 17, 18, 20})
             for (int fuse : {0, 2, 4})
-                QTest::addRow("n=%d fuse=%d", n, fuse) << n << fuse;
+                QTest::addRow("n=%d fuse=%d", n, fuse) << n << fuse << false;
         // 24 qubits: chunks of 2^14 amplitudes and tiles of 2^10 rows (StateVector::blocks), not 2^13 and 2^11.
-        QTest::addRow("n=24 fuse=4") << 24 << 4;
+        QTest::addRow("n=24 fuse=4") << 24 << 4 << false;
+        // A QFT and a layer of rz: the runs' diagonal gates merge into products of phases (kernels::PhaseProduct),
+        // in chunks and in copied tiles (22 qubits), unfused and fused.
+        for (int fuse : {0, 4})
+            QTest::addRow("qft n=22 fuse=%d", fuse) << 22 << fuse << true;
     }
 
     // blockedEqualsGateByGate covers both ways a tile runs: in place on the state (17-20 qubits) and on a copy (24).
@@ -108,7 +113,15 @@ private slots:
     {
         QFETCH(int, n);
         QFETCH(int, fuse);
-        const Circuit raw = randomCircuit(n, 90, uint64_t(n * 7 + fuse));
+        QFETCH(bool, qft);
+        Circuit raw = qft ? makeQft(n, 0, false) : randomCircuit(n, 90, uint64_t(n * 7 + fuse));
+        for (int q = 0; q < n && qft; ++q) {
+            Op rz;
+            rz.name = "rz";
+            rz.qubits = {q};
+            rz.params = {0.1 + 0.37 * q};
+            raw.ops.push_back(rz);
+        }
         const Circuit c = fuse ? prepareForSimulation(raw, fuse) : raw;
         const auto gates = prepared(c);
         const auto psi = quantum::test::randomState(n, uint64_t(n + 100 * fuse));

@@ -322,6 +322,96 @@ private slots:
         }
     }
 
+    // Diagonal gates that are products of one-qubit phases (kernels::phasesOf): a QFT's controlled phases on one
+    // qubit, rz layers, controlled rotations about z, lone cps narrowed to a shared control, cz. Merged
+    // (mergePhaseProducts) and applied in one sweep (applyPhaseProduct), they must give what the gates give one by
+    // one, with controls and targets below and above the product's low table (8 qubits), in both precisions and
+    // every kernel build; rzz (no product of phases) and two cps on disjoint qubits (no shared control) are refused.
+    void phaseProductsMatchTheirGates()
+    {
+        std::mt19937_64 rng(77);
+        std::uniform_real_distribution<double> ang(-3.2, 3.2);
+        int merged = 0;
+        for (int n : {1, 2, 4, 9, 11}) {
+            Circuit c;
+            c.numQubits = n;
+            auto op = [&](const char* name, std::vector<int> qubits, int params) {
+                Op o;
+                o.name = name;
+                o.qubits = std::move(qubits);
+                for (int p = 0; p < params; ++p)
+                    o.params.push_back(ang(rng));
+                return o;
+            };
+            std::vector<std::vector<Op>> sequences;
+            std::vector<Op> rzLayer;
+            for (int q = 0; q < n; ++q)
+                rzLayer.push_back(op("rz", {q}, 1));
+            sequences.push_back(rzLayer);
+            for (int control : {0, n - 1, n / 2}) {
+                if (n < 2)
+                    break;
+                std::vector<Op> s;
+                for (int q = 0; q < n; ++q)
+                    if (q != control)
+                        s.push_back(op(q % 3 == 0 ? "crz" : q % 3 == 1 ? "cp" : "cz", {control, q}, q % 3 == 2 ? 0 : 1));
+                std::shuffle(s.begin(), s.end(), rng);
+                s.push_back(op("p", {control}, 1));   // a phase on the control itself joins the scale
+                sequences.push_back(s);
+            }
+            for (const std::vector<Op>& s : sequences) {
+                std::vector<kernels::PreparedGate> gates;
+                kernels::PhaseProduct product;
+                for (size_t i = 0; i < s.size(); ++i) {
+                    gates.push_back(prepareOp(c, s[i]));
+                    kernels::GatePhases phases;
+                    QVERIFY2(kernels::phasesOf(gates.back(), phases), s[i].name.c_str());
+                    if (i == 0)
+                        product = kernels::phaseProduct(phases);
+                    else
+                        QVERIFY2(kernels::mergePhaseProducts(product, kernels::phaseProduct(phases)), s[i].name.c_str());
+                }
+                const auto input = quantum::test::randomState(n, uint64_t(n) * 31 + s.size());
+                for (kernels::Isa isa : supportedIsas())
+                    for (Precision p : {Precision::Double, Precision::Single}) {
+                        const IsaScope scope(isa);
+                        StateVector one(n, p), all(n, p);
+                        one.setAmplitudes(input);
+                        all.setAmplitudes(input);
+                        for (const auto& g : gates)
+                            one.apply(g);
+                        if (p == Precision::Double)
+                            kernels::applyPhaseProduct(all.dataDouble(), n, product);
+                        else
+                            kernels::applyPhaseProduct(all.dataFloat(), n, product);
+                        double diff = 0;
+                        for (uint64_t i = 0; i < one.size(); ++i)
+                            diff = std::max(diff, std::abs(one.amplitude(i) - all.amplitude(i)));
+                        QVERIFY2(diff < (p == Precision::Double ? 1e-12 : 2e-5),
+                                 qPrintable(QStringLiteral("n=%1, %2 gates from %3, %4 build: off by %5")
+                                                .arg(n)
+                                                .arg(s.size())
+                                                .arg(QString::fromStdString(s[0].name))
+                                                .arg(QLatin1String(kernels::isaName(isa)))
+                                                .arg(diff)));
+                        ++merged;
+                    }
+            }
+            if (n >= 4) {
+                kernels::GatePhases phases;
+                QVERIFY(!kernels::phasesOf(prepareOp(c, op("rzz", {0, 1}, 1)), phases));
+                kernels::GatePhases a, b;
+                QVERIFY(kernels::phasesOf(prepareOp(c, op("cp", {0, 1}, 1)), a));
+                QVERIFY(kernels::phasesOf(prepareOp(c, op("cp", {2, 3}, 1)), b));
+                kernels::PhaseProduct p = kernels::phaseProduct(a);
+                const uint64_t before = p.controls;
+                QVERIFY(!kernels::mergePhaseProducts(p, kernels::phaseProduct(b)));
+                QCOMPARE(p.controls, before);
+            }
+        }
+        QVERIFY(merged > 40);
+    }
+
     // Dense (and sparse) gates of 1 to 4 targets, complex and real, and diagonal ones, on every target set among qubits 0-5 (so inside the vector lanes of every
     // build, where the lane-flip kernel permutes within a vector, and above them), without and with a control
     // above or among the lanes, against the matrix applied amplitude by amplitude; both precisions, every build,
