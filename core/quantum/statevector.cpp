@@ -421,50 +421,63 @@ namespace {
 // diagonal kernel reads and writes the amplitudes of each gate whose factor is not 1, the product every amplitude
 // its common controls select once, with twice the arithmetic (two complex products), so it runs when the gates
 // would touch more than twice as many. The gates between them on other qubits run first (they commute with the
-// held ones): in a QFT the Hadamards and dense blocks of the next qubits come between them. complex64 QFT gates
-// phase 11-14 % faster at 22-26 qubits (BENCHMARKS.md).
+// held ones): in a QFT the Hadamards and dense blocks of the next qubits come between them, and the phases of two
+// qubits interleave, so up to four products are open at once. QFT simulation 11-25 % faster at 22-26 qubits
+// (BENCHMARKS.md); tiles run in place (up to 21 qubits) keep the diagonal kernel, which holds their fixed qubits.
 template <class T>
 class PhaseRun {
 public:
     PhaseRun(T* block, int blockQubits) : block_(block), n_(blockQubits) {}
-    // Holds g (its phases `phases`), or returns false when they do not merge with the gates held.
-    bool add(const kernels::PreparedGate& g, const kernels::GatePhases& phases)
+    // Holds g (its phases `phases`): in the first group whose product it merges with, else in a group of its own.
+    // Held gates are all diagonal, so they commute and the groups may run in any order.
+    void add(const kernels::PreparedGate& g, const kernels::GatePhases& phases)
     {
-        if (count_ == kMaxGates)
-            flush();
-        if (count_ == 0) {
-            product_ = kernels::phaseProduct(phases);
-        } else if (!kernels::mergePhaseProducts(product_, kernels::phaseProduct(phases))) {
-            return false;
+        const kernels::PhaseProduct p = kernels::phaseProduct(phases);
+        Group* into = nullptr;
+        for (int i = 0; i < groups_ && !into; ++i)
+            if (group_[i].count < kMaxGates && kernels::mergePhaseProducts(group_[i].product, p))
+                into = &group_[i];
+        if (!into) {
+            if (groups_ == kMaxGroups)
+                flush();
+            into = &group_[groups_++];
+            into->product = p;
         }
-        gates_[count_++] = &g;
-        touched_ += kernels::diagonalTouched(g);
+        into->gates[into->count++] = &g;
+        into->touched += kernels::diagonalTouched(g);
         qubits_ |= qubitMask(g);
-        return true;
     }
     // Whether g may run before the gates held (its qubits are none of theirs).
     bool commutesWith(const kernels::PreparedGate& g) const { return (qubitMask(g) & qubits_) == 0; }
     void flush()
     {
-        if (count_ >= 2 && touched_ > 2 * std::ldexp(1.0, -std::popcount(product_.controls))) {
-            kernels::applyPhaseProduct(block_, n_, product_);
-        } else {
-            for (int i = 0; i < count_; ++i)
-                kernels::apply(block_, n_, *gates_[i]);
+        for (int i = 0; i < groups_; ++i) {
+            Group& gr = group_[i];
+            if (gr.count >= 2 && gr.touched > 2 * std::ldexp(1.0, -std::popcount(gr.product.controls))) {
+                kernels::applyPhaseProduct(block_, n_, gr.product);
+            } else {
+                for (int j = 0; j < gr.count; ++j)
+                    kernels::apply(block_, n_, *gr.gates[j]);
+            }
+            gr.count = 0;
+            gr.touched = 0;
         }
-        count_ = 0;
-        touched_ = 0;
+        groups_ = 0;
         qubits_ = 0;
     }
 
 private:
-    static constexpr int kMaxGates = 64;
+    static constexpr int kMaxGates = 64, kMaxGroups = 4;
+    struct Group {
+        kernels::PhaseProduct product;
+        const kernels::PreparedGate* gates[kMaxGates];
+        int count = 0;
+        double touched = 0;
+    };
     T* block_;
     int n_;
-    kernels::PhaseProduct product_;
-    const kernels::PreparedGate* gates_[kMaxGates];
-    int count_ = 0;
-    double touched_ = 0;
+    Group group_[kMaxGroups];
+    int groups_ = 0;
     uint64_t qubits_ = 0;   // of the gates held
 };
 
@@ -486,9 +499,6 @@ void applyInBlock(T* block, int blockQubits, const std::vector<BlockGate>& gates
             continue;
         }
         if (const auto& p = bg.phases[v]) {
-            if (phases.add(*g, *p))
-                continue;
-            phases.flush();
             phases.add(*g, *p);
             continue;
         }
