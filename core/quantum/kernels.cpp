@@ -90,21 +90,21 @@ void apply(double* amps, int n, const PreparedGate& g)
     }
 }
 
-void applyPhaseProduct(double* amps, int n, const PhaseProduct& p)
+void applyPhaseProduct(double* amps, int n, const PhaseProduct& p, uint64_t heldZero)
 {
     switch (activeIsa()) {
-    case Isa::Avx512: avx512::applyPhaseProduct(amps, n, p); break;
-    case Isa::Avx2: avx2::applyPhaseProduct(amps, n, p); break;
-    case Isa::Portable: generic::applyPhaseProduct(amps, n, p); break;
+    case Isa::Avx512: avx512::applyPhaseProduct(amps, n, p, heldZero); break;
+    case Isa::Avx2: avx2::applyPhaseProduct(amps, n, p, heldZero); break;
+    case Isa::Portable: generic::applyPhaseProduct(amps, n, p, heldZero); break;
     }
 }
 
-void applyPhaseProduct(float* amps, int n, const PhaseProduct& p)
+void applyPhaseProduct(float* amps, int n, const PhaseProduct& p, uint64_t heldZero)
 {
     switch (activeIsa()) {
-    case Isa::Avx512: avx512::applyPhaseProduct(amps, n, p); break;
-    case Isa::Avx2: avx2::applyPhaseProduct(amps, n, p); break;
-    case Isa::Portable: generic::applyPhaseProduct(amps, n, p); break;
+    case Isa::Avx512: avx512::applyPhaseProduct(amps, n, p, heldZero); break;
+    case Isa::Avx2: avx2::applyPhaseProduct(amps, n, p, heldZero); break;
+    case Isa::Portable: generic::applyPhaseProduct(amps, n, p, heldZero); break;
     }
 }
 

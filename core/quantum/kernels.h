@@ -76,8 +76,10 @@ bool mergePhaseProducts(PhaseProduct& into, const PhaseProduct& next);
 // The fraction of a state's amplitudes g's kernel touches, g a diagonal matrix (on the diagonal kernel, the
 // factors != 1 where its controls are set; on a dense one, all those).
 double diagonalTouched(const PreparedGate& g);
-void applyPhaseProduct(double* amps, int numQubits, const PhaseProduct& p);
-void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p);
+// Serial (it runs on the blocks of cache-blocked runs); only on the amplitudes whose index has every bit of
+// heldZero clear, as apply() with heldZero.
+void applyPhaseProduct(double* amps, int numQubits, const PhaseProduct& p, uint64_t heldZero = 0);
+void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p, uint64_t heldZero = 0);
 
 // The builds of the kernels, narrowest first.
 enum class Isa { Portable, Avx2, Avx512 };
@@ -115,8 +117,8 @@ MatrixShape shapeOfMatrix(const double* interleaved, int k, bool onlyDiagonal = 
 namespace generic {
 void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
 void apply(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
-void applyPhaseProduct(double* amps, int numQubits, const PhaseProduct& p);
-void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p);
+void applyPhaseProduct(double* amps, int numQubits, const PhaseProduct& p, uint64_t heldZero = 0);
+void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p, uint64_t heldZero = 0);
 int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
@@ -124,8 +126,8 @@ int vectorBytes();
 namespace avx2 {
 void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
 void apply(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
-void applyPhaseProduct(double* amps, int numQubits, const PhaseProduct& p);
-void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p);
+void applyPhaseProduct(double* amps, int numQubits, const PhaseProduct& p, uint64_t heldZero = 0);
+void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p, uint64_t heldZero = 0);
 int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
@@ -133,8 +135,8 @@ int vectorBytes();
 namespace avx512 {
 void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
 void apply(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
-void applyPhaseProduct(double* amps, int numQubits, const PhaseProduct& p);
-void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p);
+void applyPhaseProduct(double* amps, int numQubits, const PhaseProduct& p, uint64_t heldZero = 0);
+void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p, uint64_t heldZero = 0);
 int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();

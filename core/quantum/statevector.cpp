@@ -423,11 +423,11 @@ namespace {
 // would touch more than twice as many. The gates between them on other qubits run first (they commute with the
 // held ones): in a QFT the Hadamards and dense blocks of the next qubits come between them, and the phases of two
 // qubits interleave, so up to four products are open at once. QFT simulation 11-25 % faster at 22-26 qubits
-// (BENCHMARKS.md); tiles run in place (up to 21 qubits) keep the diagonal kernel, which holds their fixed qubits.
+// (BENCHMARKS.md).
 template <class T>
 class PhaseRun {
 public:
-    PhaseRun(T* block, int blockQubits) : block_(block), n_(blockQubits) {}
+    PhaseRun(T* block, int blockQubits, uint64_t held) : block_(block), n_(blockQubits), held_(held) {}
     // Holds g (its phases `phases`): in the first group whose product it merges with, else in a group of its own.
     // Held gates are all diagonal, so they commute and the groups may run in any order.
     void add(const kernels::PreparedGate& g, const kernels::GatePhases& phases)
@@ -454,16 +454,25 @@ public:
         for (int i = 0; i < groups_; ++i) {
             Group& gr = group_[i];
             if (gr.count >= 2 && gr.touched > 2 * std::ldexp(1.0, -std::popcount(gr.product.controls))) {
-                kernels::applyPhaseProduct(block_, n_, gr.product);
+                kernels::applyPhaseProduct(block_, n_, gr.product, held_);
             } else {
                 for (int j = 0; j < gr.count; ++j)
-                    kernels::apply(block_, n_, *gr.gates[j]);
+                    applyHeld(*gr.gates[j]);
             }
             gr.count = 0;
             gr.touched = 0;
         }
         groups_ = 0;
         qubits_ = 0;
+    }
+
+    // g on the block (held: 0 for a contiguous block, else the fixed qubits it strides over in place).
+    void applyHeld(const kernels::PreparedGate& g) const
+    {
+        if (held_)
+            kernels::apply(block_, n_, g, held_);
+        else
+            kernels::apply(block_, n_, g);
     }
 
 private:
@@ -476,6 +485,7 @@ private:
     };
     T* block_;
     int n_;
+    uint64_t held_;
     Group group_[kMaxGroups];
     int groups_ = 0;
     uint64_t qubits_ = 0;   // of the gates held
@@ -486,7 +496,7 @@ private:
 template <class T>
 void applyInBlock(T* block, int blockQubits, const std::vector<BlockGate>& gates, uint64_t base, uint64_t held = 0)
 {
-    PhaseRun<T> phases(block, blockQubits);
+    PhaseRun<T> phases(block, blockQubits, held);
     for (const BlockGate& bg : gates) {
         size_t v = 0;
         for (size_t i = 0; i < bg.fixedQubits.size(); ++i)
@@ -494,17 +504,13 @@ void applyInBlock(T* block, int blockQubits, const std::vector<BlockGate>& gates
         const auto& g = bg.variants[v];
         if (!g)
             continue;
-        if (held) {
-            kernels::apply(block, blockQubits, *g, held);
-            continue;
-        }
         if (const auto& p = bg.phases[v]) {
             phases.add(*g, *p);
             continue;
         }
         if (!phases.commutesWith(*g))
             phases.flush();
-        kernels::apply(block, blockQubits, *g);
+        phases.applyHeld(*g);
     }
     phases.flush();
 }

@@ -94,9 +94,10 @@ private slots:
         // 24 qubits: chunks of 2^14 amplitudes and tiles of 2^10 rows (StateVector::blocks), not 2^13 and 2^11.
         QTest::addRow("n=24 fuse=4") << 24 << 4 << false;
         // A QFT and a layer of rz: the runs' diagonal gates merge into products of phases (kernels::PhaseProduct),
-        // in chunks and in copied tiles (22 qubits), unfused and fused.
-        for (int fuse : {0, 4})
-            QTest::addRow("qft n=22 fuse=%d", fuse) << 22 << fuse << true;
+        // in chunks, in tiles in place (20 qubits) and in copied tiles (22), unfused and fused.
+        for (int n : {20, 22})
+            for (int fuse : {0, 4})
+                QTest::addRow("qft n=%d fuse=%d", n, fuse) << n << fuse << true;
     }
 
     // blockedEqualsGateByGate covers both ways a tile runs: in place on the state (17-20 qubits) and on a copy (24).
