@@ -146,10 +146,10 @@ bool narrowControls(PhaseProduct& p, uint64_t controls)
 
 bool phasesOf(const PreparedGate& g, GatePhases& out)
 {
-    if (!g.diagonalMatrix || g.k > kMaxTargets)
+    const int dim = 1 << g.k;
+    if (!g.diagonalMatrix || g.k > kMaxTargets || (!g.diagonal && g.matrix.size() < size_t(2) * dim * dim))
         return false;
     // The factors: listed where they are not 1 (the diagonal kernel), or the dense matrix's diagonal (rz, crz).
-    const int dim = 1 << g.k;
     double d[2 << kMaxTargets];
     for (int j = 0; j < dim; ++j) {
         d[2 * j] = g.diagonal ? 1 : g.matrix[2 * (size_t(j) * dim + j)];
