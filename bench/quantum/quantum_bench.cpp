@@ -247,15 +247,10 @@ double gateFlops(const kernels::PreparedGate& g, int n)
     const double dim = double(1 << g.k);
     if (g.diagonal)
         return rows * double(g.diagIndex.size()) / dim * 6;
-    if (g.sparse) {
-        bool permutation = true;
-        for (size_t e = 0; e < g.sparseCol.size() && permutation; ++e)
-            permutation = g.sparseValue[2 * e] == 1 && g.sparseValue[2 * e + 1] == 0;
-        return permutation && g.sparseCol.size() == size_t(dim) ? 0 : rows * double(g.sparseCol.size()) / dim * 8;
-    }
-    const double* m = g.matrix.data();
-    if (g.k == 1 && m[0] == 0 && m[1] == 0 && m[2] == 1 && m[3] == 0 && m[4] == 1 && m[5] == 0 && m[6] == 0 && m[7] == 0)
-        return 0;   // X: the kernels swap the halves
+    if (g.permutation)
+        return 0;   // the amplitudes only move
+    if (g.sparse)
+        return rows * double(g.sparseCol.size()) / dim * 8;
     return rows * dim * 8;
 }
 

@@ -19,7 +19,7 @@ namespace spyglass::quantum::kernels {
 // phases, one in four equal to 1, or all but the last).
 struct KernelProbe {
     std::string name;
-    enum Kind { Dense, Real, Sparse, Diagonal } kind = Dense;
+    enum Kind { Dense, Real, Sparse, Diagonal, Permutation } kind = Dense;
     std::vector<int> controls, targets;
     bool aboveLanes = false;   // every target above the vector lanes of every build and precision
     bool onlyLastFactor = false;   // diagonal: only the last factor != 1 (a controlled phase), not three in four

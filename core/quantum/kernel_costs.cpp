@@ -39,6 +39,9 @@ const CostTable& builtinCostTable()
         t.sparseBase = 0.19;   // per non-zero of a row: 0.38 at k = 2, 0.475 at k = 3 (more rows in flight per base)
         t.sparseSlope = 0.095;
         t.sparseFloor = 0.2;
+        // Not measured on the Xeon: its dense 1q cost times the ratio measured on the EPYC of BENCHMARKS.md
+        // (permutations 0.13-0.39 ns per amplitude moved, 0.25 on average, against 0.36 for dense 1q; 2026-12-05).
+        t.permutation = 0.33;
         t.passCost = 1.2;
         return t;
     }();
@@ -86,6 +89,7 @@ const std::vector<CostField>& costFields()
         {"controlled", "controlled 1q (x)", 1, [](CostTable& t) { return &t.controlled; }},
         {"diagonal", "diagonal base, slope", 2, [](CostTable& t) { return &t.diagonalBase; }},   // adjacent members
         {"sparse", "sparse base, slope, floor", 3, [](CostTable& t) { return &t.sparseBase; }},
+        {"permutation", "permutation (per move)", 1, [](CostTable& t) { return &t.permutation; }},
         {"pass", "pass", 1, [](CostTable& t) { return &t.passCost; }},
     };
     return fields;
@@ -277,6 +281,7 @@ bool writeCalibration(const std::string& path, const Calibration& c, std::string
            "#   controlled         a one-qubit gate with controls, as a multiple of dense 1\n"
            "#   diagonal           base + slope x (factors != 1) / 2^k\n"
            "#   sparse             (base + slope x k) per non-zero of a row, and a floor\n"
+           "#   permutation        a block that only moves amplitudes (CNOT chains), per amplitude moved\n"
            "#   pass               one pass over a state larger than the cache (threads x 2 x 32 B / in-place bandwidth)\n"
            "# A section is used only on the CPU it names; `spyglass-cli qcalibrate` measures it anew.\n";
     char number[32];
@@ -315,6 +320,10 @@ CostShape shapeOf(const PreparedGate& g)
     s.sparse = g.sparse;
     s.entries = static_cast<int>(g.diagonal ? g.diagIndex.size() : g.sparse ? g.sparseCol.size() : 0);
     s.real = g.realMatrix;
+    s.permutation = g.permutation;
+    if (g.permutation)
+        for (int r = 0; r < (1 << g.k); ++r)
+            s.entries += g.permSource[r] != r;
     return s;
 }
 
@@ -327,6 +336,8 @@ double relativeCost(const CostShape& g)
     const double dim = double(1 << g.k);
     if (g.diagonal)
         return t.diagonalBase + t.diagonalSlope * touched * double(g.entries) / dim;
+    if (g.permutation)
+        return t.permutation * touched * double(g.entries) / dim;
     // The wide builds run a sparse gate with a target inside a complex128 vector as a dense one (kernels_impl.inc,
     // laneTargetMask).
     const int laneBits = activeIsa() == Isa::Avx512 ? 2 : activeIsa() == Isa::Avx2 ? 1 : 0;

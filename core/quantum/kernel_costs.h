@@ -27,6 +27,7 @@ struct CostShape {
     bool sparse = false;     // PreparedGate::sparse
     int entries = 0;         // diagonal: factors != 1 (diagIndex); sparse: non-zeros (sparseCol)
     bool real = false;       // PreparedGate::realMatrix: the dense kernels make one FMA a product
+    bool permutation = false;   // PreparedGate::permutation; entries: the rows it moves
 };
 
 // The constants of relativeCost and passCost for one kernel build. Index k of the arrays: k target qubits.
@@ -39,6 +40,7 @@ struct CostTable {
     double sparseBase = 0;      // a sparse block, per non-zero of a row: sparseBase + sparseSlope x k ...
     double sparseSlope = 0;
     double sparseFloor = 0;     // ... and never below this
+    double permutation = 0;     // a permutation block (amplitudes only move), per amplitude it moves
     double passCost = 0;        // one pass over a state too large for the cache (StateVector::countPasses)
 };
 

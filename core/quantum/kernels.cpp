@@ -40,6 +40,30 @@ std::atomic<int>& activeSlot()
     return slot;
 }
 
+// Whether the dim x dim matrix is a permutation matrix: one entry of exactly 1 in every row and column, zeros
+// elsewhere. src (when not null) receives the column of each row's 1.
+bool permutationOf(const double* m, int dim, int* src)
+{
+    std::vector<char> taken(size_t(dim), 0);
+    for (int r = 0; r < dim; ++r) {
+        int col = -1;
+        for (int c = 0; c < dim; ++c) {
+            const double re = m[2 * (size_t(r) * dim + c)], im = m[2 * (size_t(r) * dim + c) + 1];
+            if (re == 0 && im == 0)
+                continue;
+            if (re != 1 || im != 0 || col >= 0 || taken[c])
+                return false;
+            col = c;
+        }
+        if (col < 0)
+            return false;
+        taken[col] = 1;
+        if (src)
+            src[r] = col;
+    }
+    return true;
+}
+
 }  // namespace
 
 const char* isaName(Isa isa)
@@ -311,13 +335,18 @@ void prepareLaneTable(PreparedGate& g, bool single)
         fill(g.laneTableDouble, g.laneTableDoubleBytes);
 }
 
-CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFactorsNotOne, bool realMatrix)
+CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFactorsNotOne, bool realMatrix, bool permutation)
 {
     CostShape s;
     s.k = k;
     s.real = realMatrix;
     s.diagonal = diagonalMatrix && !(k == 1 && diagonalFactorsNotOne == 2);
     s.entries = s.diagonal ? diagonalFactorsNotOne : 0;
+    if (permutation && !diagonalMatrix) {
+        s.permutation = true;
+        s.entries = diagonalFactorsNotOne;
+        return s;
+    }
     if (!s.diagonal && k >= 2 && nonZeros <= (1 << k) * (1 << k) / 2) {
         // The sparse kernel where the cost table says it beats the dense one, both weighed with the targets above
         // the vector lanes (where it runs; below them the wide builds run it dense anyway).
@@ -337,11 +366,12 @@ MatrixShape shapeOfMatrix(const double* m, int k, bool onlyDiagonal)
     const int dim = 1 << k;
     // Without branches on the entries (the fuse pass weighs thousands of products a run): one sweep over all of
     // them, one over the diagonal.
-    int nonZeros = 0, imaginary = 0;
+    int nonZeros = 0, imaginary = 0, ones = 0;
     for (int e = 0; e < dim * dim; ++e) {
         const double re = m[2 * e], im = m[2 * e + 1];
         nonZeros += (re != 0) | (im != 0);
         imaginary |= im != 0;
+        ones += (re == 1) & (im == 0);
     }
     int diagonalNonZeros = 0, notOne = 0;
     for (int r = 0; r < dim; ++r) {
@@ -353,7 +383,8 @@ MatrixShape shapeOfMatrix(const double* m, int k, bool onlyDiagonal)
     s.realMatrix = !imaginary;
     s.nonZeros = onlyDiagonal ? diagonalNonZeros : nonZeros;
     s.diagonalMatrix = onlyDiagonal || nonZeros == diagonalNonZeros;
-    s.kernel = kernelShape(k, s.diagonalMatrix, s.nonZeros, notOne, s.realMatrix);
+    s.permutation = !s.diagonalMatrix && ones == dim && nonZeros == dim && permutationOf(m, dim, nullptr);
+    s.kernel = kernelShape(k, s.diagonalMatrix, s.nonZeros, notOne, s.realMatrix, s.permutation);
     return s;
 }
 
@@ -395,6 +426,11 @@ PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& t
     g.realMatrix = shape.realMatrix;
     g.diagonal = shape.kernel.diagonal;
     g.sparse = shape.kernel.sparse;
+    g.permutation = shape.permutation;
+    if (g.permutation) {
+        g.permSource.resize(dim);
+        permutationOf(g.matrix.data(), dim, g.permSource.data());
+    }
     if (g.sparse) {
         g.rowStart.push_back(0);
         for (int r = 0; r < dim; ++r) {

@@ -28,6 +28,11 @@ struct PreparedGate {
     std::vector<int> rowStart;        // CSR rows (2^k + 1 entries) ...
     std::vector<int> sparseCol;       // ... column of each non-zero ...
     std::vector<double> sparseValue;  // ... and its value (re, im)
+    // A permutation matrix, every entry 0 or exactly 1 (X, CNOT, SWAP, Toffoli and products of them, as a chain of
+    // CNOTs fuses into): the amplitudes only move, on the permutation kernel; permSource[r] is the column whose
+    // amplitude row r takes. Not set for the identity (diagonal).
+    bool permutation = false;
+    std::vector<int> permSource;
     // Dense gates of <= 4 targets, filled by prepareLaneTable: the matrix laid out as the kernels of one vector
     // width (in bytes) read it, so the many calls of a cache-blocked run share one layout (apply() lays it out
     // on every call otherwise).
@@ -102,13 +107,15 @@ bool usingAvx2();
 // where the cost table in use (kernel_costs.h) says it beats the dense one. Stated once here for prepare() and
 // for the fuse pass, which weighs products it has not prepared (and whose counts it may know from their
 // factors). Gives k, diagonal, sparse, entries and real; controls and lowestTarget are the caller's.
-CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFactorsNotOne, bool realMatrix);
+// permutation: a permutation matrix that is not the identity (its diagonalFactorsNotOne are the rows it moves).
+CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFactorsNotOne, bool realMatrix, bool permutation = false);
 // What prepare() reads off a 2^k x 2^k matrix (interleaved re/im; the order of the targets changes none of it).
 // onlyDiagonal: as if the entries off the diagonal were zero.
 struct MatrixShape {
     CostShape kernel;             // kernelShape of the counts below, and realMatrix
     bool diagonalMatrix = false;  // no non-zero off the diagonal
     bool realMatrix = false;      // every imaginary part is zero
+    bool permutation = false;     // a permutation matrix other than the identity (PreparedGate::permutation)
     int nonZeros = 0;
 };
 MatrixShape shapeOfMatrix(const double* interleaved, int k, bool onlyDiagonal = false);

@@ -8,6 +8,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <random>
 
 using namespace spyglass;
@@ -68,6 +69,37 @@ Circuit randomCircuit(int n, int gates, uint64_t seed)
     return c;
 }
 
+// A GHZ chain and then random reversible gates (x, cx, swap, ccx): every fused block is a permutation of the
+// amplitudes (kernels::PreparedGate::permutation), with targets inside the vector lanes and above them.
+Circuit reversibleCircuit(int n, uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    Circuit c;
+    c.numQubits = n;
+    auto add = [&](const char* name, std::vector<int> qubits) {
+        Op op;
+        op.name = name;
+        op.qubits = std::move(qubits);
+        c.ops.push_back(op);
+    };
+    add("h", {0});
+    for (int q = 0; q + 1 < n; ++q)
+        add("cx", {q, q + 1});
+    const char* names[] = {"x", "cx", "swap", "ccx"};
+    const int arity[] = {1, 2, 2, 3};
+    for (int i = 0; i < 60; ++i) {
+        const int kind = int(rng() % 4);
+        std::vector<int> qubits;
+        while (static_cast<int>(qubits.size()) < arity[kind]) {
+            const int q = int(rng() % uint64_t(n));
+            if (std::find(qubits.begin(), qubits.end(), q) == qubits.end())
+                qubits.push_back(q);
+        }
+        add(names[kind], qubits);
+    }
+    return c;
+}
+
 std::vector<kernels::PreparedGate> prepared(const Circuit& c)
 {
     std::vector<kernels::PreparedGate> out;
@@ -87,17 +119,22 @@ private slots:
     {
         QTest::addColumn<int>("n");
         QTest::addColumn<int>("fuse");
-        QTest::addColumn<bool>("qft");
+        QTest::addColumn<QString>("circuit");   // random, qft or reversible
         for (int n : {15, 16, 17, 18, 20})
             for (int fuse : {0, 2, 4})
-                QTest::addRow("n=%d fuse=%d", n, fuse) << n << fuse << false;
+                QTest::addRow("n=%d fuse=%d", n, fuse) << n << fuse << QStringLiteral("random");
         // 24 qubits: chunks of 2^14 amplitudes and tiles of 2^10 rows (StateVector::blocks), not 2^13 and 2^11.
-        QTest::addRow("n=24 fuse=4") << 24 << 4 << false;
+        QTest::addRow("n=24 fuse=4") << 24 << 4 << QStringLiteral("random");
         // A QFT and a layer of rz: the runs' diagonal gates merge into products of phases (kernels::PhaseProduct),
         // in chunks, in tiles in place (20 qubits) and in copied tiles (22), unfused and fused.
         for (int n : {20, 22})
             for (int fuse : {0, 4})
-                QTest::addRow("qft n=%d fuse=%d", n, fuse) << n << fuse << true;
+                QTest::addRow("qft n=%d fuse=%d", n, fuse) << n << fuse << QStringLiteral("qft");
+        // Permutations (kernels::PreparedGate::permutation): a GHZ chain and reversible gates, in chunks, tiles in
+        // place (20) and copied tiles (22), unfused (cx and swap alone) and fused into blocks of moves.
+        for (int n : {20, 22})
+            for (int fuse : {0, 4})
+                QTest::addRow("reversible n=%d fuse=%d", n, fuse) << n << fuse << QStringLiteral("reversible");
     }
 
     // blockedEqualsGateByGate covers both ways a tile runs: in place on the state (17-20 qubits) and on a copy (24).
@@ -114,8 +151,10 @@ private slots:
     {
         QFETCH(int, n);
         QFETCH(int, fuse);
-        QFETCH(bool, qft);
-        Circuit raw = qft ? makeQft(n, 0, false) : randomCircuit(n, 90, uint64_t(n * 7 + fuse));
+        QFETCH(QString, circuit);
+        const bool qft = circuit == QLatin1String("qft");
+        Circuit raw = qft ? makeQft(n, 0, false)
+                          : circuit == QLatin1String("reversible") ? reversibleCircuit(n, uint64_t(n + fuse)) : randomCircuit(n, 90, uint64_t(n * 7 + fuse));
         for (int q = 0; q < n && qft; ++q) {
             Op rz;
             rz.name = "rz";

@@ -50,6 +50,7 @@ kernels::CostTable distinctTable()
     t.sparseSlope = 0.09375;
     t.sparseFloor = 0.21875;
     t.passCost = 0.8125;
+    t.permutation = 0.15625;
     return t;
 }
 
@@ -65,7 +66,7 @@ kernels::Calibration::Entry entryFor(const std::string& cpu, kernels::Isa isa, c
 }
 
 const char* kValidSection = "[portable]\ncpu = some CPU\nthreads = 2\nmeasured = today\ndense = 1 2 3 4 5 6\n"
-                            "dense_real = 1 2 3 4 5 6\ncontrolled = 1\ndiagonal = 0.1 0.5\nsparse = 0.2 0.1 0.2\npass = 1\n";
+                            "dense_real = 1 2 3 4 5 6\ncontrolled = 1\ndiagonal = 0.1 0.5\nsparse = 0.2 0.1 0.2\npass = 1\npermutation = 0.3\n";
 
 // Two Hadamards on different qubits of a cache-resident state: kept apart or fused into one block, as the table says.
 Circuit twoHadamards()
@@ -127,6 +128,7 @@ private slots:
             QCOMPARE(b.table.sparseSlope, a.table.sparseSlope);
             QCOMPARE(b.table.sparseFloor, a.table.sparseFloor);
             QCOMPARE(b.table.passCost, a.table.passCost);
+            QCOMPARE(b.table.permutation, a.table.permutation);
         }
     }
 
@@ -136,7 +138,7 @@ private slots:
         QTest::addColumn<QString>("where");
         QTest::addColumn<QString>("what");
         const QString ok = QString::fromLatin1(kValidSection);
-        QTest::newRow("unknown key") << ok + QStringLiteral("speed = 3\n") << QStringLiteral(":11:") << QStringLiteral("unknown key 'speed'");
+        QTest::newRow("unknown key") << ok + QStringLiteral("speed = 3\n") << QStringLiteral(":12:") << QStringLiteral("unknown key 'speed'");
         QTest::newRow("value before a section") << QStringLiteral("pass = 1\n") + ok << QStringLiteral(":1:") << QStringLiteral("before the first section");
         QTest::newRow("unknown build") << QStringLiteral("[sse9]\n") << QStringLiteral(":1:") << QStringLiteral("[avx512]");
         QTest::newRow("negative") << QString(ok).replace(QStringLiteral("pass = 1"), QStringLiteral("pass = -1")) << QStringLiteral(":10:")
@@ -145,9 +147,9 @@ private slots:
                                  << QStringLiteral(":5:") << QStringLiteral("expected 6");
         QTest::newRow("too many") << QString(ok).replace(QStringLiteral("controlled = 1"), QStringLiteral("controlled = 1 2"))
                                   << QStringLiteral(":7:") << QStringLiteral("found more");
-        QTest::newRow("missing pass") << QString(ok).replace(QStringLiteral("pass = 1\n"), QString()) << QStringLiteral(":9:")
+        QTest::newRow("missing pass") << QString(ok).replace(QStringLiteral("pass = 1\n"), QString()) << QStringLiteral(":10:")
                                       << QStringLiteral("has no pass");
-        QTest::newRow("twice") << ok + QStringLiteral("pass = 2\n") << QStringLiteral(":11:") << QStringLiteral("given twice");
+        QTest::newRow("twice") << ok + QStringLiteral("pass = 2\n") << QStringLiteral(":12:") << QStringLiteral("given twice");
         QTest::newRow("free kernel") << QString(ok).replace(QStringLiteral("dense = 1 2"), QStringLiteral("dense = 0 2")) << QStringLiteral("[portable]")
                                      << QStringLiteral("costs 0");
     }
@@ -187,6 +189,11 @@ private slots:
         diagonal.diagonal = true;
         diagonal.entries = 3;
         QCOMPARE(kernels::relativeCost(diagonal), t.diagonalBase + t.diagonalSlope * 0.75);
+        // A CNOT: a permutation moving half the amplitudes it selects, which are half the state.
+        const std::vector<double> x = {0, 0, 1, 0, 1, 0, 0, 0};
+        const kernels::PreparedGate cx = kernels::prepare({3}, {5}, x);
+        QVERIFY(cx.permutation && kernels::shapeOf(cx).permutation);
+        QCOMPARE(kernels::relativeCost(cx), t.permutation * 0.5);
     }
 
     // The same circuit fuses or not as the table in use says a 2-qubit block is cheaper than two 1-qubit gates or not.
@@ -211,11 +218,11 @@ private slots:
     }
 
     // prepare() runs a half-empty matrix on the sparse kernel only where the table in use says it beats the dense
-    // one (a swap: one non-zero a row).
+    // one (an iswap: one non-zero a row; a swap, all ones, is a permutation and runs on neither).
     void prepareRunsSparseWhereTheTableSaysItPays()
     {
-        const std::vector<double> swap = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
-                                          0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0};
+        const std::vector<double> swap = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0,
+                                          0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0};
         for (const bool sparsePays : {true, false}) {
             kernels::CostTable t = kernels::builtinCostTable();
             t.sparseBase = sparsePays ? 0.01 : 5;
@@ -245,6 +252,7 @@ private slots:
         QVERIFY(t.controlled > 0);
         QVERIFY(t.diagonalBase >= 0 && t.diagonalSlope >= 0 && t.diagonalBase + t.diagonalSlope > 0);
         QVERIFY(t.sparseFloor > 0 && t.sparseBase + 2 * t.sparseSlope > 0);
+        QVERIFY(t.permutation > 0);
         QCOMPARE(t.passCost, 0.7);
         QCOMPARE(kernels::passCostFromBandwidth(64, 2), 2.0);   // 2 threads x 2 x 32 B at 64 B/ns
         // Whatever the timings, what qcalibrate writes is a file it reads back.

@@ -15,6 +15,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <numeric>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -412,7 +413,7 @@ private slots:
         QVERIFY(merged > 40);
     }
 
-    // Dense (and sparse) gates of 1 to 4 targets, complex and real, and diagonal ones, on every target set among qubits 0-5 (so inside the vector lanes of every
+    // Dense (and sparse) gates of 1 to 4 targets, complex and real, diagonal ones and permutations, on every target set among qubits 0-5 (so inside the vector lanes of every
     // build, where the lane-flip kernel permutes within a vector, and above them), without and with a control
     // above or among the lanes, against the matrix applied amplitude by amplitude; both precisions, every build,
     // with the coefficient table laid out per call and ahead (prepareLaneTable, as cache-blocked runs do).
@@ -433,11 +434,23 @@ private slots:
                     targets.push_back(q);
             std::shuffle(targets.begin(), targets.end(), rng);   // prepare() sorts them and permutes the matrix
             const int dim = 1 << k;
-            for (int kind : {0, 1, 2}) {
-            const bool real = kind == 1, diagonal = kind == 2;
+            for (int kind : {0, 1, 2, 3}) {
+            const bool real = kind == 1 || kind == 3, diagonal = kind == 2, permutation = kind == 3;
             std::vector<double> m(size_t(2) * dim * dim);
             for (double& x : m)
                 x = normal(rng);
+            // A permutation matrix other than the identity (X, CNOT, SWAP and their products): the permutation
+            // kernels, which shuffle inside the vector where a target is in one.
+            if (permutation) {
+                std::vector<int> src(static_cast<size_t>(dim));
+                std::iota(src.begin(), src.end(), 0);
+                std::shuffle(src.begin(), src.end(), rng);
+                if (std::is_sorted(src.begin(), src.end()))
+                    std::swap(src[0], src[1]);
+                std::fill(m.begin(), m.end(), 0.0);
+                for (int r = 0; r < dim; ++r)
+                    m[2 * (size_t(r) * dim + static_cast<size_t>(src[static_cast<size_t>(r)]))] = 1;
+            }
             // A diagonal matrix, its factor 1 where the index has an even number of bits set (as a controlled
             // phase's): the diagonal kernels, whose factors form lane patterns where a target is in a vector.
             if (diagonal)
@@ -454,7 +467,7 @@ private slots:
                     m[e] = 0;
             // Every other target set with half its entries zero (row and column differing in an odd number of
             // bits): a sparse gate, which the wide builds run on the lane-flip kernel when a target is in a vector.
-            if (set % 2 == 0)
+            if (set % 2 == 0 && !permutation)
                 for (int r = 0; r < dim; ++r)
                     for (int col = 0; col < dim; ++col)
                         if (std::popcount(unsigned(r ^ col)) % 2)
@@ -487,6 +500,7 @@ private slots:
                 const kernels::PreparedGate g = kernels::prepare(controls, targets, m);
                 QCOMPARE(g.realMatrix, real);
                 QCOMPARE(g.diagonal, diagonal);
+                QCOMPARE(g.permutation, permutation);
                 for (kernels::Isa isa : supportedIsas())
                     for (Precision p : {Precision::Double, Precision::Single})
                         for (bool ahead : {false, true}) {
@@ -509,12 +523,70 @@ private slots:
                                                     .arg(QLatin1String(p == Precision::Double ? "complex128" : "complex64"))
                                                     .arg(QLatin1String(ahead ? ", table laid out ahead" : ""))
                                                     .arg(diff)
-                                                    .arg(QLatin1String(real ? " (real)" : diagonal ? " (diagonal)" : ""))));
+                                                    .arg(QLatin1String(permutation ? " (permutation)" : real ? " (real)" : diagonal ? " (diagonal)" : ""))));
                         }
             }
             }
         }
         QVERIFY(checked > 0);
+    }
+
+    // Permutations of 5 and 6 targets (fused blocks up to kMaxTargets; the lane kernel takes up to 4), with qubit 0
+    // among the targets or not and with a control, against moving the amplitudes by hand.
+    void widePermutationsMoveEveryAmplitude()
+    {
+        const int n = 9;
+        std::mt19937_64 rng(47);
+        const auto input = quantum::test::randomState(n, 9);
+        int checked = 0;
+        for (int k : {5, 6})
+            for (int variant = 0; variant < 4; ++variant) {
+                std::vector<int> qubits(static_cast<size_t>(n));
+                std::iota(qubits.begin(), qubits.end(), 0);
+                std::shuffle(qubits.begin() + (variant % 2 ? 1 : 0), qubits.end(), rng);   // variant 0, 2: qubit 0 first
+                const std::vector<int> targets(qubits.begin(), qubits.begin() + k);
+                const std::vector<int> controls = variant >= 2 ? std::vector<int>{qubits[static_cast<size_t>(k)]} : std::vector<int>{};
+                const int dim = 1 << k;
+                std::vector<int> src(static_cast<size_t>(dim));
+                std::iota(src.begin(), src.end(), 0);
+                std::shuffle(src.begin(), src.end(), rng);
+                std::vector<double> m(size_t(2) * dim * dim, 0.0);
+                for (int r = 0; r < dim; ++r)
+                    m[2 * (size_t(r) * dim + static_cast<size_t>(src[static_cast<size_t>(r)]))] = 1;
+                std::vector<cplx> ref = input;
+                for (uint64_t i = 0; i < ref.size(); ++i) {
+                    bool fires = true;
+                    for (int c : controls)
+                        fires = fires && (i >> c & 1);
+                    if (!fires)
+                        continue;
+                    int row = 0;
+                    uint64_t from = i;
+                    for (int j = 0; j < k; ++j)
+                        row |= int(i >> targets[static_cast<size_t>(j)] & 1) << j;
+                    for (int j = 0; j < k; ++j) {
+                        from &= ~(uint64_t(1) << targets[static_cast<size_t>(j)]);
+                        from |= uint64_t(src[static_cast<size_t>(row)] >> j & 1) << targets[static_cast<size_t>(j)];
+                    }
+                    ref[i] = input[from];
+                }
+                const kernels::PreparedGate g = kernels::prepare(controls, targets, m);
+                QVERIFY(g.permutation);
+                for (kernels::Isa isa : supportedIsas())
+                    for (Precision p : {Precision::Double, Precision::Single}) {
+                        const IsaScope scope(isa);
+                        StateVector sv(n, p);
+                        sv.setAmplitudes(input);
+                        sv.apply(g);
+                        double diff = 0;
+                        for (uint64_t i = 0; i < ref.size(); ++i)
+                            diff = std::max(diff, std::abs(sv.amplitude(i) - ref[i]));
+                        ++checked;
+                        QVERIFY2(diff < (p == Precision::Double ? 1e-15 : 1e-6),
+                                 qPrintable(QStringLiteral("k=%1 variant %2 %3: off by %4").arg(k).arg(variant).arg(QLatin1String(kernels::isaName(isa))).arg(diff)));
+                    }
+            }
+        QVERIFY(checked >= 16);
     }
 
     // prepare() and the fuse pass (which weighs blocks it has not prepared) read a matrix's kernel off the same
