@@ -239,8 +239,9 @@ Circuit circuitOf(const peers::GateList& l)
     return c;
 }
 
-// Floating-point operations the kernels do for g on an n-qubit state (a complex multiply-add 8, a complex
-// product 6; a permutation none): the work the FMA bound divides by the CPU's peak.
+// Floating-point operations the kernels do for g on an n-qubit state (a complex multiply-add 8, or 4 by a real
+// coefficient where the dense kernels have their real form, at 2 and 3 targets; a complex product 6; a
+// permutation none): the work the FMA bound divides by the CPU's peak.
 double gateFlops(const kernels::PreparedGate& g, int n)
 {
     const double rows = std::ldexp(1.0, n - int(g.controls.size()));   // amplitudes the gate writes
@@ -251,7 +252,7 @@ double gateFlops(const kernels::PreparedGate& g, int n)
         return 0;   // the amplitudes only move
     if (g.sparse)
         return rows * double(g.sparseCol.size()) / dim * 8;
-    return rows * dim * 8;
+    return rows * dim * (g.realMatrix && (g.k == 2 || g.k == 3) ? 4 : 8);
 }
 
 // Peak FMA throughput: every thread runs 12 independent chains of vector FMAs (enough to cover the FMA latency on
