@@ -1,7 +1,7 @@
 #pragma once
 // Gate kernels on a state vector of interleaved (re, im) amplitudes, amplitude index bit q = qubit q.
-// One generic kernel per matrix size k (1..6 qubits) with optional control qubits, and a diagonal kernel
-// that touches only the amplitudes whose factor is not 1. Three builds of the same source (portable, AVX2+FMA,
+// One generic kernel per matrix size k (1..6 qubits) with optional control qubits, a diagonal kernel
+// that touches only the amplitudes whose factor is not 1, and a permutation kernel that only moves them. Three builds of the same source (portable, AVX2+FMA,
 // AVX-512); the widest the CPU has is chosen at run time.
 
 #include "core/quantum/kernel_costs.h"
