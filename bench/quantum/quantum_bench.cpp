@@ -240,8 +240,9 @@ Circuit circuitOf(const peers::GateList& l)
 }
 
 // Floating-point operations the kernels do for g on an n-qubit state (a complex multiply-add 8, or 4 by a real
-// coefficient where the dense kernels have their real form, at 2 and 3 targets; a complex product 6; a
-// permutation none): the work the FMA bound divides by the CPU's peak.
+// coefficient where the dense kernels have their real form, at 2 and 3 targets (but for the portable build's
+// blocks on qubit 0, which have none: counted 4 all the same); a complex product 6; a permutation none): the work
+// the FMA bound divides by the CPU's peak.
 double gateFlops(const kernels::PreparedGate& g, int n)
 {
     const double rows = std::ldexp(1.0, n - int(g.controls.size()));   // amplitudes the gate writes

@@ -183,11 +183,19 @@ bool readCalibration(const std::string& path, Calibration& out, std::string& err
                 error = path + ":" + std::to_string(line) + ": section [" + isaName(entry->isa) + "] has no " + key;
                 return false;
             }
-        for (const CostField& f : costFields())
-            if (!seen[f.key]) {
-                error = path + ":" + std::to_string(line) + ": section [" + isaName(entry->isa) + "] has no " + f.key;
-                return false;
+        for (const CostField& f : costFields()) {
+            if (seen[f.key])
+                continue;
+            // A file written before permutations had a kernel of their own: the built-in cost relative to a
+            // one-qubit dense gate, scaled by this table's (qcalibrate measures it).
+            if (std::string(f.key) == "permutation" && entry->table.dense[1] > 0) {
+                const CostTable& builtin = builtinCostTable();
+                entry->table.permutation = builtin.permutation * entry->table.dense[1] / builtin.dense[1];
+                continue;
             }
+            error = path + ":" + std::to_string(line) + ": section [" + isaName(entry->isa) + "] has no " + f.key;
+            return false;
+        }
         return true;
     };
     int lineNo = 0;
@@ -257,8 +265,8 @@ bool readCalibration(const std::string& path, Calibration& out, std::string& err
         return false;
     for (const Calibration::Entry& e : out.entries)
         if (*std::min_element(e.table.dense + 1, e.table.dense + 7) <= 0 || *std::min_element(e.table.denseReal + 1, e.table.denseReal + 7) <= 0 ||
-            e.table.passCost <= 0) {
-            error = path + ": section [" + isaName(e.isa) + "]: a dense kernel or the pass costs 0";
+            e.table.passCost <= 0 || e.table.permutation <= 0) {
+            error = path + ": section [" + isaName(e.isa) + "]: a dense kernel, a permutation or the pass costs 0";
             return false;
         }
     return true;

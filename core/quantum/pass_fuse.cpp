@@ -58,6 +58,8 @@ struct GateInfo {
     bool diagonalMatrix = false;      // `matrix` has exact zeros off the diagonal
     int nonZeros = 0;                 // of `matrix`
     bool real = false;                // every entry of `matrix` is real
+    int fixedRows = -1;               // `matrix` is a permutation (kernels::MatrixShape::permutation): the rows it
+                                      // leaves in place; -1: not one
     StateVector::Footprint footprint; // what StateVector::countPasses reads of its kernel
 };
 
@@ -71,6 +73,7 @@ struct Block {
     bool diagonal = false;            // merged blocks: the product has exact zeros off the diagonal
     int nonZeros = 0;                 // of the product
     bool real = false;                // every entry of the product is real
+    int fixedRows = -1;               // the product is a permutation: the rows it leaves in place; -1: not one
 
     uint64_t mask = 0;                // the qubits as a set (every gate is tested against every open block)
 
@@ -227,6 +230,7 @@ public:
                 g.diagonalMatrix = p.diagonalMatrix;
                 g.nonZeros = p.nonZeros;
                 g.real = p.kernel.real;
+                g.fixedRows = p.permutation ? (1 << op.qubits.size()) - p.kernel.entries : -1;
             }
         }
         std::vector<int> all(static_cast<size_t>(c.numQubits));
@@ -334,6 +338,7 @@ private:
         b.cost = g.cost;
         b.nonZeros = g.nonZeros;
         b.real = g.real;
+        b.fixedRows = g.fixedRows;
         return b;
     }
 
@@ -356,7 +361,11 @@ private:
                     notOne += mg[size_t(s) * dg + s] * mb[size_t(t) * db + t] != cplx(1);
         }
         p.realMatrix = b.real && g.real;
-        p.kernel = kernels::kernelShape(n, p.diagonalMatrix, p.nonZeros, notOne, p.realMatrix);
+        // A product of two permutations is one; it leaves a row in place where both factors do.
+        p.permutation = b.fixedRows >= 0 && g.fixedRows >= 0 && !p.diagonalMatrix;
+        if (p.permutation)
+            notOne = (1 << n) - b.fixedRows * g.fixedRows;
+        p.kernel = kernels::kernelShape(n, p.diagonalMatrix, p.nonZeros, notOne, p.realMatrix, p.permutation);
         p.kernel.lowestTarget = std::min(*std::min_element(b.qubits, b.qubits + b.n), *std::min_element(g.qubits, g.qubits + g.n));
         return p;
     }
@@ -416,6 +425,7 @@ private:
         m.diagonal = p.diagonalMatrix;
         m.nonZeros = p.nonZeros;
         m.real = p.kernel.real;
+        m.fixedRows = p.permutation ? (1 << m.n) - p.kernel.entries : -1;
         return m;
     }
     Block merge(const Block& part, const Block& g)

@@ -608,6 +608,9 @@ private slots:
                                                   0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0}},
             {"iswap (sparse: one non-zero a row, complex)", {5, 0}, {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0,
                                                                     0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}},
+            {"swap (a permutation moving 2 of 4 rows)", {2, 6}, {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+                                                                0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}},
+            {"x", {1}, {0, 0, 1, 0, 1, 0, 0, 0}},
         };
         std::mt19937_64 rng(77);
         std::normal_distribution<double> normal;
@@ -636,8 +639,8 @@ private slots:
                 expected.lowestTarget = *std::min_element(t.targets.begin(), t.targets.end());
                 const kernels::CostShape got = kernels::shapeOf(g);
                 QVERIFY2(got.k == expected.k && got.diagonal == expected.diagonal && got.sparse == expected.sparse &&
-                             got.entries == expected.entries && got.lowestTarget == expected.lowestTarget &&
-                             got.controls == expected.controls,
+                             got.permutation == expected.permutation && got.entries == expected.entries &&
+                             got.lowestTarget == expected.lowestTarget && got.controls == expected.controls,
                          t.name);
                 QCOMPARE(kernels::relativeCost(g), kernels::relativeCost(expected));
             }
@@ -647,6 +650,10 @@ private slots:
         QCOMPARE(kernels::shapeOf(kernels::prepare({}, cases[3].targets, cases[3].m)).entries, 1);
         QVERIFY(kernels::shapeOf(kernels::prepare({}, cases[4].targets, cases[4].m)).sparse);
         QVERIFY(!kernels::shapeOf(kernels::prepare({}, cases[2].targets, cases[2].m)).sparse);
+        const kernels::CostShape swap = kernels::shapeOf(kernels::prepare({}, cases[5].targets, cases[5].m));
+        QVERIFY(swap.permutation && !swap.sparse && !swap.diagonal);
+        QCOMPARE(swap.entries, 2);
+        QVERIFY(kernels::shapeOf(kernels::prepare({}, cases[6].targets, cases[6].m)).permutation);
     }
 
     // Every wide build against the portable one on a 14-qubit state, where the vector loops run over runs of up to
