@@ -105,31 +105,27 @@ bool setActiveIsa(Isa isa)
 
 bool usingAvx2() { return activeIsa() != Isa::Portable; }
 
+// The active build's kernels::<build>::call: one switch for every entry point of the kernels.
+#define SPYGLASS_ON_ACTIVE_BUILD(call)                   \
+    switch (activeIsa()) {                               \
+    case Isa::Avx512: avx512::call; break;               \
+    case Isa::Avx2: avx2::call; break;                   \
+    case Isa::Portable: generic::call; break;            \
+    }
+
 void apply(double* amps, int n, const PreparedGate& g)
 {
-    switch (activeIsa()) {
-    case Isa::Avx512: avx512::apply(amps, n, g); break;
-    case Isa::Avx2: avx2::apply(amps, n, g); break;
-    case Isa::Portable: generic::apply(amps, n, g); break;
-    }
+    apply(amps, n, g, 0);
 }
 
 void applyPhaseProduct(double* amps, int n, const PhaseProduct& p, uint64_t heldZero)
 {
-    switch (activeIsa()) {
-    case Isa::Avx512: avx512::applyPhaseProduct(amps, n, p, heldZero); break;
-    case Isa::Avx2: avx2::applyPhaseProduct(amps, n, p, heldZero); break;
-    case Isa::Portable: generic::applyPhaseProduct(amps, n, p, heldZero); break;
-    }
+    SPYGLASS_ON_ACTIVE_BUILD(applyPhaseProduct(amps, n, p, heldZero))
 }
 
 void applyPhaseProduct(float* amps, int n, const PhaseProduct& p, uint64_t heldZero)
 {
-    switch (activeIsa()) {
-    case Isa::Avx512: avx512::applyPhaseProduct(amps, n, p, heldZero); break;
-    case Isa::Avx2: avx2::applyPhaseProduct(amps, n, p, heldZero); break;
-    case Isa::Portable: generic::applyPhaseProduct(amps, n, p, heldZero); break;
-    }
+    SPYGLASS_ON_ACTIVE_BUILD(applyPhaseProduct(amps, n, p, heldZero))
 }
 
 namespace {
@@ -286,29 +282,17 @@ double diagonalTouched(const PreparedGate& g)
 
 void apply(float* amps, int n, const PreparedGate& g)
 {
-    switch (activeIsa()) {
-    case Isa::Avx512: avx512::apply(amps, n, g); break;
-    case Isa::Avx2: avx2::apply(amps, n, g); break;
-    case Isa::Portable: generic::apply(amps, n, g); break;
-    }
+    apply(amps, n, g, 0);
 }
 
 void apply(double* amps, int n, const PreparedGate& g, uint64_t heldZero)
 {
-    switch (activeIsa()) {
-    case Isa::Avx512: avx512::apply(amps, n, g, heldZero); break;
-    case Isa::Avx2: avx2::apply(amps, n, g, heldZero); break;
-    case Isa::Portable: generic::apply(amps, n, g, heldZero); break;
-    }
+    SPYGLASS_ON_ACTIVE_BUILD(apply(amps, n, g, heldZero))
 }
 
 void apply(float* amps, int n, const PreparedGate& g, uint64_t heldZero)
 {
-    switch (activeIsa()) {
-    case Isa::Avx512: avx512::apply(amps, n, g, heldZero); break;
-    case Isa::Avx2: avx2::apply(amps, n, g, heldZero); break;
-    case Isa::Portable: generic::apply(amps, n, g, heldZero); break;
-    }
+    SPYGLASS_ON_ACTIVE_BUILD(apply(amps, n, g, heldZero))
 }
 
 void prepareLaneTable(PreparedGate& g, bool single)

@@ -107,6 +107,9 @@ kernels::MatrixShape productInfo(const cplx* m, const int* qubits, int n, bool o
     return p;
 }
 
+// The rows a product on n qubits leaves in place where it is a permutation (Block::fixedRows), else -1.
+int fixedRowsOf(const kernels::MatrixShape& p, int n) { return p.permutation ? (1 << n) - p.kernel.entries : -1; }
+
 // out[0..count) = a * in[0..count), or += when Accumulate: the products as std::complex computes them for finite
 // values, written out so they vectorise (operator* calls __muldc3 for infinities and NaNs; a unitary has none).
 template <bool Accumulate>
@@ -230,7 +233,7 @@ public:
                 g.diagonalMatrix = p.diagonalMatrix;
                 g.nonZeros = p.nonZeros;
                 g.real = p.kernel.real;
-                g.fixedRows = p.permutation ? (1 << op.qubits.size()) - p.kernel.entries : -1;
+                g.fixedRows = fixedRowsOf(p, static_cast<int>(op.qubits.size()));
             }
         }
         std::vector<int> all(static_cast<size_t>(c.numQubits));
@@ -425,7 +428,7 @@ private:
         m.diagonal = p.diagonalMatrix;
         m.nonZeros = p.nonZeros;
         m.real = p.kernel.real;
-        m.fixedRows = p.permutation ? (1 << m.n) - p.kernel.entries : -1;
+        m.fixedRows = fixedRowsOf(p, m.n);
         return m;
     }
     Block merge(const Block& part, const Block& g)

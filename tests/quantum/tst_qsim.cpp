@@ -54,6 +54,61 @@ std::vector<kernels::Isa> supportedIsas()
     return out;
 }
 
+// The state after the matrix m (interleaved re/im; index bit j = targets[j]) wherever every control is set,
+// amplitude by amplitude.
+std::vector<cplx> applyByHand(const std::vector<cplx>& input, const std::vector<int>& controls, const std::vector<int>& targets,
+                              const std::vector<double>& m)
+{
+    const int k = static_cast<int>(targets.size()), dim = 1 << k;
+    std::vector<cplx> out = input;
+    for (uint64_t i = 0; i < out.size(); ++i) {
+        bool fires = true;
+        for (int c : controls)
+            fires = fires && (i >> c & 1);
+        if (!fires)
+            continue;
+        int row = 0;
+        uint64_t base = i;
+        for (int j = 0; j < k; ++j) {
+            row |= int(i >> targets[static_cast<size_t>(j)] & 1) << j;
+            base &= ~(uint64_t(1) << targets[static_cast<size_t>(j)]);
+        }
+        cplx acc = 0;
+        for (int col = 0; col < dim; ++col) {
+            uint64_t src = base;
+            for (int j = 0; j < k; ++j)
+                if (col >> j & 1)
+                    src |= uint64_t(1) << targets[static_cast<size_t>(j)];
+            acc += cplx(m[2 * (size_t(row) * dim + col)], m[2 * (size_t(row) * dim + col) + 1]) * input[src];
+        }
+        out[i] = acc;
+    }
+    return out;
+}
+
+// A random permutation matrix on dim rows, interleaved re/im, other than the identity.
+std::vector<double> randomPermutationMatrix(int dim, std::mt19937_64& rng)
+{
+    std::vector<int> src(static_cast<size_t>(dim));
+    std::iota(src.begin(), src.end(), 0);
+    std::shuffle(src.begin(), src.end(), rng);
+    if (std::is_sorted(src.begin(), src.end()))
+        std::swap(src[0], src[1]);
+    std::vector<double> m(size_t(2) * dim * dim, 0.0);
+    for (int r = 0; r < dim; ++r)
+        m[2 * (size_t(r) * dim + static_cast<size_t>(src[static_cast<size_t>(r)]))] = 1;
+    return m;
+}
+
+// The largest distance of a state's amplitudes from the reference's.
+double maxDifference(const StateVector& sv, const std::vector<cplx>& ref)
+{
+    double diff = 0;
+    for (uint64_t i = 0; i < ref.size(); ++i)
+        diff = std::max(diff, std::abs(sv.amplitude(i) - ref[i]));
+    return diff;
+}
+
 // Runs the simulator on one kernel build for a scope, then restores the one before.
 struct IsaScope {
     explicit IsaScope(kernels::Isa isa) : before(kernels::activeIsa()) { kernels::setActiveIsa(isa); }
@@ -441,16 +496,8 @@ private slots:
                 x = normal(rng);
             // A permutation matrix other than the identity (X, CNOT, SWAP and their products): the permutation
             // kernels, which shuffle inside the vector where a target is in one.
-            if (permutation) {
-                std::vector<int> src(static_cast<size_t>(dim));
-                std::iota(src.begin(), src.end(), 0);
-                std::shuffle(src.begin(), src.end(), rng);
-                if (std::is_sorted(src.begin(), src.end()))
-                    std::swap(src[0], src[1]);
-                std::fill(m.begin(), m.end(), 0.0);
-                for (int r = 0; r < dim; ++r)
-                    m[2 * (size_t(r) * dim + static_cast<size_t>(src[static_cast<size_t>(r)]))] = 1;
-            }
+            if (permutation)
+                m = randomPermutationMatrix(dim, rng);
             // A diagonal matrix, its factor 1 where the index has an even number of bits set (as a controlled
             // phase's): the diagonal kernels, whose factors form lane patterns where a target is in a vector.
             if (diagonal)
@@ -474,29 +521,7 @@ private slots:
                             m[2 * (size_t(r) * dim + col)] = m[2 * (size_t(r) * dim + col) + 1] = 0;
             const int lowFree = (set & 1) == 0 ? 0 : (set & 2) == 0 ? 1 : -1;   // a control among the lanes
             for (const std::vector<int>& controls : {std::vector<int>{}, std::vector<int>{7}, lowFree < 0 ? std::vector<int>{8} : std::vector<int>{lowFree}}) {
-                std::vector<cplx> ref = input;
-                for (uint64_t i = 0; i < ref.size(); ++i) {
-                    bool fires = true;
-                    for (int c : controls)
-                        fires = fires && (i >> c & 1);
-                    if (!fires)
-                        continue;
-                    int row = 0;
-                    uint64_t base = i;
-                    for (int j = 0; j < k; ++j) {
-                        row |= int(i >> targets[j] & 1) << j;
-                        base &= ~(uint64_t(1) << targets[j]);
-                    }
-                    cplx acc = 0;
-                    for (int col = 0; col < dim; ++col) {
-                        uint64_t src = base;
-                        for (int j = 0; j < k; ++j)
-                            if (col >> j & 1)
-                                src |= uint64_t(1) << targets[j];
-                        acc += cplx(m[2 * (size_t(row) * dim + col)], m[2 * (size_t(row) * dim + col) + 1]) * input[src];
-                    }
-                    ref[i] = acc;
-                }
+                const std::vector<cplx> ref = applyByHand(input, controls, targets, m);
                 const kernels::PreparedGate g = kernels::prepare(controls, targets, m);
                 QCOMPARE(g.realMatrix, real);
                 QCOMPARE(g.diagonal, diagonal);
@@ -511,9 +536,7 @@ private slots:
                             StateVector sv(n, p);
                             sv.setAmplitudes(input);
                             sv.apply(laidOut);
-                            double diff = 0;
-                            for (uint64_t i = 0; i < ref.size(); ++i)
-                                diff = std::max(diff, std::abs(sv.amplitude(i) - ref[i]));
+                            const double diff = maxDifference(sv, ref);
                             ++checked;
                             QVERIFY2(diff < (p == Precision::Double ? 1e-12 : 1e-4),
                                      qPrintable(QStringLiteral("targets set %1%7, %2 control(s), %3 %4%5: off by %6")
@@ -532,7 +555,7 @@ private slots:
     }
 
     // Permutations of 5 and 6 targets (fused blocks up to kMaxTargets; the lane kernel takes up to 4), with qubit 0
-    // among the targets or not and with a control, against moving the amplitudes by hand.
+    // among the targets or not and with a control, against applying the matrix by hand.
     void widePermutationsMoveEveryAmplitude()
     {
         const int n = 9;
@@ -546,30 +569,8 @@ private slots:
                 std::shuffle(qubits.begin() + (variant % 2 ? 1 : 0), qubits.end(), rng);   // variant 0, 2: qubit 0 first
                 const std::vector<int> targets(qubits.begin(), qubits.begin() + k);
                 const std::vector<int> controls = variant >= 2 ? std::vector<int>{qubits[static_cast<size_t>(k)]} : std::vector<int>{};
-                const int dim = 1 << k;
-                std::vector<int> src(static_cast<size_t>(dim));
-                std::iota(src.begin(), src.end(), 0);
-                std::shuffle(src.begin(), src.end(), rng);
-                std::vector<double> m(size_t(2) * dim * dim, 0.0);
-                for (int r = 0; r < dim; ++r)
-                    m[2 * (size_t(r) * dim + static_cast<size_t>(src[static_cast<size_t>(r)]))] = 1;
-                std::vector<cplx> ref = input;
-                for (uint64_t i = 0; i < ref.size(); ++i) {
-                    bool fires = true;
-                    for (int c : controls)
-                        fires = fires && (i >> c & 1);
-                    if (!fires)
-                        continue;
-                    int row = 0;
-                    uint64_t from = i;
-                    for (int j = 0; j < k; ++j)
-                        row |= int(i >> targets[static_cast<size_t>(j)] & 1) << j;
-                    for (int j = 0; j < k; ++j) {
-                        from &= ~(uint64_t(1) << targets[static_cast<size_t>(j)]);
-                        from |= uint64_t(src[static_cast<size_t>(row)] >> j & 1) << targets[static_cast<size_t>(j)];
-                    }
-                    ref[i] = input[from];
-                }
+                const std::vector<double> m = randomPermutationMatrix(1 << k, rng);
+                const std::vector<cplx> ref = applyByHand(input, controls, targets, m);
                 const kernels::PreparedGate g = kernels::prepare(controls, targets, m);
                 QVERIFY(g.permutation);
                 for (kernels::Isa isa : supportedIsas())
@@ -578,9 +579,7 @@ private slots:
                         StateVector sv(n, p);
                         sv.setAmplitudes(input);
                         sv.apply(g);
-                        double diff = 0;
-                        for (uint64_t i = 0; i < ref.size(); ++i)
-                            diff = std::max(diff, std::abs(sv.amplitude(i) - ref[i]));
+                        const double diff = maxDifference(sv, ref);
                         ++checked;
                         QVERIFY2(diff < (p == Precision::Double ? 1e-15 : 1e-6),
                                  qPrintable(QStringLiteral("k=%1 variant %2 %3: off by %4").arg(k).arg(variant).arg(QLatin1String(kernels::isaName(isa))).arg(diff)));
