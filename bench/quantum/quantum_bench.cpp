@@ -241,7 +241,8 @@ Circuit circuitOf(const peers::GateList& l)
 
 // Floating-point operations the kernels do for g on an n-qubit state (a complex multiply-add 8, or 4 by a real
 // coefficient where the dense kernels have their real form, at 2 and 3 targets (but for the portable build's
-// blocks on qubit 0, which have none: counted 4 all the same); a complex product 6; a permutation none): the work
+// blocks on qubit 0, which have none: counted 4 all the same); a complex product 6; a permutation none; a tensor
+// product two multiply-adds per factor, real or complex): the work
 // the FMA bound divides by the CPU's peak.
 double gateFlops(const kernels::PreparedGate& g, int n)
 {
@@ -253,6 +254,8 @@ double gateFlops(const kernels::PreparedGate& g, int n)
         return 0;   // the amplitudes only move
     if (g.sparse)
         return rows * double(g.sparseCol.size()) / dim * 8;
+    if (g.tensor && kernels::activeIsa() != kernels::Isa::Portable)   // two multiply-adds per amplitude per factor
+        return rows * g.k * 2 * (g.realMatrix ? 4 : 8);
     return rows * dim * (g.realMatrix && (g.k == 2 || g.k == 3) ? 4 : 8);
 }
 

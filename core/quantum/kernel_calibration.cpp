@@ -59,6 +59,26 @@ std::vector<double> matrixOf(const KernelProbe& s, std::mt19937_64& rng)
         return randomUnitary(dim, s.kind == KernelProbe::Real, rng);
     std::uniform_real_distribution<double> angle(0, 6.283185307179586);
     std::vector<double> m(size_t(2) * dim * dim, 0.0);
+    if (s.kind == KernelProbe::Tensor || s.kind == KernelProbe::TensorReal) {
+        // Factor j on index bit j: the Kronecker product built up from the lowest bit.
+        std::vector<std::complex<double>> prod{1.0};
+        for (int j = 0; j < k; ++j) {
+            const std::vector<double> f = randomUnitary(2, s.kind == KernelProbe::TensorReal, rng);
+            const size_t d = size_t(1) << j, nd = 2 * d;
+            std::vector<std::complex<double>> next(nd * nd);
+            for (size_t r = 0; r < nd; ++r)
+                for (size_t c = 0; c < nd; ++c) {
+                    const size_t fe = 2 * ((r / d) * 2 + c / d);
+                    next[r * nd + c] = std::complex<double>(f[fe], f[fe + 1]) * prod[(r % d) * d + c % d];
+                }
+            prod = std::move(next);
+        }
+        for (size_t e = 0; e < prod.size(); ++e) {
+            m[2 * e] = prod[e].real();
+            m[2 * e + 1] = prod[e].imag();
+        }
+        return m;
+    }
     if (s.kind == KernelProbe::Permutation) {
         // One cycle through every row: each amplitude moves.
         for (int r = 0; r < dim; ++r)
@@ -152,6 +172,17 @@ std::vector<KernelProbe> kernelProbes()
         probes.push_back({what + ", targets 0..", KernelProbe::Permutation, {}, low, false});
         probes.push_back({what + ", targets above the lanes", KernelProbe::Permutation, {}, above, true});
     }
+    for (int k = 2; k <= 4; ++k)
+        for (KernelProbe::Kind kind : {KernelProbe::Tensor, KernelProbe::TensorReal}) {
+            std::vector<int> low, above;
+            for (int j = 0; j < k; ++j) {
+                low.push_back(j);
+                above.push_back(high + j);
+            }
+            const std::string what = "tensor of " + std::to_string(k) + " 1q " + (kind == KernelProbe::TensorReal ? "real" : "complex");
+            probes.push_back({what + ", targets 0..", kind, {}, low, false});
+            probes.push_back({what + ", targets above the lanes", kind, {}, above, true});
+        }
     probes.push_back({"diagonal 1q", KernelProbe::Diagonal, {}, {high}, true});
     probes.push_back({"diagonal 2q (cp-like: 1 of 4 factors != 1)", KernelProbe::Diagonal, {}, {high, high + 1}, true, true});
     probes.push_back({"diagonal 2q (3 of 4 factors != 1)", KernelProbe::Diagonal, {}, {high, high + 1}, true});
@@ -218,9 +249,10 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
     double sparseNs[7] = {}, sparsePerRow[7] = {};
     double cheapest = 1e30, controlledNs = 0;
     std::vector<double> permutation;
+    std::vector<double> tensorK[2], tensorNs[2];   // complex, real
     for (const KernelTiming& m : timings) {
         const int k = m.gate.k;
-        if (m.probe.kind != KernelProbe::Permutation)   // the floor is of the kernels that compute
+        if (m.probe.kind != KernelProbe::Permutation && !m.gate.tensor)   // the floor is of the dense, sparse and diagonal kernels
             cheapest = std::min(cheapest, m.complex128Ns);
         switch (m.probe.kind) {
         case KernelProbe::Dense:
@@ -240,6 +272,13 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
             break;
         case KernelProbe::Permutation:   // every row moves
             permutation.push_back(m.complex128Ns);
+            break;
+        case KernelProbe::Tensor:
+        case KernelProbe::TensorReal:
+            if (m.gate.tensor) {   // on the tensor kernel (the portable build runs them dense)
+                tensorK[m.probe.kind == KernelProbe::TensorReal].push_back(k);
+                tensorNs[m.probe.kind == KernelProbe::TensorReal].push_back(m.complex128Ns);
+            }
             break;
         case KernelProbe::Diagonal:
             if (!m.probe.aboveLanes)
@@ -285,6 +324,29 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
     t.sparseFloor = cheapest < 1e30 ? cheapest : builtin.sparseFloor;
     // Permutations: the mean over their sizes and placements (0.13-0.39 ns on the EPYC, 2026-12-05).
     t.permutation = permutation.empty() ? builtin.permutation : mean(permutation);
+    // Tensor products: a line in the number of factors for complex and for real ones, through a common base (the
+    // mean of the two lines' intercepts, at least 0), each slope then the mean of (time - base) / k.
+    if (tensorK[0].size() >= 2 && tensorK[1].size() >= 2) {
+        double intercept[2];
+        for (int r = 0; r < 2; ++r) {
+            const double kx = mean(tensorK[r]), ky = mean(tensorNs[r]);
+            double sxy = 0, sxx = 0;
+            for (size_t i = 0; i < tensorK[r].size(); ++i) {
+                sxy += (tensorK[r][i] - kx) * (tensorNs[r][i] - ky);
+                sxx += (tensorK[r][i] - kx) * (tensorK[r][i] - kx);
+            }
+            intercept[r] = ky - (sxx > 0 ? sxy / sxx : 0) * kx;
+        }
+        t.tensor[0] = std::max(0.0, (intercept[0] + intercept[1]) / 2);
+        for (int r = 0; r < 2; ++r) {
+            std::vector<double> slope;
+            for (size_t i = 0; i < tensorK[r].size(); ++i)
+                slope.push_back((tensorNs[r][i] - t.tensor[0]) / tensorK[r][i]);
+            t.tensor[1 + r] = std::max(1e-3, mean(slope));
+        }
+    } else {
+        std::copy(builtin.tensor, builtin.tensor + 3, t.tensor);
+    }
     t.passCost = passCost;
     return t;
 }

@@ -16,10 +16,11 @@ namespace spyglass::quantum::kernels {
 
 // One kernel shape to time: its matrix is a random unitary of the kind (dense: complex; real: orthogonal; sparse:
 // a phase on the top target times a unitary on the others, half the entries zero, as rz x rx; diagonal: unit
-// phases, one in four equal to 1, or all but the last).
+// phases, one in four equal to 1, or all but the last; permutation: one cycle through every row; tensor: a tensor
+// product of random one-qubit unitaries, complex or real).
 struct KernelProbe {
     std::string name;
-    enum Kind { Dense, Real, Sparse, Diagonal, Permutation } kind = Dense;
+    enum Kind { Dense, Real, Sparse, Diagonal, Permutation, Tensor, TensorReal } kind = Dense;
     std::vector<int> controls, targets;
     bool aboveLanes = false;   // every target above the vector lanes of every build and precision
     bool onlyLastFactor = false;   // diagonal: only the last factor != 1 (a controlled phase), not three in four

@@ -42,6 +42,10 @@ const CostTable& builtinCostTable()
         // Not measured on the Xeon: its dense 1q cost times the ratio measured on the EPYC of BENCHMARKS.md
         // (permutations 0.13-0.39 ns per amplitude moved, 0.25 on average, against 0.36 for dense 1q; 2026-12-05).
         t.permutation = 0.33;
+        // TENSOR_BUILTIN
+        t.tensor[0] = 0.1;
+        t.tensor[1] = 0.2;
+        t.tensor[2] = 0.1;
         t.passCost = 1.2;
         return t;
     }();
@@ -90,6 +94,7 @@ const std::vector<CostField>& costFields()
         {"diagonal", "diagonal base, slope", 2, [](CostTable& t) { return &t.diagonalBase; }},   // adjacent members
         {"sparse", "sparse base, slope, floor", 3, [](CostTable& t) { return &t.sparseBase; }},
         {"permutation", "permutation (per move)", 1, [](CostTable& t) { return &t.permutation; }},
+        {"tensor", "tensor base, complex, real factor", 3, [](CostTable& t) { return t.tensor; }},
         {"pass", "pass", 1, [](CostTable& t) { return &t.passCost; }},
     };
     return fields;
@@ -188,9 +193,13 @@ bool readCalibration(const std::string& path, Calibration& out, std::string& err
                 continue;
             // A file written before permutations had a kernel of their own: the built-in cost relative to a
             // one-qubit dense gate, scaled by this table's (qcalibrate measures it).
-            if (std::string(f.key) == "permutation" && entry->table.dense[1] > 0) {
+            // The same for tensor products of one-qubit gates.
+            if (entry->table.dense[1] > 0 && (std::string(f.key) == "permutation" || std::string(f.key) == "tensor")) {
                 const CostTable& builtin = builtinCostTable();
-                entry->table.permutation = builtin.permutation * entry->table.dense[1] / builtin.dense[1];
+                const double scale = entry->table.dense[1] / builtin.dense[1];
+                CostTable& t = entry->table;
+                for (int i = 0; i < f.count; ++i)
+                    f.at(t)[i] = f.values(builtin)[i] * scale;
                 continue;
             }
             error = path + ":" + std::to_string(line) + ": section [" + isaName(entry->isa) + "] has no " + f.key;
@@ -265,8 +274,8 @@ bool readCalibration(const std::string& path, Calibration& out, std::string& err
         return false;
     for (const Calibration::Entry& e : out.entries)
         if (*std::min_element(e.table.dense + 1, e.table.dense + 7) <= 0 || *std::min_element(e.table.denseReal + 1, e.table.denseReal + 7) <= 0 ||
-            e.table.passCost <= 0 || e.table.permutation <= 0) {
-            error = path + ": section [" + isaName(e.isa) + "]: a dense kernel, a permutation or the pass costs 0";
+            e.table.passCost <= 0 || e.table.permutation <= 0 || e.table.tensor[1] <= 0 || e.table.tensor[2] <= 0) {
+            error = path + ": section [" + isaName(e.isa) + "]: a dense kernel, a permutation, a tensor factor or the pass costs 0";
             return false;
         }
     return true;
@@ -290,6 +299,7 @@ bool writeCalibration(const std::string& path, const Calibration& c, std::string
            "#   diagonal           base + slope x (factors != 1) / 2^k\n"
            "#   sparse             (base + slope x k) per non-zero of a row, and a floor\n"
            "#   permutation        a block that only moves amplitudes (CNOT chains), per amplitude moved\n"
+           "#   tensor             a tensor product of one-qubit gates: base + k x (complex or real factor)\n"
            "#   pass               one pass over a state larger than the cache (threads x 2 x 32 B / in-place bandwidth)\n"
            "# A section is used only on the CPU it names; `spyglass-cli qcalibrate` measures it anew.\n";
     char number[32];
@@ -329,6 +339,7 @@ CostShape shapeOf(const PreparedGate& g)
     s.entries = static_cast<int>(g.diagonal ? g.diagIndex.size() : g.sparse ? g.sparseCol.size() : 0);
     s.real = g.realMatrix;
     s.permutation = g.permutation;
+    s.tensor = g.tensor;
     if (g.permutation)
         for (int r = 0; r < (1 << g.k); ++r)
             s.entries += g.permSource[r] != r;
@@ -346,6 +357,9 @@ double relativeCost(const CostShape& g)
         return t.diagonalBase + t.diagonalSlope * touched * double(g.entries) / dim;
     if (g.permutation)
         return t.permutation * touched * double(g.entries) / dim;
+    // The portable build has no tensor kernel (kernels_impl.inc: it needs lane flips): its dense one runs them.
+    if (g.tensor && activeIsa() != Isa::Portable)
+        return touched * (t.tensor[0] + double(g.k) * (g.real ? t.tensor[2] : t.tensor[1]));
     // The wide builds run a sparse gate with a target inside a complex128 vector as a dense one (kernels_impl.inc,
     // laneTargetMask).
     const int laneBits = activeIsa() == Isa::Avx512 ? 2 : activeIsa() == Isa::Avx2 ? 1 : 0;

@@ -28,6 +28,7 @@ struct CostShape {
     int entries = 0;         // diagonal: factors != 1 (diagIndex); sparse: non-zeros (sparseCol)
     bool real = false;       // PreparedGate::realMatrix: the dense kernels make one FMA a product
     bool permutation = false;   // PreparedGate::permutation; entries: the rows it moves
+    bool tensor = false;        // PreparedGate::tensor: k one-qubit factors (real: every one real)
 };
 
 // The constants of relativeCost and passCost for one kernel build. Index k of the arrays: k target qubits.
@@ -41,6 +42,8 @@ struct CostTable {
     double sparseSlope = 0;
     double sparseFloor = 0;     // ... and never below this
     double permutation = 0;     // a permutation block (amplitudes only move), per amplitude it moves
+    double tensor[3] = {};      // a tensor product of one-qubit gates: tensor[0] + k x tensor[1] (complex factors)
+                                // or tensor[2] (real ones)
     double passCost = 0;        // one pass over a state too large for the cache (StateVector::countPasses)
 };
 

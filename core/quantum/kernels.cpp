@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstring>
 #include <cstdlib>
@@ -319,7 +320,50 @@ void prepareLaneTable(PreparedGate& g, bool single)
         fill(g.laneTableDouble, g.laneTableDoubleBytes);
 }
 
-CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFactorsNotOne, bool realMatrix, bool permutation)
+bool tensorFactorsOf(const double* m, int k, double* factors)
+{
+    typedef std::complex<double> Z;
+    const int dim = 1 << k;
+    const auto at = [&](int r, int c) { return Z(m[2 * (size_t(r) * dim + c)], m[2 * (size_t(r) * dim + c) + 1]); };
+    // M[r][c] = prod_j F_j[r_j][c_j], so F_j[a][b] / F_j[r0_j][c0_j] = M[r0 with bit j a][c0 with bit j b] / M[r0][c0]
+    // for any entry (r0, c0) other than 0: the largest one, for the least rounding. The scale goes to factor 0.
+    int pivot = 0;
+    double largest = -1;
+    for (int e = 0; e < dim * dim; ++e)
+        if (const double v = m[2 * e] * m[2 * e] + m[2 * e + 1] * m[2 * e + 1]; v > largest) {
+            largest = v;
+            pivot = e;
+        }
+    if (!(largest > 0))
+        return false;
+    const int r0 = pivot / dim, c0 = pivot % dim;
+    const Z p = at(r0, c0);
+    Z f[kMaxTargets][2][2];
+    for (int j = 0; j < k; ++j)
+        for (int a = 0; a < 2; ++a)
+            for (int b = 0; b < 2; ++b) {
+                const int r = (r0 & ~(1 << j)) | a << j, c = (c0 & ~(1 << j)) | b << j;
+                f[j][a][b] = j == 0 ? at(r, c) : at(r, c) / p;
+            }
+    constexpr double kTolerance = 1e-13;
+    for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c) {
+            Z z = f[0][r & 1][c & 1];
+            for (int j = 1; j < k; ++j)
+                z *= f[j][r >> j & 1][c >> j & 1];
+            if (std::abs(z.real() - m[2 * (size_t(r) * dim + c)]) > kTolerance || std::abs(z.imag() - m[2 * (size_t(r) * dim + c) + 1]) > kTolerance)
+                return false;
+        }
+    if (factors)
+        for (int j = 0; j < k; ++j)
+            for (int e = 0; e < 4; ++e) {
+                factors[8 * j + 2 * e] = f[j][e >> 1][e & 1].real();
+                factors[8 * j + 2 * e + 1] = f[j][e >> 1][e & 1].imag();
+            }
+    return true;
+}
+
+CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFactorsNotOne, bool realMatrix, bool permutation, bool tensor)
 {
     CostShape s;
     s.k = k;
@@ -341,6 +385,16 @@ CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFact
         sparse.entries = nonZeros;
         if (relativeCost(sparse) < relativeCost(dense))
             s = sparse;
+    }
+    if (tensor && !s.diagonal && k >= 2) {
+        CostShape t = s;
+        t.sparse = false;
+        t.entries = 0;
+        t.tensor = true;
+        CostShape other = s;
+        other.lowestTarget = kMaxTargets;   // weighed as above
+        if (relativeCost(t) < relativeCost(other))
+            s = t;
     }
     return s;
 }
@@ -368,7 +422,8 @@ MatrixShape shapeOfMatrix(const double* m, int k, bool onlyDiagonal)
     s.nonZeros = onlyDiagonal ? diagonalNonZeros : nonZeros;
     s.diagonalMatrix = onlyDiagonal || nonZeros == diagonalNonZeros;
     s.permutation = !s.diagonalMatrix && ones == dim && nonZeros == dim && permutationOf(m, dim, nullptr);
-    s.kernel = kernelShape(k, s.diagonalMatrix, s.nonZeros, notOne, s.realMatrix, s.permutation);
+    s.tensor = !s.diagonalMatrix && !s.permutation && k >= 2 && tensorFactorsOf(m, k, nullptr);
+    s.kernel = kernelShape(k, s.diagonalMatrix, s.nonZeros, notOne, s.realMatrix, s.permutation, s.tensor);
     return s;
 }
 
@@ -411,6 +466,11 @@ PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& t
     g.diagonal = shape.kernel.diagonal;
     g.sparse = shape.kernel.sparse;
     g.permutation = shape.permutation;
+    g.tensor = shape.kernel.tensor;
+    if (g.tensor) {
+        g.tensorFactors.resize(size_t(8) * k);
+        tensorFactorsOf(g.matrix.data(), k, g.tensorFactors.data());
+    }
     if (g.permutation) {
         g.permSource.resize(dim);
         permutationOf(g.matrix.data(), dim, g.permSource.data());

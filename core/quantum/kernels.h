@@ -33,6 +33,12 @@ struct PreparedGate {
     // amplitude row r takes. Not set for the identity (diagonal).
     bool permutation = false;
     std::vector<int> permSource;
+    // A tensor product of one-qubit matrices (H x H, a layer of ry: what gates on different qubits fuse into):
+    // the tensor kernel applies each factor in registers, 2k multiply-adds per amplitude instead of the dense
+    // kernel's 2^k. tensorFactors: 8 numbers per target (2 x 2 complex, row-major, re/im), factor j on targets[j].
+    // `matrix` is kept: the dense kernels run the gate where the tensor kernel cannot (kernels_impl.inc).
+    bool tensor = false;
+    std::vector<double> tensorFactors;
     // Dense gates of <= 4 targets, filled by prepareLaneTable: the matrix laid out as the kernels of one vector
     // width (in bytes) read it, so the many calls of a cache-blocked run share one layout (apply() lays it out
     // on every call otherwise).
@@ -108,7 +114,10 @@ bool usingAvx2();
 // for the fuse pass, which weighs products it has not prepared (and whose counts it may know from their
 // factors). Gives k, diagonal, sparse, entries and real; controls and lowestTarget are the caller's.
 // permutation: a permutation matrix that is not the identity (its diagonalFactorsNotOne are the rows it moves).
-CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFactorsNotOne, bool realMatrix, bool permutation = false);
+// tensor: a tensor product of one-qubit matrices (not diagonal, not a permutation); it runs on the tensor kernel
+// where the cost table says that beats the dense or sparse one.
+CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFactorsNotOne, bool realMatrix, bool permutation = false,
+                      bool tensor = false);
 // What prepare() reads off a 2^k x 2^k matrix (interleaved re/im; the order of the targets changes none of it).
 // onlyDiagonal: as if the entries off the diagonal were zero.
 struct MatrixShape {
@@ -116,9 +125,13 @@ struct MatrixShape {
     bool diagonalMatrix = false;  // no non-zero off the diagonal
     bool realMatrix = false;      // every imaginary part is zero
     bool permutation = false;     // a permutation matrix other than the identity (PreparedGate::permutation)
+    bool tensor = false;          // a tensor product of one-qubit matrices, neither diagonal nor a permutation
     int nonZeros = 0;
 };
 MatrixShape shapeOfMatrix(const double* interleaved, int k, bool onlyDiagonal = false);
+// Whether the 2^k x 2^k matrix is a tensor product of k one-qubit matrices, to 1e-13 in every entry, and which
+// (factors, when not null: 8 numbers per index bit j, PreparedGate::tensorFactors' layout).
+bool tensorFactorsOf(const double* interleaved, int k, double* factors);
 
 // Implementations (the three builds of kernels_impl.inc).
 namespace generic {

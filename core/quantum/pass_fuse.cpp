@@ -60,6 +60,7 @@ struct GateInfo {
     bool real = false;                // every entry of `matrix` is real
     int fixedRows = -1;               // `matrix` is a permutation (kernels::MatrixShape::permutation): the rows it
                                       // leaves in place; -1: not one
+    bool tensor = false;              // `matrix` is a tensor product of one-qubit matrices (one qubit: trivially)
     StateVector::Footprint footprint; // what StateVector::countPasses reads of its kernel
 };
 
@@ -74,6 +75,7 @@ struct Block {
     int nonZeros = 0;                 // of the product
     bool real = false;                // every entry of the product is real
     int fixedRows = -1;               // the product is a permutation: the rows it leaves in place; -1: not one
+    bool tensor = false;              // the product is a tensor product of one-qubit matrices
 
     uint64_t mask = 0;                // the qubits as a set (every gate is tested against every open block)
 
@@ -234,6 +236,7 @@ public:
                 g.nonZeros = p.nonZeros;
                 g.real = p.kernel.real;
                 g.fixedRows = fixedRowsOf(p, static_cast<int>(op.qubits.size()));
+                g.tensor = op.qubits.size() == 1 || p.tensor;
             }
         }
         std::vector<int> all(static_cast<size_t>(c.numQubits));
@@ -342,6 +345,7 @@ private:
         b.nonZeros = g.nonZeros;
         b.real = g.real;
         b.fixedRows = g.fixedRows;
+        b.tensor = g.tensor;
         return b;
     }
 
@@ -368,7 +372,9 @@ private:
         p.permutation = b.fixedRows >= 0 && g.fixedRows >= 0 && !p.diagonalMatrix;
         if (p.permutation)
             notOne = (1 << n) - b.fixedRows * g.fixedRows;
-        p.kernel = kernels::kernelShape(n, p.diagonalMatrix, p.nonZeros, notOne, p.realMatrix, p.permutation);
+        // And of two tensor products of one-qubit matrices.
+        p.tensor = b.tensor && g.tensor && !p.diagonalMatrix && !p.permutation;
+        p.kernel = kernels::kernelShape(n, p.diagonalMatrix, p.nonZeros, notOne, p.realMatrix, p.permutation, p.tensor);
         p.kernel.lowestTarget = std::min(*std::min_element(b.qubits, b.qubits + b.n), *std::min_element(g.qubits, g.qubits + g.n));
         return p;
     }
@@ -429,6 +435,7 @@ private:
         m.nonZeros = p.nonZeros;
         m.real = p.kernel.real;
         m.fixedRows = fixedRowsOf(p, m.n);
+        m.tensor = p.tensor;
         return m;
     }
     Block merge(const Block& part, const Block& g)

@@ -12,6 +12,7 @@
 #include <QJsonObject>
 #include <QtTest>
 
+#include <cmath>
 #include <fstream>
 
 using namespace spyglass;
@@ -52,6 +53,9 @@ kernels::CostTable distinctTable()
     t.sparseFloor = 0.21875;
     t.passCost = 0.8125;
     t.permutation = 0.15625;
+    t.tensor[0] = 0.046875;
+    t.tensor[1] = 0.28125;
+    t.tensor[2] = 0.140625;
     return t;
 }
 
@@ -67,7 +71,8 @@ kernels::Calibration::Entry entryFor(const std::string& cpu, kernels::Isa isa, c
 }
 
 const char* kValidSection = "[portable]\ncpu = some CPU\nthreads = 2\nmeasured = today\ndense = 1 2 3 4 5 6\n"
-                            "dense_real = 1 2 3 4 5 6\ncontrolled = 1\ndiagonal = 0.1 0.5\nsparse = 0.2 0.1 0.2\npass = 1\npermutation = 0.3\n";
+                            "dense_real = 1 2 3 4 5 6\ncontrolled = 1\ndiagonal = 0.1 0.5\nsparse = 0.2 0.1 0.2\npass = 1\npermutation = 0.3\n"
+                            "tensor = 0.05 0.3 0.15\n";
 
 // Two Hadamards on different qubits of a cache-resident state: kept apart or fused into one block, as the table says.
 Circuit twoHadamards()
@@ -139,7 +144,7 @@ private slots:
         QTest::addColumn<QString>("where");
         QTest::addColumn<QString>("what");
         const QString ok = QString::fromLatin1(kValidSection);
-        QTest::newRow("unknown key") << ok + QStringLiteral("speed = 3\n") << QStringLiteral(":12:") << QStringLiteral("unknown key 'speed'");
+        QTest::newRow("unknown key") << ok + QStringLiteral("speed = 3\n") << QStringLiteral(":13:") << QStringLiteral("unknown key 'speed'");
         QTest::newRow("value before a section") << QStringLiteral("pass = 1\n") + ok << QStringLiteral(":1:") << QStringLiteral("before the first section");
         QTest::newRow("unknown build") << QStringLiteral("[sse9]\n") << QStringLiteral(":1:") << QStringLiteral("[avx512]");
         QTest::newRow("negative") << QString(ok).replace(QStringLiteral("pass = 1"), QStringLiteral("pass = -1")) << QStringLiteral(":10:")
@@ -148,13 +153,15 @@ private slots:
                                  << QStringLiteral(":5:") << QStringLiteral("expected 6");
         QTest::newRow("too many") << QString(ok).replace(QStringLiteral("controlled = 1"), QStringLiteral("controlled = 1 2"))
                                   << QStringLiteral(":7:") << QStringLiteral("found more");
-        QTest::newRow("missing pass") << QString(ok).replace(QStringLiteral("pass = 1\n"), QString()) << QStringLiteral(":10:")
+        QTest::newRow("missing pass") << QString(ok).replace(QStringLiteral("pass = 1\n"), QString()) << QStringLiteral(":11:")
                                       << QStringLiteral("has no pass");
-        QTest::newRow("twice") << ok + QStringLiteral("pass = 2\n") << QStringLiteral(":12:") << QStringLiteral("given twice");
+        QTest::newRow("twice") << ok + QStringLiteral("pass = 2\n") << QStringLiteral(":13:") << QStringLiteral("given twice");
         QTest::newRow("free kernel") << QString(ok).replace(QStringLiteral("dense = 1 2"), QStringLiteral("dense = 0 2")) << QStringLiteral("[portable]")
                                      << QStringLiteral("costs 0");
         QTest::newRow("free permutation") << QString(ok).replace(QStringLiteral("permutation = 0.3"), QStringLiteral("permutation = 0"))
                                           << QStringLiteral("[portable]") << QStringLiteral("costs 0");
+        QTest::newRow("free tensor factor") << QString(ok).replace(QStringLiteral("tensor = 0.05 0.3 0.15"), QStringLiteral("tensor = 0.05 0.3 0"))
+                                            << QStringLiteral("[portable]") << QStringLiteral("costs 0");
     }
     void badFilesSayWhereAndWhat()
     {
@@ -170,11 +177,13 @@ private slots:
         QVERIFY2(e.contains(what), qPrintable(e));
     }
 
-    // A file qcalibrate wrote before permutations had a kernel of their own still reads: its permutation cost is
-    // the built-in one relative to a one-qubit dense gate, scaled by the file's.
-    void aFileWithoutPermutationsReads()
+    // A file qcalibrate wrote before permutations and tensor products had kernels of their own still reads: their
+    // costs are the built-in ones relative to a one-qubit dense gate, scaled by the file's.
+    void aFileWithoutPermutationsOrTensorsReads()
     {
-        const QString text = QString::fromLatin1(kValidSection).replace(QStringLiteral("permutation = 0.3\n"), QString());
+        const QString text = QString::fromLatin1(kValidSection)
+                                 .replace(QStringLiteral("permutation = 0.3\n"), QString())
+                                 .replace(QStringLiteral("tensor = 0.05 0.3 0.15\n"), QString());
         const QString path = writeText(QStringLiteral("old-kernel-costs.txt"), text.toStdString());
         kernels::Calibration c;
         std::string error;
@@ -182,6 +191,8 @@ private slots:
         QCOMPARE(c.entries.size(), size_t(1));
         const kernels::CostTable& builtin = kernels::builtinCostTable();
         QCOMPARE(c.entries[0].table.permutation, builtin.permutation * 1.0 / builtin.dense[1]);
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(c.entries[0].table.tensor[i], builtin.tensor[i] * 1.0 / builtin.dense[1]);
     }
 
     void aTableAppliesOnlyToItsCpuAndBuild()
@@ -211,6 +222,17 @@ private slots:
         const kernels::PreparedGate cx = kernels::prepare({3}, {5}, x);
         QVERIFY(cx.permutation && kernels::shapeOf(cx).permutation);
         QCOMPARE(kernels::relativeCost(cx), t.permutation * 0.5);
+        // H x H: a real tensor product of two factors, on the tensor kernel where the build has one.
+        const double h = std::sqrt(0.5);
+        const std::vector<double> hh = {h * h, 0, h * h, 0, h * h, 0, h * h, 0, h * h, 0, -h * h, 0, h * h, 0, -h * h, 0,
+                                        h * h, 0, h * h, 0, -h * h, 0, -h * h, 0, h * h, 0, -h * h, 0, -h * h, 0, h * h, 0};
+        const kernels::PreparedGate g = kernels::prepare({}, {4, 5}, hh);
+        if (active == kernels::Isa::Portable) {
+            QVERIFY(!g.tensor);
+        } else {
+            QVERIFY(g.tensor && kernels::shapeOf(g).tensor);
+            QCOMPARE(kernels::relativeCost(g), t.tensor[0] + 2 * t.tensor[2]);
+        }
     }
 
     // The same circuit fuses or not as the table in use says a 2-qubit block is cheaper than two 1-qubit gates or not.
@@ -218,12 +240,13 @@ private slots:
     {
         Circuit builtIn = twoHadamards();
         const PassResult a = makeFusePass(4)->run(builtIn);
-        QCOMPARE(builtIn.gateCount(), 1);   // built in: a real 2-qubit block 0.36, two Hadamards 0.94
+        QCOMPARE(builtIn.gateCount(), 1);   // built in: a real tensor product of two factors, two Hadamards 0.94
         QVERIFY2(a.summary.find("kernel costs built in") != std::string::npos, a.summary.c_str());
 
         kernels::CostTable dear = kernels::builtinCostTable();
         for (int k = 2; k <= 6; ++k)
             dear.dense[k] = dear.denseReal[k] = 10 * k;
+        dear.tensor[0] = 10;
         kernels::Calibration c;
         c.entries.push_back(entryFor(kernels::cpuIdentity(), kernels::activeIsa(), dear));
         kernels::useCalibration(c, "dear blocks");
@@ -293,6 +316,7 @@ private slots:
         QVERIFY(t.diagonalBase >= 0 && t.diagonalSlope >= 0 && t.diagonalBase + t.diagonalSlope > 0);
         QVERIFY(t.sparseFloor > 0 && t.sparseBase + 2 * t.sparseSlope > 0);
         QVERIFY(t.permutation > 0);
+        QVERIFY(t.tensor[0] >= 0 && t.tensor[1] > 0 && t.tensor[2] > 0);
         QCOMPARE(t.passCost, 0.7);
         QCOMPARE(kernels::passCostFromBandwidth(64, 2), 2.0);   // 2 threads x 2 x 32 B at 64 B/ns
         // Whatever the timings, what qcalibrate writes is a file it reads back.

@@ -100,6 +100,32 @@ std::vector<double> randomPermutationMatrix(int dim, std::mt19937_64& rng)
     return m;
 }
 
+// A tensor product of k random one-qubit matrices (Gaussian entries; real ones when asked), factor j on index bit
+// j, interleaved re/im.
+std::vector<double> randomTensorMatrix(int k, bool real, std::mt19937_64& rng)
+{
+    std::normal_distribution<double> normal;
+    std::vector<cplx> m{1.0};
+    for (int j = 0; j < k; ++j) {
+        cplx f[2][2];
+        for (auto& row : f)
+            for (cplx& x : row)
+                x = {normal(rng), real ? 0.0 : normal(rng)};
+        const size_t d = size_t(1) << j, nd = 2 * d;
+        std::vector<cplx> next(nd * nd);
+        for (size_t r = 0; r < nd; ++r)
+            for (size_t c = 0; c < nd; ++c)
+                next[r * nd + c] = f[r / d][c / d] * m[(r % d) * d + c % d];
+        m = std::move(next);
+    }
+    std::vector<double> out;
+    for (const cplx& x : m) {
+        out.push_back(x.real());
+        out.push_back(x.imag());
+    }
+    return out;
+}
+
 // The largest distance of a state's amplitudes from the reference's.
 double maxDifference(const StateVector& sv, const std::vector<cplx>& ref)
 {
@@ -468,7 +494,8 @@ private slots:
         QVERIFY(merged > 40);
     }
 
-    // Dense (and sparse) gates of 1 to 4 targets, complex and real, diagonal ones and permutations, on every target set among qubits 0-5 (so inside the vector lanes of every
+    // Dense (and sparse) gates of 1 to 4 targets, complex and real, diagonal ones, permutations and tensor products of
+    // one-qubit gates (complex and real), on every target set among qubits 0-5 (so inside the vector lanes of every
     // build, where the lane-flip kernel permutes within a vector, and above them), without and with a control
     // above or among the lanes, against the matrix applied amplitude by amplitude; both precisions, every build,
     // with the coefficient table laid out per call and ahead (prepareLaneTable, as cache-blocked runs do).
@@ -489,8 +516,8 @@ private slots:
                     targets.push_back(q);
             std::shuffle(targets.begin(), targets.end(), rng);   // prepare() sorts them and permutes the matrix
             const int dim = 1 << k;
-            for (int kind : {0, 1, 2, 3}) {
-            const bool real = kind == 1 || kind == 3, diagonal = kind == 2, permutation = kind == 3;
+            for (int kind : {0, 1, 2, 3, 4, 5}) {
+            const bool real = kind == 1 || kind == 3 || kind == 5, diagonal = kind == 2, permutation = kind == 3, tensor = kind >= 4;
             std::vector<double> m(size_t(2) * dim * dim);
             for (double& x : m)
                 x = normal(rng);
@@ -498,6 +525,10 @@ private slots:
             // kernels, which shuffle inside the vector where a target is in one.
             if (permutation)
                 m = randomPermutationMatrix(dim, rng);
+            // A tensor product of one-qubit matrices (H x H, a layer of ry): the tensor kernel from 2 targets, which
+            // mixes a vector with its lane flips for each target inside it.
+            if (tensor)
+                m = randomTensorMatrix(k, real, rng);
             // A diagonal matrix, its factor 1 where the index has an even number of bits set (as a controlled
             // phase's): the diagonal kernels, whose factors form lane patterns where a target is in a vector.
             if (diagonal)
@@ -514,7 +545,7 @@ private slots:
                     m[e] = 0;
             // Every other target set with half its entries zero (row and column differing in an odd number of
             // bits): a sparse gate, which the wide builds run on the lane-flip kernel when a target is in a vector.
-            if (set % 2 == 0 && !permutation)
+            if (set % 2 == 0 && !permutation && !tensor)
                 for (int r = 0; r < dim; ++r)
                     for (int col = 0; col < dim; ++col)
                         if (std::popcount(unsigned(r ^ col)) % 2)
@@ -526,6 +557,7 @@ private slots:
                 QCOMPARE(g.realMatrix, real);
                 QCOMPARE(g.diagonal, diagonal);
                 QCOMPARE(g.permutation, permutation);
+                QCOMPARE(g.tensor, tensor && k >= 2);
                 for (kernels::Isa isa : supportedIsas())
                     for (Precision p : {Precision::Double, Precision::Single})
                         for (bool ahead : {false, true}) {
@@ -546,7 +578,8 @@ private slots:
                                                     .arg(QLatin1String(p == Precision::Double ? "complex128" : "complex64"))
                                                     .arg(QLatin1String(ahead ? ", table laid out ahead" : ""))
                                                     .arg(diff)
-                                                    .arg(QLatin1String(permutation ? " (permutation)" : real ? " (real)" : diagonal ? " (diagonal)" : ""))));
+                                                    .arg(QLatin1String(tensor ? (real ? " (real tensor product)" : " (tensor product)")
+                                                                       : permutation ? " (permutation)" : real ? " (real)" : diagonal ? " (diagonal)" : ""))));
                         }
             }
             }
