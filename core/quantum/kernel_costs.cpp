@@ -42,10 +42,11 @@ const CostTable& builtinCostTable()
         // Not measured on the Xeon: its dense 1q cost times the ratio measured on the EPYC of BENCHMARKS.md
         // (permutations 0.13-0.39 ns per amplitude moved, 0.25 on average, against 0.36 for dense 1q; 2026-12-05).
         t.permutation = 0.33;
-        // TENSOR_BUILTIN
-        t.tensor[0] = 0.1;
-        t.tensor[1] = 0.2;
-        t.tensor[2] = 0.1;
+        // The same for tensor products of one-qubit gates: on the EPYC a sweep 0.23-0.28 ns per amplitude, and per
+        // factor 0.13-0.14 complex, 0.03-0.04 real, against 0.27-0.33 for dense 1q (3 runs of qcalibrate, 2026-12-05).
+        t.tensor[0] = 0.41;
+        t.tensor[1] = 0.22;
+        t.tensor[2] = 0.055;
         t.passCost = 1.2;
         return t;
     }();

@@ -2,6 +2,7 @@
 // file's round trip and its errors (file:line), a table applying only to the CPU and kernel build it was measured
 // on, the fuse pass deciding by the table in use, a measured table's sanity, and `spyglass-cli qcalibrate`.
 #include "common/testutil.h"
+#include "quantum_testutil.h"
 
 #include "core/quantum/kernel_calibration.h"
 #include "core/quantum/pass.h"
@@ -278,6 +279,41 @@ private slots:
         const kernels::PreparedGate g = prepareOp(c, c.ops[0]);
         QVERIFY(g.permutation);
         QVERIFY2(r.summary.find("fused 2 of 2") != std::string::npos, r.summary.c_str());
+    }
+
+    // A layer of one-qubit gates on different qubits (Hadamards and ry, as a VQE ansatz starts) fuses into one
+    // tensor product, which the wide builds run on the tensor kernel; the fused state is the unfused one.
+    void aLayerOfOneQubitGatesFusesIntoATensorProduct()
+    {
+        kernels::useCalibration({}, {});
+        Circuit c;
+        c.numQubits = 7;
+        c.qregs.push_back({"q", 7, 0});
+        for (int q : {1, 3, 4, 6}) {
+            Op op;
+            op.name = q % 2 ? "h" : "ry";
+            op.qubits = {q};
+            if (op.name == "ry")
+                op.params = {0.3 * q};
+            c.ops.push_back(op);
+        }
+        Circuit fused = c;
+        const PassResult r = makeFusePassKeeping(4, "cost-aware")->run(fused);
+        QCOMPARE(fused.gateCount(), 1);
+        const kernels::PreparedGate g = prepareOp(fused, fused.ops[0]);
+        QCOMPARE(g.tensor, kernels::activeIsa() != kernels::Isa::Portable);
+        QVERIFY2(r.summary.find("fused 4 of 4") != std::string::npos, r.summary.c_str());
+        for (Precision p : {Precision::Double, Precision::Single}) {
+            StateVector a(7, p), b(7, p);
+            const std::vector<cplx> input = quantum::test::randomState(7, 11);
+            a.setAmplitudes(input);
+            b.setAmplitudes(input);
+            for (const Op& op : c.ops)
+                a.apply(prepareOp(c, op));
+            b.apply(g);
+            for (uint64_t i = 0; i < 128; ++i)
+                QVERIFY(std::abs(a.amplitude(i) - b.amplitude(i)) < (p == Precision::Double ? 1e-14 : 1e-6));
+        }
     }
 
     // prepare() runs a half-empty matrix on the sparse kernel only where the table in use says it beats the dense
