@@ -337,13 +337,13 @@ bool tensorFactorsOf(const double* m, int k, double* factors)
     if (!(largest > 0))
         return false;
     const int r0 = pivot / dim, c0 = pivot % dim;
-    const Z p = at(r0, c0);
+    const Z inverse = std::conj(at(r0, c0)) / largest;   // 1 / M[r0][c0], one division for all the ratios
     Z f[kMaxTargets][2][2];
     for (int j = 0; j < k; ++j)
         for (int a = 0; a < 2; ++a)
             for (int b = 0; b < 2; ++b) {
                 const int r = (r0 & ~(1 << j)) | a << j, c = (c0 & ~(1 << j)) | b << j;
-                f[j][a][b] = j == 0 ? at(r, c) : at(r, c) / p;
+                f[j][a][b] = j == 0 ? at(r, c) : at(r, c) * inverse;
             }
     constexpr double kTolerance = 1e-13;
     for (int r = 0; r < dim; ++r)
