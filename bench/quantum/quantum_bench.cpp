@@ -242,9 +242,9 @@ Circuit circuitOf(const peers::GateList& l)
 // Floating-point operations the kernels do for g on an n-qubit state (a complex multiply-add 8, or 4 by a real
 // coefficient where the dense kernels have their real form, at 2 and 3 targets (but for the portable build's
 // blocks on qubit 0, which have none: counted 4 all the same); a complex product 6; a permutation none; a tensor
-// product two multiply-adds per factor, real or complex): the work
-// the FMA bound divides by the CPU's peak.
-double gateFlops(const kernels::PreparedGate& g, int n)
+// product two multiply-adds per factor, real or complex, but a butterfly above the vector lanes one addition, and
+// the butterflies' scales one real product): the work the FMA bound divides by the CPU's peak.
+double gateFlops(const kernels::PreparedGate& g, int n, Precision prec)
 {
     const double rows = std::ldexp(1.0, n - int(g.controls.size()));   // amplitudes the gate writes
     const double dim = double(1 << g.k);
@@ -254,8 +254,18 @@ double gateFlops(const kernels::PreparedGate& g, int n)
         return 0;   // the amplitudes only move
     if (g.sparse)
         return rows * double(g.sparseCol.size()) / dim * 8;
-    if (g.tensor && kernels::activeIsa() != kernels::Isa::Portable)   // two multiply-adds per amplitude per factor
-        return rows * g.k * 2 * (g.realMatrix ? 4 : 8);
+    if (g.tensor && kernels::activeIsa() != kernels::Isa::Portable) {
+        // The complex amplitudes in a vector of the active build: 512 or 256 bits.
+        const int laneBits = (kernels::activeIsa() == kernels::Isa::Avx512 ? 2 : 1) + (prec == Precision::Single ? 1 : 0);
+        double perAmplitude = 0;
+        bool butterflies = false;
+        for (int j = 0; j < g.k; ++j) {
+            const bool butterfly = g.targets[j] >= laneBits && kernels::isButterflyFactor(&g.tensorFactors[size_t(8) * j]);
+            butterflies |= butterfly;
+            perAmplitude += butterfly ? 2 : 2 * (g.realMatrix ? 4 : 8);
+        }
+        return rows * (perAmplitude + (butterflies ? 2 : 0));
+    }
     return rows * dim * (g.realMatrix && (g.k == 2 || g.k == 3) ? 4 : 8);
 }
 
@@ -341,7 +351,7 @@ int peerRun(const std::string& file, Precision prec, int fuse, const char* dump,
     const double t3 = now(), c3 = cpuNow();
     double flops = 0;
     for (const kernels::PreparedGate& g : gates)
-        flops += gateFlops(g, n);
+        flops += gateFlops(g, n, prec);
     // The phases, wall and CPU seconds (CPU over wall above the thread count: time lost to other processes).
     std::printf("time_s %.6f\nsim_s %.6f\npasses %d\nops %zu\nflops %.0f\nkernels %s\nphases_wall alloc %.4f fuse %.4f gates %.4f\nphases_cpu alloc %.4f fuse %.4f gates %.4f\n",
                 t3 - t0, t3 - t1, passes.total(), gates.size(), flops, kernels::isaName(kernels::activeIsa()), t1 - t0, t2 - t1, t3 - t2, c1 - c0, c2 - c1, c3 - c2);

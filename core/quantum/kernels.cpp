@@ -363,6 +363,16 @@ bool tensorFactorsOf(const double* m, int k, double* factors)
     return true;
 }
 
+bool isButterflyFactor(const double* f)
+{
+    // f[2 * (2a + b)] = Re F[a][b]: every imaginary part 0, F[0][1] = F[0][0], F[1][1] = -F[1][0], |F[1][0]| = |F[0][0]|,
+    // to 1e-14 of |F[0][0]| (a fused block's entries are products taken in different orders; its factors, ratios
+    // of them, are that close to +-1 times each other).
+    const double tolerance = 1e-14 * std::abs(f[0]);
+    return f[0] != 0 && f[1] == 0 && f[3] == 0 && f[5] == 0 && f[7] == 0 && std::abs(f[2] - f[0]) <= tolerance &&
+           std::abs(f[6] + f[4]) <= tolerance && std::abs(std::abs(f[4]) - std::abs(f[0])) <= tolerance;
+}
+
 CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFactorsNotOne, bool realMatrix, bool permutation, bool tensor)
 {
     CostShape s;

@@ -132,6 +132,11 @@ MatrixShape shapeOfMatrix(const double* interleaved, int k, bool onlyDiagonal = 
 // Whether the 2^k x 2^k matrix is a tensor product of k one-qubit matrices, to 1e-13 in every entry, and which
 // (factors, when not null: 8 numbers per index bit j, PreparedGate::tensorFactors' layout).
 bool tensorFactorsOf(const double* interleaved, int k, double* factors);
+// Whether a one-qubit factor (8 numbers, tensorFactors' layout) is a butterfly [[s, s], [t, -t]], s and t real and
+// of the same magnitude (a Hadamard, as a factor of a fused block): the tensor kernel applies it on a target above
+// the vector as x0 + x1 and x0 - x1, two additions where the general form makes four multiply-adds, and multiplies
+// the scales in once for all such factors.
+bool isButterflyFactor(const double* factor);
 
 // Implementations (the three builds of kernels_impl.inc).
 namespace generic {

@@ -101,8 +101,9 @@ std::vector<double> randomPermutationMatrix(int dim, std::mt19937_64& rng)
 }
 
 // A tensor product of k random one-qubit matrices (Gaussian entries; real ones when asked), factor j on index bit
-// j, interleaved re/im.
-std::vector<double> randomTensorMatrix(int k, bool real, std::mt19937_64& rng)
+// j, interleaved re/im. butterflies: the even factors are [[s, s], [t, -t]] (a Hadamard, its second row negated
+// from the third factor on), which the tensor kernel applies as additions.
+std::vector<double> randomTensorMatrix(int k, bool real, std::mt19937_64& rng, bool butterflies = false)
 {
     std::normal_distribution<double> normal;
     std::vector<cplx> m{1.0};
@@ -111,6 +112,12 @@ std::vector<double> randomTensorMatrix(int k, bool real, std::mt19937_64& rng)
         for (auto& row : f)
             for (cplx& x : row)
                 x = {normal(rng), real ? 0.0 : normal(rng)};
+        if (butterflies && j % 2 == 0) {
+            const double s = std::sqrt(0.5), t = j >= 2 ? -s : s;
+            f[0][0] = f[0][1] = s;
+            f[1][0] = t;
+            f[1][1] = -t;
+        }
         const size_t d = size_t(1) << j, nd = 2 * d;
         std::vector<cplx> next(nd * nd);
         for (size_t r = 0; r < nd; ++r)
@@ -516,8 +523,10 @@ private slots:
                     targets.push_back(q);
             std::shuffle(targets.begin(), targets.end(), rng);   // prepare() sorts them and permutes the matrix
             const int dim = 1 << k;
-            for (int kind : {0, 1, 2, 3, 4, 5}) {
-            const bool real = kind == 1 || kind == 3 || kind == 5, diagonal = kind == 2, permutation = kind == 3, tensor = kind >= 4;
+            for (int kind : {0, 1, 2, 3, 4, 5, 6}) {
+            // Kind 6: butterflies (Hadamards) among complex factors; one target is a Hadamard alone, a real matrix.
+            const bool real = kind == 1 || kind == 3 || kind == 5 || (kind == 6 && k == 1), diagonal = kind == 2, permutation = kind == 3,
+                       tensor = kind >= 4;
             std::vector<double> m(size_t(2) * dim * dim);
             for (double& x : m)
                 x = normal(rng);
@@ -528,7 +537,7 @@ private slots:
             // A tensor product of one-qubit matrices (H x H, a layer of ry): the tensor kernel from 2 targets, which
             // mixes a vector with its lane flips for each target inside it.
             if (tensor)
-                m = randomTensorMatrix(k, real, rng);
+                m = randomTensorMatrix(k, real && kind != 6, rng, kind == 6);
             // A diagonal matrix, its factor 1 where the index has an even number of bits set (as a controlled
             // phase's): the diagonal kernels, whose factors form lane patterns where a target is in a vector.
             if (diagonal)
@@ -585,7 +594,8 @@ private slots:
                                                     .arg(QLatin1String(p == Precision::Double ? "complex128" : "complex64"))
                                                     .arg(QLatin1String(ahead ? ", table laid out ahead" : ""))
                                                     .arg(diff)
-                                                    .arg(QLatin1String(tensor ? (real ? " (real tensor product)" : " (tensor product)")
+                                                    .arg(QLatin1String(kind == 6  ? " (tensor product with butterflies)"
+                                                                       : tensor ? (real ? " (real tensor product)" : " (tensor product)")
                                                                        : permutation ? " (permutation)" : real ? " (real)" : diagonal ? " (diagonal)" : ""))));
                         }
             }
