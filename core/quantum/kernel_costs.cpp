@@ -56,16 +56,21 @@ const CostTable& builtinCostTable()
 namespace {
 
 // The whole file, with stdio: a process's first std::ifstream took 0.35-0.46 ms here (and its first
-// istringstream 0.1 ms), which every simulation paid in its fuse pass when the cost table was first read.
-bool readWholeFile(const std::string& path, std::string& out)
+// istringstream 0.1 ms), which every simulation paid in its fuse pass when the cost table was first read. With
+// `until`, the reading stops once the text holds it (/proc/cpuinfo's first blank line: the file is made as it is
+// read, a block per CPU).
+bool readWholeFile(const std::string& path, std::string& out, const char* until = nullptr)
 {
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f)
         return false;
     out.clear();
     char buffer[4096];
-    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;)
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) {
         out.append(buffer, n);
+        if (until && out.find(until) != std::string::npos)
+            break;
+    }
     const bool ok = !std::ferror(f);
     std::fclose(f);
     return ok;
@@ -91,7 +96,7 @@ std::string cpuIdentity()
 {
     std::string text;
     std::map<std::string, std::string> field;
-    if (readWholeFile("/proc/cpuinfo", text))
+    if (readWholeFile("/proc/cpuinfo", text, "\n\n"))
         forEachLine(text, [&](const std::string& line) {   // the first processor's block
             if (line.empty())
                 return false;
@@ -306,6 +311,8 @@ bool readCalibration(const std::string& path, Calibration& out, std::string& err
         for (int i = 0; i < f->count; ++i) {
             double x = 0;
             skipSpace();
+            if (p < end && *p == '+')   // as the stream extraction it replaces read it
+                ++p;
             // Locale-independent, as the file is written. Every cost is a time: finite and not negative (the slopes
             // may be 0; a time of 0 would make a kernel free).
             const std::from_chars_result r = std::from_chars(p, end, x);

@@ -345,7 +345,8 @@ bool tensorFactorsOf(const double* m, int k, double* factors)
                 const int r = (r0 & ~(1 << j)) | a << j, c = (c0 & ~(1 << j)) | b << j;
                 f[j][a][b] = j == 0 ? at(r, c) : at(r, c) * inverse;
             }
-    constexpr double kTolerance = 1e-13;
+    // 1e-13 of the largest entry (1e-13 for a unitary): a scaled-down matrix is held to its own scale.
+    const double kTolerance = 1e-13 * std::sqrt(largest);
     for (int r = 0; r < dim; ++r)
         for (int c = 0; c < dim; ++c) {
             Z z = f[0][r & 1][c & 1];
@@ -396,7 +397,7 @@ CostShape kernelShape(int k, bool diagonalMatrix, int nonZeros, int diagonalFact
         if (relativeCost(sparse) < relativeCost(dense))
             s = sparse;
     }
-    if (tensor && !s.diagonal && k >= 2) {
+    if (tensor && !s.diagonal && k >= 2 && k <= kMaxTensorTargets) {
         CostShape t = s;
         t.sparse = false;
         t.entries = 0;
@@ -432,7 +433,7 @@ MatrixShape shapeOfMatrix(const double* m, int k, bool onlyDiagonal)
     s.nonZeros = onlyDiagonal ? diagonalNonZeros : nonZeros;
     s.diagonalMatrix = onlyDiagonal || nonZeros == diagonalNonZeros;
     s.permutation = !s.diagonalMatrix && ones == dim && nonZeros == dim && permutationOf(m, dim, nullptr);
-    s.tensor = !s.diagonalMatrix && !s.permutation && k >= 2 && tensorFactorsOf(m, k, nullptr);
+    s.tensor = !s.diagonalMatrix && !s.permutation && k >= 2 && k <= kMaxTensorTargets && tensorFactorsOf(m, k, nullptr);
     s.kernel = kernelShape(k, s.diagonalMatrix, s.nonZeros, notOne, s.realMatrix, s.permutation, s.tensor);
     return s;
 }

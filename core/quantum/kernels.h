@@ -12,6 +12,9 @@
 namespace spyglass::quantum::kernels {
 
 constexpr int kMaxTargets = 6;
+// The tensor kernel's widest product: 4 factors, all of them on targets above the vector at worst (the vectors of
+// a base are then 16, which stay in registers).
+constexpr int kMaxTensorTargets = 4;
 
 // A gate prepared once before simulation: targets ascending, the matrix permuted to match.
 struct PreparedGate {
@@ -129,7 +132,8 @@ struct MatrixShape {
     int nonZeros = 0;
 };
 MatrixShape shapeOfMatrix(const double* interleaved, int k, bool onlyDiagonal = false);
-// Whether the 2^k x 2^k matrix is a tensor product of k one-qubit matrices, to 1e-13 in every entry, and which
+// Whether the 2^k x 2^k matrix is a tensor product of k one-qubit matrices, to 1e-13 of its largest entry in every
+// entry, and which
 // (factors, when not null: 8 numbers per index bit j, PreparedGate::tensorFactors' layout).
 bool tensorFactorsOf(const double* interleaved, int k, double* factors);
 // Whether a one-qubit factor (8 numbers, tensorFactors' layout) is a butterfly [[s, s], [t, -t]], s and t real and

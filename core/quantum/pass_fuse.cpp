@@ -7,7 +7,8 @@
 //   applied one by one (kernels::relativeCost of the prepared kernels): runs of diagonal gates (phases, cz, rzz,
 //   the controlled phases of a QFT) and gates on the same qubits merge; a Hadamard absorbs a phase on another
 //   qubit only where the block has a target inside a vector (it then runs as a dense block, no slower than the
-//   two), and one-qubit gates on different qubits pair up but do not grow into large tensor products;
+//   two), and one-qubit gates on different qubits grow into a tensor product where the tensor kernel runs it
+//   faster than its gates apart (kernels::kernelShape weighs it);
 // - wide, as qsim's multi-qubit fuser does: gates on different qubits grow a block up to a size whatever the
 //   kernel costs, which pays where a block of a few qubits runs faster than the gates it holds (a real 2-qubit
 //   block, or a 3-qubit one that takes six gates of a brickwork), and where blocks save passes over the state that
