@@ -255,8 +255,7 @@ double gateFlops(const kernels::PreparedGate& g, int n, Precision prec)
     if (g.sparse)
         return rows * double(g.sparseCol.size()) / dim * 8;
     if (g.tensor && kernels::activeIsa() != kernels::Isa::Portable) {
-        // The complex amplitudes in a vector of the active build: 512 or 256 bits.
-        const int laneBits = (kernels::activeIsa() == kernels::Isa::Avx512 ? 2 : 1) + (prec == Precision::Single ? 1 : 0);
+        const int laneBits = kernels::laneBits(kernels::activeIsa(), prec == Precision::Single);
         double perAmplitude = 0;
         bool butterflies = false;
         for (int j = 0; j < g.k; ++j) {

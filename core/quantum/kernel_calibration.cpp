@@ -138,6 +138,35 @@ double mean(const std::vector<double>& v)
     return v.empty() ? 0 : s / double(v.size());
 }
 
+
+// A probe of k targets twice: from qubit 0 (inside the vector lanes) and from `high` (above them).
+void addPlacements(std::vector<KernelProbe>& probes, const std::string& what, KernelProbe::Kind kind, int k, int high)
+{
+    std::vector<int> low, above;
+    for (int j = 0; j < k; ++j) {
+        low.push_back(j);
+        above.push_back(high + j);
+    }
+    probes.push_back({what + ", targets 0..", kind, {}, low, false});
+    probes.push_back({what + ", targets above the lanes", kind, {}, above, true});
+}
+
+// Least squares y = intercept + slope x.
+struct Line {
+    double intercept = 0, slope = 0;
+};
+Line fitLine(const std::vector<double>& x, const std::vector<double>& y)
+{
+    const double mx = mean(x), my = mean(y);
+    double sxy = 0, sxx = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        sxy += (x[i] - mx) * (y[i] - my);
+        sxx += (x[i] - mx) * (x[i] - mx);
+    }
+    const double slope = sxx > 0 ? sxy / sxx : 0;
+    return {my - slope * mx, slope};
+}
+
 }  // namespace
 
 std::vector<KernelProbe> kernelProbes()
@@ -146,43 +175,19 @@ std::vector<KernelProbe> kernelProbes()
     const int high = 4;
     std::vector<KernelProbe> probes;
     for (int k = 1; k <= 4; ++k)
-        for (KernelProbe::Kind kind : {KernelProbe::Dense, KernelProbe::Real}) {
-            std::vector<int> low, above;
-            for (int j = 0; j < k; ++j) {
-                low.push_back(j);
-                above.push_back(high + j);
-            }
-            const std::string what = "dense " + std::to_string(k) + "q " + (kind == KernelProbe::Real ? "real" : "complex");
-            probes.push_back({what + ", targets 0..", kind, {}, low, false});
-            probes.push_back({what + ", targets above the lanes", kind, {}, above, true});
-        }
+        for (KernelProbe::Kind kind : {KernelProbe::Dense, KernelProbe::Real})
+            addPlacements(probes, "dense " + std::to_string(k) + "q " + (kind == KernelProbe::Real ? "real" : "complex"), kind, k, high);
     probes.push_back({"dense 5q complex, targets 0..", KernelProbe::Dense, {}, {0, 1, 2, 3, 4}, false});
     probes.push_back({"dense 6q complex, targets 0..", KernelProbe::Dense, {}, {0, 1, 2, 3, 4, 5}, false});
     probes.push_back({"dense 1q complex, 1 control", KernelProbe::Dense, {high + 2}, {high}, true});
     probes.push_back({"sparse 2q (2 per row), targets above the lanes", KernelProbe::Sparse, {}, {high, high + 1}, true});
     probes.push_back({"sparse 2q (2 per row), targets 0, 1", KernelProbe::Sparse, {}, {0, 1}, false});
     probes.push_back({"sparse 3q (4 per row), targets above the lanes", KernelProbe::Sparse, {}, {high, high + 1, high + 2}, true});
-    for (int k = 1; k <= 4; ++k) {
-        std::vector<int> low, above;
-        for (int j = 0; j < k; ++j) {
-            low.push_back(j);
-            above.push_back(high + j);
-        }
-        const std::string what = "permutation " + std::to_string(k) + "q (every row moves)";
-        probes.push_back({what + ", targets 0..", KernelProbe::Permutation, {}, low, false});
-        probes.push_back({what + ", targets above the lanes", KernelProbe::Permutation, {}, above, true});
-    }
+    for (int k = 1; k <= 4; ++k)
+        addPlacements(probes, "permutation " + std::to_string(k) + "q (every row moves)", KernelProbe::Permutation, k, high);
     for (int k = 2; k <= 4; ++k)
-        for (KernelProbe::Kind kind : {KernelProbe::Tensor, KernelProbe::TensorReal}) {
-            std::vector<int> low, above;
-            for (int j = 0; j < k; ++j) {
-                low.push_back(j);
-                above.push_back(high + j);
-            }
-            const std::string what = "tensor of " + std::to_string(k) + " 1q " + (kind == KernelProbe::TensorReal ? "real" : "complex");
-            probes.push_back({what + ", targets 0..", kind, {}, low, false});
-            probes.push_back({what + ", targets above the lanes", kind, {}, above, true});
-        }
+        for (KernelProbe::Kind kind : {KernelProbe::Tensor, KernelProbe::TensorReal})
+            addPlacements(probes, "tensor of " + std::to_string(k) + " 1q " + (kind == KernelProbe::TensorReal ? "real" : "complex"), kind, k, high);
     probes.push_back({"diagonal 1q", KernelProbe::Diagonal, {}, {high}, true});
     probes.push_back({"diagonal 2q (cp-like: 1 of 4 factors != 1)", KernelProbe::Diagonal, {}, {high, high + 1}, true, true});
     probes.push_back({"diagonal 2q (3 of 4 factors != 1)", KernelProbe::Diagonal, {}, {high, high + 1}, true});
@@ -205,12 +210,8 @@ std::vector<KernelTiming> timeKernels(int qubits, bool alsoComplex64, const std:
         t.gate = prepare(p.controls, p.targets, matrixOf(p, rng));
         // The tensor kernel is measured whatever the table in use says of it (prepare() picks it by that table;
         // a table that priced it too high would never be corrected). The portable build has none.
-        if ((p.kind == KernelProbe::Tensor || p.kind == KernelProbe::TensorReal) && !t.gate.tensor && activeIsa() != Isa::Portable) {
-            t.gate.tensor = true;
-            t.gate.sparse = false;
-            t.gate.tensorFactors.resize(size_t(8) * t.gate.k);
-            tensorFactorsOf(t.gate.matrix.data(), t.gate.k, t.gate.tensorFactors.data());
-        }
+        if ((p.kind == KernelProbe::Tensor || p.kind == KernelProbe::TensorReal) && activeIsa() != Isa::Portable)
+            useTensorKernel(t.gate);
         t.complex128Ns = nsPerAmplitude<double>(qubits, t.gate, effort);
         if (alsoComplex64)
             t.complex64Ns = nsPerAmplitude<float>(qubits, t.gate, effort);
@@ -305,14 +306,9 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
     }
     t.controlled = controlledNs > 0 ? controlledNs / t.dense[1] : builtin.controlled;
     // Diagonal (targets above the lanes): least squares on the fraction of factors != 1, the slope kept >= 0.
-    const double mx = mean(diagonalX), my = mean(diagonalY);
-    double sxy = 0, sxx = 0;
-    for (size_t i = 0; i < diagonalX.size(); ++i) {
-        sxy += (diagonalX[i] - mx) * (diagonalY[i] - my);
-        sxx += (diagonalX[i] - mx) * (diagonalX[i] - mx);
-    }
-    t.diagonalSlope = sxx > 0 ? std::max(0.0, sxy / sxx) : 0;
-    t.diagonalBase = std::max(0.0, my - t.diagonalSlope * mx);
+    const Line diagonal = fitLine(diagonalX, diagonalY);
+    t.diagonalSlope = std::max(0.0, diagonal.slope);
+    t.diagonalBase = std::max(0.0, mean(diagonalY) - t.diagonalSlope * mean(diagonalX));
     // Sparse: the cost per non-zero of a row at k = 2 and 3, a line through the two, with a base and a slope of
     // at least 0 (every number of the file is; a noisy k = 3 once gave base -1.17). Flat if the line would fall;
     // through the origin, fitted to both, if its base would be negative.
@@ -335,17 +331,7 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
     // Tensor products: a line in the number of factors for complex and for real ones, through a common base (the
     // mean of the two lines' intercepts, at least 0), each slope then the mean of (time - base) / k.
     if (tensorK[0].size() >= 2 && tensorK[1].size() >= 2) {
-        double intercept[2];
-        for (int r = 0; r < 2; ++r) {
-            const double kx = mean(tensorK[r]), ky = mean(tensorNs[r]);
-            double sxy = 0, sxx = 0;
-            for (size_t i = 0; i < tensorK[r].size(); ++i) {
-                sxy += (tensorK[r][i] - kx) * (tensorNs[r][i] - ky);
-                sxx += (tensorK[r][i] - kx) * (tensorK[r][i] - kx);
-            }
-            intercept[r] = ky - (sxx > 0 ? sxy / sxx : 0) * kx;
-        }
-        t.tensor[0] = std::max(0.0, (intercept[0] + intercept[1]) / 2);
+        t.tensor[0] = std::max(0.0, (fitLine(tensorK[0], tensorNs[0]).intercept + fitLine(tensorK[1], tensorNs[1]).intercept) / 2);
         for (int r = 0; r < 2; ++r) {
             std::vector<double> slope;
             for (size_t i = 0; i < tensorK[r].size(); ++i)

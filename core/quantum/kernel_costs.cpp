@@ -425,8 +425,7 @@ double relativeCost(const CostShape& g)
         return touched * (t.tensor[0] + double(g.k) * (g.real ? t.tensor[2] : t.tensor[1]));
     // The wide builds run a sparse gate with a target inside a complex128 vector as a dense one (kernels_impl.inc,
     // laneTargetMask).
-    const int laneBits = activeIsa() == Isa::Avx512 ? 2 : activeIsa() == Isa::Avx2 ? 1 : 0;
-    const bool sparseKernel = g.sparse && !(g.k <= 4 && g.lowestTarget < laneBits);
+    const bool sparseKernel = g.sparse && !(g.k <= 4 && g.lowestTarget < laneBits(activeIsa(), false));
     if (sparseKernel)
         return std::max(t.sparseFloor, touched * double(g.entries) / dim * (t.sparseBase + t.sparseSlope * g.k));
     return (g.real ? t.denseReal : t.dense)[g.k] * (g.k == 1 && g.controls > 0 ? t.controlled : touched);

@@ -104,6 +104,16 @@ bool setActiveIsa(Isa isa)
     return true;
 }
 
+int laneBits(Isa isa, bool single)
+{
+    switch (isa) {
+    case Isa::Avx512: return single ? 3 : 2;
+    case Isa::Avx2: return single ? 2 : 1;
+    case Isa::Portable: break;
+    }
+    return 0;
+}
+
 bool usingAvx2() { return activeIsa() != Isa::Portable; }
 
 // The active build's kernels::<build>::call: one switch for every entry point of the kernels.
@@ -364,6 +374,17 @@ bool tensorFactorsOf(const double* m, int k, double* factors)
     return true;
 }
 
+bool useTensorKernel(PreparedGate& g)
+{
+    std::vector<double> factors(size_t(8) * g.k);
+    if (g.k > kMaxTargets || !tensorFactorsOf(g.matrix.data(), g.k, factors.data()))
+        return false;
+    g.tensor = true;
+    g.sparse = false;
+    g.tensorFactors = std::move(factors);
+    return true;
+}
+
 bool isButterflyFactor(const double* f)
 {
     // f[2 * (2a + b)] = Re F[a][b]: every imaginary part 0, F[0][1] = F[0][0], F[1][1] = -F[1][0], |F[1][0]| = |F[0][0]|,
@@ -477,11 +498,8 @@ PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& t
     g.diagonal = shape.kernel.diagonal;
     g.sparse = shape.kernel.sparse;
     g.permutation = shape.permutation;
-    g.tensor = shape.kernel.tensor;
-    if (g.tensor) {
-        g.tensorFactors.resize(size_t(8) * k);
-        tensorFactorsOf(g.matrix.data(), k, g.tensorFactors.data());
-    }
+    if (shape.kernel.tensor)
+        useTensorKernel(g);
     if (g.permutation) {
         g.permSource.resize(dim);
         permutationOf(g.matrix.data(), dim, g.permSource.data());

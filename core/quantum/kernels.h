@@ -107,6 +107,9 @@ Isa activeIsa();
 // Makes apply() run `isa` from now on (tests run every supported build in one process); false, and no change, when
 // the CPU cannot run it.
 bool setActiveIsa(Isa isa);
+// The qubits inside one vector of a build's lane kernels (whose targets there are permuted within the vector):
+// 512 bits hold 4 complex128 or 8 complex64 amplitudes, 256 bits half that; 0 for the portable build, which has none.
+int laneBits(Isa isa, bool single);
 // Whether the active build is AVX2 or wider: the real-amplitude VQE loops (real_kernels.h) have an AVX2 build only.
 bool usingAvx2();
 
@@ -136,6 +139,10 @@ MatrixShape shapeOfMatrix(const double* interleaved, int k, bool onlyDiagonal = 
 // entry, and which
 // (factors, when not null: 8 numbers per index bit j, PreparedGate::tensorFactors' layout).
 bool tensorFactorsOf(const double* interleaved, int k, double* factors);
+// Puts g (a tensor product, as tensorFactorsOf finds) on the tensor kernel: its factors filled, `tensor` set and
+// `sparse` cleared; prepare() does this where the cost table picks the tensor kernel. False, g unchanged, when its
+// matrix is no tensor product.
+bool useTensorKernel(PreparedGate& g);
 // Whether a one-qubit factor (8 numbers, tensorFactors' layout) is a butterfly [[s, s], [t, -t]], s and t real and
 // of the same magnitude (a Hadamard, as a factor of a fused block): the tensor kernel applies it on a target above
 // the vector as x0 + x1 and x0 - x1, two additions where the general form makes four multiply-adds, and multiplies

@@ -569,11 +569,8 @@ private slots:
                 // prepare() picks the tensor kernel where the cost table says it beats the dense one; it runs here
                 // on every target set all the same.
                 QCOMPARE(kernels::shapeOfMatrix(g.matrix.data(), k).tensor, tensor && k >= 2);
-                if (tensor && k >= 2 && !g.tensor) {
-                    g.tensor = true;
-                    g.tensorFactors.resize(size_t(8) * k);
-                    QVERIFY(kernels::tensorFactorsOf(g.matrix.data(), k, g.tensorFactors.data()));
-                }
+                if (tensor && k >= 2 && !g.tensor)
+                    QVERIFY(kernels::useTensorKernel(g));
                 for (kernels::Isa isa : supportedIsas())
                     for (Precision p : {Precision::Double, Precision::Single})
                         for (bool ahead : {false, true}) {
