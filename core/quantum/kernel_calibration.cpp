@@ -258,7 +258,8 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
     double sparseNs[7] = {}, sparsePerRow[7] = {};
     double cheapest = 1e30, controlledNs = 0;
     std::vector<double> permutation;
-    std::vector<double> tensorK[2], tensorNs[2];   // complex, real
+    std::vector<double> tensorK[2], tensorNs[2];   // complex, real: targets above the lanes
+    std::vector<const KernelTiming*> tensorInLanes[2];   // the same from qubit 0
     for (const KernelTiming& m : timings) {
         const int k = m.gate.k;
         if (m.probe.kind != KernelProbe::Permutation && !m.gate.tensor)   // the floor is of the dense, sparse and diagonal kernels
@@ -284,9 +285,13 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
             break;
         case KernelProbe::Tensor:
         case KernelProbe::TensorReal:
-            if (m.gate.tensor) {   // on the tensor kernel (the portable build runs them dense)
+            if (!m.gate.tensor)   // the portable build runs them dense
+                break;
+            if (m.probe.aboveLanes) {
                 tensorK[m.probe.kind == KernelProbe::TensorReal].push_back(k);
                 tensorNs[m.probe.kind == KernelProbe::TensorReal].push_back(m.complex128Ns);
+            } else {
+                tensorInLanes[m.probe.kind == KernelProbe::TensorReal].push_back(&m);
             }
             break;
         case KernelProbe::Diagonal:
@@ -328,8 +333,12 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
     t.sparseFloor = cheapest < 1e30 ? cheapest : builtin.sparseFloor;
     // Permutations: the mean over their sizes and placements (0.13-0.39 ns on the EPYC, 2026-12-05).
     t.permutation = permutation.empty() ? builtin.permutation : mean(permutation);
-    // Tensor products: a line in the number of factors for complex and for real ones, through a common base (the
-    // mean of the two lines' intercepts, at least 0), each slope then the mean of (time - base) / k.
+    // Tensor products, targets above the lanes: a line in the number of factors for complex and for real ones,
+    // through a common base (the mean of the two lines' intercepts, at least 0), each slope then the mean of
+    // (time - base) / k. From qubit 0: what each factor inside the lanes adds to that, the mean over the probes, at
+    // least 0. Apart, because a factor inside the lanes takes a lane flip (on the Xeon of BENCHMARKS.md four real
+    // factors took 0.387 ns per amplitude above the lanes and 0.568 from qubit 0; fitted together, the model priced
+    // a tensor block of Hadamards above the lanes dearer than 2-qubit blocks which ran slower).
     if (tensorK[0].size() >= 2 && tensorK[1].size() >= 2) {
         t.tensor[0] = std::max(0.0, (fitLine(tensorK[0], tensorNs[0]).intercept + fitLine(tensorK[1], tensorNs[1]).intercept) / 2);
         for (int r = 0; r < 2; ++r) {
@@ -337,9 +346,19 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
             for (size_t i = 0; i < tensorK[r].size(); ++i)
                 slope.push_back((tensorNs[r][i] - t.tensor[0]) / tensorK[r][i]);
             t.tensor[1 + r] = std::max(1e-3, mean(slope));
+            std::vector<double> extra;
+            for (const KernelTiming* m : tensorInLanes[r]) {
+                int inLanes = 0;
+                for (int q : m->gate.targets)
+                    inLanes += q < laneBits(activeIsa(), false);
+                if (inLanes > 0)
+                    extra.push_back((m->complex128Ns - t.tensor[0] - m->gate.k * t.tensor[1 + r]) / inLanes);
+            }
+            t.tensorInLanes[r] = extra.empty() ? 0 : std::max(0.0, mean(extra));
         }
     } else {
         std::copy(builtin.tensor, builtin.tensor + 3, t.tensor);
+        std::copy(builtin.tensorInLanes, builtin.tensorInLanes + 2, t.tensorInLanes);
     }
     t.passCost = passCost;
     return t;

@@ -23,6 +23,7 @@ struct CostShape {
     int k = 0;               // target qubits
     int controls = 0;        // control qubits
     int lowestTarget = 0;    // targets[0]
+    unsigned lowTargets = 0; // which of qubits 0-7 are targets (the vector lanes of every build lie among them)
     bool diagonal = false;   // runs on the diagonal kernel (PreparedGate::diagonal)
     bool sparse = false;     // PreparedGate::sparse
     int entries = 0;         // diagonal: factors != 1 (diagIndex); sparse: non-zeros (sparseCol)
@@ -43,7 +44,8 @@ struct CostTable {
     double sparseFloor = 0;     // ... and never below this
     double permutation = 0;     // a permutation block (amplitudes only move), per amplitude it moves
     double tensor[3] = {};      // a tensor product of one-qubit gates: tensor[0] + k x tensor[1] (complex factors)
-                                // or tensor[2] (real ones)
+                                // or tensor[2] (real ones), above the vector lanes ...
+    double tensorInLanes[2] = {};   // ... and what a complex / a real factor on a target inside them adds
     double passCost = 0;        // one pass over a state too large for the cache (StateVector::countPasses)
 };
 
@@ -96,6 +98,8 @@ void useCalibration(const Calibration& c, const std::string& source);
 double relativeCost(const CostShape& s);
 double relativeCost(const PreparedGate& g);
 CostShape shapeOf(const PreparedGate& g);
+// Sets s.lowestTarget and s.lowTargets from the n targets.
+void placeTargets(CostShape& s, const int* targets, int n);
 // One pass over the state, in relativeCost's units per amplitude.
 double passCost();
 

@@ -106,7 +106,7 @@ kernels::MatrixShape productInfo(const cplx* m, const int* qubits, int n, bool o
 {
     // std::complex<double> is an array of its two parts ([complex.numbers.general]).
     kernels::MatrixShape p = kernels::shapeOfMatrix(reinterpret_cast<const double*>(m), n, onlyDiagonal);
-    p.kernel.lowestTarget = *std::min_element(qubits, qubits + n);
+    kernels::placeTargets(p.kernel, qubits, n);
     return p;
 }
 
@@ -376,7 +376,9 @@ private:
         // And of two tensor products of one-qubit matrices.
         p.tensor = b.tensor && g.tensor && !p.diagonalMatrix && !p.permutation;
         p.kernel = kernels::kernelShape(n, p.diagonalMatrix, p.nonZeros, notOne, p.realMatrix, p.permutation, p.tensor);
-        p.kernel.lowestTarget = std::min(*std::min_element(b.qubits, b.qubits + b.n), *std::min_element(g.qubits, g.qubits + g.n));
+        int qubits[2 * kernels::kMaxTargets];
+        std::copy(g.qubits, g.qubits + g.n, std::copy(b.qubits, b.qubits + b.n, qubits));
+        kernels::placeTargets(p.kernel, qubits, n);
         return p;
     }
 

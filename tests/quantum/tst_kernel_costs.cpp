@@ -58,6 +58,8 @@ kernels::CostTable distinctTable()
     t.tensor[0] = 0.046875;
     t.tensor[1] = 0.28125;
     t.tensor[2] = 0.140625;
+    t.tensorInLanes[0] = 0.09375;
+    t.tensorInLanes[1] = 0.03125;
     return t;
 }
 
@@ -74,7 +76,7 @@ kernels::Calibration::Entry entryFor(const std::string& cpu, kernels::Isa isa, c
 
 const char* kValidSection = "[portable]\ncpu = some CPU\nthreads = 2\nmeasured = today\ndense = 1 2 3 4 5 6\n"
                             "dense_real = 1 2 3 4 5 6\ncontrolled = 1\ndiagonal = 0.1 0.5\nsparse = 0.2 0.1 0.2\npass = 1\npermutation = 0.3\n"
-                            "tensor = 0.05 0.3 0.15\n";
+                            "tensor = 0.05 0.3 0.15\ntensor_lanes = 0.1 0.05\n";
 
 // Two Hadamards on different qubits of a cache-resident state: kept apart or fused into one block, as the table says.
 Circuit twoHadamards()
@@ -146,7 +148,7 @@ private slots:
         QTest::addColumn<QString>("where");
         QTest::addColumn<QString>("what");
         const QString ok = QString::fromLatin1(kValidSection);
-        QTest::newRow("unknown key") << ok + QStringLiteral("speed = 3\n") << QStringLiteral(":13:") << QStringLiteral("unknown key 'speed'");
+        QTest::newRow("unknown key") << ok + QStringLiteral("speed = 3\n") << QStringLiteral(":14:") << QStringLiteral("unknown key 'speed'");
         QTest::newRow("value before a section") << QStringLiteral("pass = 1\n") + ok << QStringLiteral(":1:") << QStringLiteral("before the first section");
         QTest::newRow("unknown build") << QStringLiteral("[sse9]\n") << QStringLiteral(":1:") << QStringLiteral("[avx512]");
         QTest::newRow("negative") << QString(ok).replace(QStringLiteral("pass = 1"), QStringLiteral("pass = -1")) << QStringLiteral(":10:")
@@ -155,9 +157,9 @@ private slots:
                                  << QStringLiteral(":5:") << QStringLiteral("expected 6");
         QTest::newRow("too many") << QString(ok).replace(QStringLiteral("controlled = 1"), QStringLiteral("controlled = 1 2"))
                                   << QStringLiteral(":7:") << QStringLiteral("found more");
-        QTest::newRow("missing pass") << QString(ok).replace(QStringLiteral("pass = 1\n"), QString()) << QStringLiteral(":11:")
+        QTest::newRow("missing pass") << QString(ok).replace(QStringLiteral("pass = 1\n"), QString()) << QStringLiteral(":12:")
                                       << QStringLiteral("has no pass");
-        QTest::newRow("twice") << ok + QStringLiteral("pass = 2\n") << QStringLiteral(":13:") << QStringLiteral("given twice");
+        QTest::newRow("twice") << ok + QStringLiteral("pass = 2\n") << QStringLiteral(":14:") << QStringLiteral("given twice");
         QTest::newRow("free kernel") << QString(ok).replace(QStringLiteral("dense = 1 2"), QStringLiteral("dense = 0 2")) << QStringLiteral("[portable]")
                                      << QStringLiteral("costs 0");
         QTest::newRow("free permutation") << QString(ok).replace(QStringLiteral("permutation = 0.3"), QStringLiteral("permutation = 0"))
@@ -182,12 +184,14 @@ private slots:
     }
 
     // A file qcalibrate wrote before permutations and tensor products had kernels of their own still reads: their
-    // costs are the built-in ones relative to a one-qubit dense gate, scaled by the file's.
+    // costs are the built-in ones relative to a one-qubit dense gate, scaled by the file's; a factor inside the
+    // vector lanes adds nothing, as it did then.
     void aFileWithoutPermutationsOrTensorsReads()
     {
         const QString text = QString::fromLatin1(kValidSection)
                                  .replace(QStringLiteral("permutation = 0.3\n"), QString())
-                                 .replace(QStringLiteral("tensor = 0.05 0.3 0.15\n"), QString());
+                                 .replace(QStringLiteral("tensor = 0.05 0.3 0.15\n"), QString())
+                                 .replace(QStringLiteral("tensor_lanes = 0.1 0.05\n"), QString());
         const QString path = writeText(QStringLiteral("old-kernel-costs.txt"), text.toStdString());
         kernels::Calibration c;
         std::string error;
@@ -197,6 +201,8 @@ private slots:
         QCOMPARE(c.entries[0].table.permutation, builtin.permutation * 1.0 / builtin.dense[1]);
         for (int i = 0; i < 3; ++i)
             QCOMPARE(c.entries[0].table.tensor[i], builtin.tensor[i] * 1.0 / builtin.dense[1]);
+        QCOMPARE(c.entries[0].table.tensorInLanes[0], 0.0);
+        QCOMPARE(c.entries[0].table.tensorInLanes[1], 0.0);
     }
 
     void aTableAppliesOnlyToItsCpuAndBuild()
@@ -236,6 +242,11 @@ private slots:
         } else {
             QVERIFY(g.tensor && kernels::shapeOf(g).tensor);
             QCOMPARE(kernels::relativeCost(g), t.tensor[0] + 2 * t.tensor[2]);
+            // On qubits 0 and 1: inside the vector lanes of every wide build (complex128: 1 of them in AVX2's, 2 in
+            // AVX-512's), each such factor adds its cost.
+            const kernels::PreparedGate low = kernels::prepare({}, {0, 1}, hh);
+            QVERIFY(low.tensor && kernels::shapeOf(low).lowTargets == 3u);
+            QCOMPARE(kernels::relativeCost(low), t.tensor[0] + 2 * t.tensor[2] + kernels::laneBits(active, false) * t.tensorInLanes[1]);
         }
     }
 
@@ -381,7 +392,7 @@ private slots:
         QVERIFY(t.diagonalBase >= 0 && t.diagonalSlope >= 0 && t.diagonalBase + t.diagonalSlope > 0);
         QVERIFY(t.sparseFloor > 0 && t.sparseBase + 2 * t.sparseSlope > 0);
         QVERIFY(t.permutation > 0);
-        QVERIFY(t.tensor[0] >= 0 && t.tensor[1] > 0 && t.tensor[2] > 0);
+        QVERIFY(t.tensor[0] >= 0 && t.tensor[1] > 0 && t.tensor[2] > 0 && t.tensorInLanes[0] >= 0 && t.tensorInLanes[1] >= 0);
         QCOMPARE(t.passCost, 0.7);
         QCOMPARE(kernels::passCostFromBandwidth(64, 2), 2.0);   // 2 threads x 2 x 32 B at 64 B/ns
         // Whatever the timings, what qcalibrate writes is a file it reads back.

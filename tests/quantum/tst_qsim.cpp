@@ -682,11 +682,12 @@ private slots:
                 const int k = static_cast<int>(t.targets.size());
                 kernels::CostShape expected = kernels::shapeOfMatrix(t.m.data(), k).kernel;
                 expected.controls = static_cast<int>(controls.size());
-                expected.lowestTarget = *std::min_element(t.targets.begin(), t.targets.end());
+                kernels::placeTargets(expected, t.targets.data(), k);
                 const kernels::CostShape got = kernels::shapeOf(g);
                 QVERIFY2(got.k == expected.k && got.diagonal == expected.diagonal && got.sparse == expected.sparse &&
                              got.permutation == expected.permutation && got.entries == expected.entries &&
-                             got.lowestTarget == expected.lowestTarget && got.controls == expected.controls,
+                             got.lowestTarget == expected.lowestTarget && got.lowTargets == expected.lowTargets &&
+                             got.controls == expected.controls,
                          t.name);
                 QCOMPARE(kernels::relativeCost(g), kernels::relativeCost(expected));
             }
