@@ -138,7 +138,6 @@ double mean(const std::vector<double>& v)
     return v.empty() ? 0 : s / double(v.size());
 }
 
-
 // A probe of k targets twice: from qubit 0 (inside the vector lanes) and from `high` (above them).
 void addPlacements(std::vector<KernelProbe>& probes, const std::string& what, KernelProbe::Kind kind, int k, int high)
 {
@@ -348,9 +347,7 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
             t.tensor[1 + r] = std::max(1e-3, mean(slope));
             std::vector<double> extra;
             for (const KernelTiming* m : tensorInLanes[r]) {
-                int inLanes = 0;
-                for (int q : m->gate.targets)
-                    inLanes += q < laneBits(activeIsa(), false);
+                const int inLanes = targetsInLanes(shapeOf(m->gate));
                 if (inLanes > 0)
                     extra.push_back((m->complex128Ns - t.tensor[0] - m->gate.k * t.tensor[1 + r]) / inLanes);
             }

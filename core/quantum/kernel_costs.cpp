@@ -426,6 +426,8 @@ void placeTargets(CostShape& s, const int* targets, int n)
             s.lowTargets |= 1u << targets[j];
 }
 
+int targetsInLanes(const CostShape& s) { return std::popcount(s.lowTargets & ((1u << laneBits(activeIsa(), false)) - 1)); }
+
 double relativeCost(const PreparedGate& g) { return relativeCost(shapeOf(g)); }
 
 double relativeCost(const CostShape& g)
@@ -439,8 +441,7 @@ double relativeCost(const CostShape& g)
         return t.permutation * touched * double(g.entries) / dim;
     // The portable build has no tensor kernel (kernels_impl.inc: it needs lane flips): its dense one runs them.
     if (g.tensor && activeIsa() != Isa::Portable) {
-        const int inLanes = std::popcount(g.lowTargets & ((1u << laneBits(activeIsa(), false)) - 1));
-        return touched * (t.tensor[0] + double(g.k) * t.tensor[g.real ? 2 : 1] + double(inLanes) * t.tensorInLanes[g.real ? 1 : 0]);
+        return touched * (t.tensor[0] + double(g.k) * t.tensor[g.real ? 2 : 1] + double(targetsInLanes(g)) * t.tensorInLanes[g.real ? 1 : 0]);
     }
     // The wide builds run a sparse gate with a target inside a complex128 vector as a dense one (kernels_impl.inc,
     // laneTargetMask).

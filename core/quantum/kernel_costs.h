@@ -100,6 +100,8 @@ double relativeCost(const PreparedGate& g);
 CostShape shapeOf(const PreparedGate& g);
 // Sets s.lowestTarget and s.lowTargets from the n targets.
 void placeTargets(CostShape& s, const int* targets, int n);
+// How many of s's targets lie inside a complex128 vector of the active build's lane kernels.
+int targetsInLanes(const CostShape& s);
 // One pass over the state, in relativeCost's units per amplitude.
 double passCost();
 
