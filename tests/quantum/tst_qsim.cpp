@@ -523,10 +523,12 @@ private slots:
                     targets.push_back(q);
             std::shuffle(targets.begin(), targets.end(), rng);   // prepare() sorts them and permutes the matrix
             const int dim = 1 << k;
-            for (int kind : {0, 1, 2, 3, 4, 5, 6}) {
+            for (int kind : {0, 1, 2, 3, 4, 5, 6, 7}) {
             // Kind 6: butterflies (Hadamards) among complex factors; one target is a Hadamard alone, a real matrix.
-            const bool real = kind == 1 || kind == 3 || kind == 5 || (kind == 6 && k == 1), diagonal = kind == 2, permutation = kind == 3,
-                       tensor = kind >= 4;
+            // Kind 7: butterflies among real factors, which the tensor kernel pivots from three targets above the
+            // vector (both scale its outputs at the end).
+            const bool real = kind == 1 || kind == 3 || kind == 5 || kind == 7 || (kind == 6 && k == 1), diagonal = kind == 2,
+                       permutation = kind == 3, tensor = kind >= 4;
             std::vector<double> m(size_t(2) * dim * dim);
             for (double& x : m)
                 x = normal(rng);
@@ -537,7 +539,7 @@ private slots:
             // A tensor product of one-qubit matrices (H x H, a layer of ry): the tensor kernel from 2 targets, which
             // mixes a vector with its lane flips for each target inside it.
             if (tensor)
-                m = randomTensorMatrix(k, real && kind != 6, rng, kind == 6);
+                m = randomTensorMatrix(k, real && kind != 6, rng, kind >= 6);
             // A diagonal matrix, its factor 1 where the index has an even number of bits set (as a controlled
             // phase's): the diagonal kernels, whose factors form lane patterns where a target is in a vector.
             if (diagonal)
@@ -591,7 +593,8 @@ private slots:
                                                     .arg(QLatin1String(p == Precision::Double ? "complex128" : "complex64"))
                                                     .arg(QLatin1String(ahead ? ", table laid out ahead" : ""))
                                                     .arg(diff)
-                                                    .arg(QLatin1String(kind == 6  ? " (tensor product with butterflies)"
+                                                    .arg(QLatin1String(kind == 7   ? " (real tensor product with butterflies)"
+                                                                       : kind == 6 ? " (tensor product with butterflies)"
                                                                        : tensor ? (real ? " (real tensor product)" : " (tensor product)")
                                                                        : permutation ? " (permutation)" : real ? " (real)" : diagonal ? " (diagonal)" : ""))));
                         }
