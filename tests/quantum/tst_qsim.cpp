@@ -604,6 +604,51 @@ private slots:
         QVERIFY(checked > 0);
     }
 
+    // Tensor products of four factors on qubits whose amplitudes lie 4 KiB or more apart (from qubit 8 in complex128,
+    // 9 in complex64), which the tensor kernel runs as two passes of two factors, and on qubits straddling that
+    // line, with and without a control above and among them: real, complex and with butterflies, against applying
+    // the matrix by hand.
+    void tensorProductsOnQubitsSharingCacheSets()
+    {
+        const int n = 14;
+        std::mt19937_64 rng(53);
+        const auto input = quantum::test::randomState(n, 11);
+        int checked = 0;
+        for (const std::vector<int>& targets : {std::vector<int>{9, 10, 11, 12}, std::vector<int>{8, 10, 11, 13}, std::vector<int>{12, 9, 13, 10},
+                                                std::vector<int>{7, 9, 10, 11}})
+            for (int kind = 0; kind < 3; ++kind) {
+                const std::vector<double> m = randomTensorMatrix(4, kind != 1, rng, kind == 2);
+                for (const std::vector<int>& controls : {std::vector<int>{}, std::vector<int>{13 == targets[3] ? 12 : 13}, std::vector<int>{2}}) {
+                    if (std::find(targets.begin(), targets.end(), controls.empty() ? -1 : controls[0]) != targets.end())
+                        continue;
+                    const std::vector<cplx> ref = applyByHand(input, controls, targets, m);
+                    kernels::PreparedGate g = kernels::prepare(controls, targets, m);
+                    if (!g.tensor)
+                        QVERIFY(kernels::useTensorKernel(g));
+                    for (kernels::Isa isa : supportedIsas())
+                        for (Precision p : {Precision::Double, Precision::Single}) {
+                            const IsaScope scope(isa);
+                            StateVector sv(n, p);
+                            sv.setAmplitudes(input);
+                            sv.apply(g);
+                            const double diff = maxDifference(sv, ref);
+                            ++checked;
+                            QVERIFY2(diff < (p == Precision::Double ? 1e-12 : 1e-4),
+                                     qPrintable(QStringLiteral("targets %1 %2 %3 %4, kind %5, %6 control(s), %7: off by %8")
+                                                    .arg(targets[0])
+                                                    .arg(targets[1])
+                                                    .arg(targets[2])
+                                                    .arg(targets[3])
+                                                    .arg(kind)
+                                                    .arg(controls.size())
+                                                    .arg(QLatin1String(kernels::isaName(isa)))
+                                                    .arg(diff)));
+                        }
+                }
+            }
+        QVERIFY(checked >= 48);
+    }
+
     // Permutations of 5 and 6 targets (fused blocks up to kMaxTargets; the lane kernel takes up to 4), with qubit 0
     // among the targets or not and with a control, against applying the matrix by hand.
     void widePermutationsMoveEveryAmplitude()
