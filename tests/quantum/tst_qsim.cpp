@@ -142,6 +142,15 @@ double maxDifference(const StateVector& sv, const std::vector<cplx>& ref)
     return diff;
 }
 
+// How far g, applied to `input` on an n-qubit state of precision p by the active kernel build, lands from ref.
+double differenceAfterApply(int n, Precision p, const std::vector<cplx>& input, const kernels::PreparedGate& g, const std::vector<cplx>& ref)
+{
+    StateVector sv(n, p);
+    sv.setAmplitudes(input);
+    sv.apply(g);
+    return maxDifference(sv, ref);
+}
+
 // Runs the simulator on one kernel build for a scope, then restores the one before.
 struct IsaScope {
     explicit IsaScope(kernels::Isa isa) : before(kernels::activeIsa()) { kernels::setActiveIsa(isa); }
@@ -580,10 +589,7 @@ private slots:
                             kernels::PreparedGate laidOut = g;
                             if (ahead)
                                 kernels::prepareLaneTable(laidOut, p == Precision::Single);
-                            StateVector sv(n, p);
-                            sv.setAmplitudes(input);
-                            sv.apply(laidOut);
-                            const double diff = maxDifference(sv, ref);
+                            const double diff = differenceAfterApply(n, p, input, laidOut, ref);
                             ++checked;
                             QVERIFY2(diff < (p == Precision::Double ? 1e-12 : 1e-4),
                                      qPrintable(QStringLiteral("targets set %1%7, %2 control(s), %3 %4%5: off by %6")
@@ -628,10 +634,7 @@ private slots:
                     for (kernels::Isa isa : supportedIsas())
                         for (Precision p : {Precision::Double, Precision::Single}) {
                             const IsaScope scope(isa);
-                            StateVector sv(n, p);
-                            sv.setAmplitudes(input);
-                            sv.apply(g);
-                            const double diff = maxDifference(sv, ref);
+                            const double diff = differenceAfterApply(n, p, input, g, ref);
                             ++checked;
                             QVERIFY2(diff < (p == Precision::Double ? 1e-12 : 1e-4),
                                      qPrintable(QStringLiteral("targets %1 %2 %3 %4, kind %5, %6 control(s), %7: off by %8")
@@ -671,10 +674,7 @@ private slots:
                 for (kernels::Isa isa : supportedIsas())
                     for (Precision p : {Precision::Double, Precision::Single}) {
                         const IsaScope scope(isa);
-                        StateVector sv(n, p);
-                        sv.setAmplitudes(input);
-                        sv.apply(g);
-                        const double diff = maxDifference(sv, ref);
+                        const double diff = differenceAfterApply(n, p, input, g, ref);
                         ++checked;
                         QVERIFY2(diff < (p == Precision::Double ? 1e-15 : 1e-6),
                                  qPrintable(QStringLiteral("k=%1 variant %2 %3: off by %4").arg(k).arg(variant).arg(QLatin1String(kernels::isaName(isa))).arg(diff)));
