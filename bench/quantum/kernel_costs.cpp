@@ -6,6 +6,8 @@
 #include "core/quantum/kernel_calibration.h"
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 namespace spyglass::quantum::bench {
 
@@ -20,6 +22,38 @@ int kernelCosts(int n)
                     t.complex128Ns / estimate);
         std::fflush(stdout);
     });
+    return 0;
+}
+
+int kernelPlacement(int n)
+{
+    using kernels::KernelProbe;
+    std::vector<KernelProbe> probes;
+    auto add = [&](const char* what, KernelProbe::Kind kind, std::vector<int> targets) {
+        std::string name = what;
+        for (size_t j = 0; j < targets.size(); ++j)
+            name += (j ? "," : " on ") + std::to_string(targets[j]);
+        probes.push_back({name, kind, {}, std::move(targets), false});
+    };
+    // Qubits 9 and up (8 and up in complex128) lie 4 KiB or more apart: vectors differing only in them share an
+    // L1 set.
+    for (std::vector<int> q : {std::vector<int>{4, 5}, {4, 5, 6, 7}, {8, 9, 10, 11}, {9, 10, 11, 12}, {11, 12, 13, 14}, {5, 10, 11, 12}})
+        add("tensor of real 1q", KernelProbe::TensorReal, q);
+    for (std::vector<int> q : {std::vector<int>{4, 5, 6, 7}, {9, 10, 11, 12}, {11, 12, 13, 14}})
+        add("permutation (every row moves)", KernelProbe::Permutation, q);
+    for (std::vector<int> q : {std::vector<int>{3, 4, 5}, {10, 11, 12}, {3, 4, 5, 6}, {7, 8, 9, 10}, {11, 12, 13, 14}})
+        add("dense complex", KernelProbe::Dense, q);
+    add("dense real 1q", KernelProbe::Real, {5});
+    std::printf("# kernel placement: %d-qubit state, one thread, %s kernels, best of 7 (ns per amplitude)\n", n,
+                kernels::isaName(kernels::activeIsa()));
+    std::printf("| kernel | complex128 ns | complex64 ns |\n|---|---|---|\n");
+    kernels::timeKernels(
+        n, true,
+        [](const kernels::KernelTiming& t) {
+            std::printf("| %s | %.3f | %.3f |\n", t.probe.name.c_str(), t.complex128Ns, t.complex64Ns);
+            std::fflush(stdout);
+        },
+        {}, probes);
     return 0;
 }
 

@@ -9,6 +9,7 @@
 //   quantum_bench --bandwidth Q                  triad and in-place bandwidth over arrays of a 2^Q complex128 state
 //   quantum_bench --fma-peak                     FMA throughput of this CPU at the OpenMP thread count (GFLOP/s)
 //   quantum_bench --kernel-costs [--qubits 15]   each kernel shape's ns per amplitude, one thread, beside relativeCost
+//   quantum_bench --kernel-placement [--qubits 15]   the same for the kernels whose time depends on their targets' place
 //
 // 1. Bandwidth: STREAM triad a = b + s*c over arrays the size of the state (best of 3), and an in-place
 //    read-modify-write pass (what an unfused gate does).
@@ -413,6 +414,8 @@ int main(int argc, char** argv)
         }
         if (flagArg(argc, argv, "--kernel-costs"))
             return bench::kernelCosts(intArg(argc, argv, "--qubits", 15));
+        if (flagArg(argc, argv, "--kernel-placement"))
+            return bench::kernelPlacement(intArg(argc, argv, "--qubits", 15));
         if (flagArg(argc, argv, "--fma-peak")) {
             std::printf("fma_gflops_f64 %.1f\nfma_gflops_f32 %.1f\nkernels %s\n", fmaPeakGflops(false), fmaPeakGflops(true),
                         kernels::isaName(kernels::activeIsa()));

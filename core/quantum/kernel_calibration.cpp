@@ -197,13 +197,13 @@ std::vector<KernelProbe> kernelProbes()
 }
 
 std::vector<KernelTiming> timeKernels(int qubits, bool alsoComplex64, const std::function<void(const KernelTiming&)>& progress,
-                                      TimingEffort effort)
+                                      TimingEffort effort, const std::vector<KernelProbe>& probes)
 {
     const int threads = omp_get_max_threads();
     omp_set_num_threads(1);
     std::mt19937_64 rng(3);
     std::vector<KernelTiming> out;
-    for (const KernelProbe& p : kernelProbes()) {
+    for (const KernelProbe& p : probes) {
         KernelTiming t;
         t.probe = p;
         t.gate = prepare(p.controls, p.targets, matrixOf(p, rng));

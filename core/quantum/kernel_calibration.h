@@ -46,10 +46,10 @@ struct TimingEffort {
     static TimingEffort quick() { return {2, 2e-4}; }
 };
 
-// Times every probe on a 2^qubits state with the active kernel build, one thread (the caller's OpenMP setting is
-// restored). `progress` is called after each probe.
+// Times every probe (kernelProbes(), or the caller's) on a 2^qubits state with the active kernel build, one thread
+// (the caller's OpenMP setting is restored). `progress` is called after each probe.
 std::vector<KernelTiming> timeKernels(int qubits, bool alsoComplex64, const std::function<void(const KernelTiming&)>& progress = {},
-                                      TimingEffort effort = {});
+                                      TimingEffort effort = {}, const std::vector<KernelProbe>& probes = kernelProbes());
 
 // Best of three in-place read-modify-write passes over `bytes` at the OpenMP thread count, GB/s (read + write).
 double measureInPlaceBandwidth(size_t bytes);
