@@ -683,6 +683,56 @@ private slots:
         QVERIFY(checked >= 16);
     }
 
+    // Permutations whose rows are 4 KiB or more apart (the lowest target at qubit 9 or above in complex64, 8 in
+    // complex128), which move a stripe at a time along their cycles: 2 to 6 targets, random permutations (fixed
+    // points among them) and a chain of CNOTs, without a control, with one above and one below the targets.
+    void permutationsOfRowsFourKiBApart()
+    {
+        const int n = 14;
+        std::mt19937_64 rng(59);
+        const auto input = quantum::test::randomState(n, 13);
+        int checked = 0;
+        for (const std::vector<int>& targets : {std::vector<int>{9, 12}, std::vector<int>{8, 10, 13}, std::vector<int>{9, 10, 11, 12},
+                                                std::vector<int>{12, 8, 13, 10}, std::vector<int>{9, 10, 11, 12, 13},
+                                                std::vector<int>{8, 9, 10, 11, 12, 13}})
+            for (int kind = 0; kind < 2; ++kind) {
+                const int k = static_cast<int>(targets.size()), dim = 1 << k;
+                std::vector<double> m = randomPermutationMatrix(dim, rng);
+                if (kind == 1) {   // cx(t0, t1), cx(t1, t2), ...: row y takes column x with y = x's prefix parities
+                    std::fill(m.begin(), m.end(), 0.0);
+                    for (int x = 0; x < dim; ++x) {
+                        int y = x;
+                        for (int j = 1; j < k; ++j)
+                            y ^= (y >> (j - 1) & 1) << j;
+                        m[2 * (size_t(y) * dim + static_cast<size_t>(x))] = 1;
+                    }
+                }
+                for (const std::vector<int>& controls : {std::vector<int>{}, std::vector<int>{k == 6 ? 7 : 11 == targets[0] ? 13 : 11},
+                                                         std::vector<int>{2}}) {
+                    if (std::find(targets.begin(), targets.end(), controls.empty() ? -1 : controls[0]) != targets.end())
+                        continue;
+                    const std::vector<cplx> ref = applyByHand(input, controls, targets, m);
+                    const kernels::PreparedGate g = kernels::prepare(controls, targets, m);
+                    QVERIFY(g.permutation);
+                    for (kernels::Isa isa : supportedIsas())
+                        for (Precision p : {Precision::Double, Precision::Single}) {
+                            const IsaScope scope(isa);
+                            const double diff = differenceAfterApply(n, p, input, g, ref);
+                            ++checked;
+                            QVERIFY2(diff < (p == Precision::Double ? 1e-15 : 1e-6),
+                                     qPrintable(QStringLiteral("%1 targets from %2, kind %3, %4 control(s), %5: off by %6")
+                                                    .arg(k)
+                                                    .arg(targets[0])
+                                                    .arg(kind)
+                                                    .arg(controls.size())
+                                                    .arg(QLatin1String(kernels::isaName(isa)))
+                                                    .arg(diff)));
+                        }
+                }
+            }
+        QVERIFY(checked >= 60);
+    }
+
     // prepare() and the fuse pass (which weighs blocks it has not prepared) read a matrix's kernel off the same
     // rules (kernels::shapeOfMatrix): what prepare() builds must match them on every kind of matrix, so the cost
     // the fuse pass estimates is the cost of the kernel that runs.
