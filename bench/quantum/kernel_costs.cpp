@@ -41,7 +41,9 @@ int kernelPlacement(int n)
         add("tensor of real 1q", KernelProbe::TensorReal, q);
     for (std::vector<int> q : {std::vector<int>{4, 5, 6, 7}, {9, 10, 11, 12}, {11, 12, 13, 14}})
         add("permutation (every row moves)", KernelProbe::Permutation, q);
-    for (std::vector<int> q : {std::vector<int>{3, 4, 5}, {10, 11, 12}, {3, 4, 5, 6}, {7, 8, 9, 10}, {11, 12, 13, 14}})
+    // Qubits 0-2 (0-1 in complex128) are lanes of one AVX-512 vector: the lane kernels shuffle inside it.
+    for (std::vector<int> q : {std::vector<int>{0}, {5}, {0, 1}, {2, 5}, {5, 6}, {0, 1, 2}, {3, 4, 5}, {10, 11, 12}, {3, 4, 5, 6},
+                               {7, 8, 9, 10}, {11, 12, 13, 14}})
         add("dense complex", KernelProbe::Dense, q);
     add("dense real 1q", KernelProbe::Real, {5});
     std::printf("# kernel placement: %d-qubit state, one thread, %s kernels, best of 7 (ns per amplitude)\n", n,
