@@ -129,6 +129,11 @@ void apply(double* amps, int n, const PreparedGate& g)
     apply(amps, n, g, 0);
 }
 
+void sweepInPlace(double* x, int64_t count, double scale, double offset)
+{
+    SPYGLASS_ON_ACTIVE_BUILD(sweepInPlace(x, count, scale, offset))
+}
+
 void applyPhaseProduct(double* amps, int n, const PhaseProduct& p, uint64_t heldZero)
 {
     SPYGLASS_ON_ACTIVE_BUILD(applyPhaseProduct(amps, n, p, heldZero))

@@ -107,6 +107,9 @@ Isa activeIsa();
 // Makes apply() run `isa` from now on (tests run every supported build in one process); false, and no change, when
 // the CPU cannot run it.
 bool setActiveIsa(Isa isa);
+// x = x * scale + offset over count doubles (a multiple of 8), the threads in parallel, in the active build's
+// widest vectors: the in-place pass kernels::measureInPlaceBandwidth times.
+void sweepInPlace(double* x, int64_t count, double scale, double offset);
 // The qubits inside one vector of a build's lane kernels (whose targets there are permuted within the vector):
 // 512 bits hold 4 complex128 or 8 complex64 amplitudes, 256 bits half that; 0 for the portable build, which has none.
 int laneBits(Isa isa, bool single);
@@ -158,6 +161,7 @@ void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p, uint64
 int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
+void sweepInPlace(double* x, int64_t count, double scale, double offset);
 }
 namespace avx2 {
 void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
@@ -167,6 +171,7 @@ void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p, uint64
 int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
+void sweepInPlace(double* x, int64_t count, double scale, double offset);
 }
 namespace avx512 {
 void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
@@ -176,6 +181,7 @@ void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p, uint64
 int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
+void sweepInPlace(double* x, int64_t count, double scale, double offset);
 }
 
 }  // namespace spyglass::quantum::kernels
