@@ -5,7 +5,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <optional>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -14,6 +13,7 @@
 #include <ctime>
 #include <memory>
 #include <new>
+#include <optional>
 #include <random>
 
 namespace spyglass::quantum::kernels {

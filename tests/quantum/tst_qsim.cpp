@@ -158,6 +158,25 @@ struct IsaScope {
     kernels::Isa before;
 };
 
+// g applied to `input` on every supported kernel build in both precisions, against ref: the first application off
+// by more than the precision's tolerance, as "<build> <precision>: off by <difference>", or an empty string.
+// `checked` counts the applications.
+QString missOnEveryBuild(int n, const std::vector<cplx>& input, const kernels::PreparedGate& g, const std::vector<cplx>& ref, double doubleTolerance,
+                         double singleTolerance, int& checked)
+{
+    for (kernels::Isa isa : supportedIsas())
+        for (Precision p : {Precision::Double, Precision::Single}) {
+            const IsaScope scope(isa);
+            const double diff = differenceAfterApply(n, p, input, g, ref);
+            ++checked;
+            if (!(diff < (p == Precision::Double ? doubleTolerance : singleTolerance)))
+                return QStringLiteral("%1 %2: off by %3")
+                    .arg(QLatin1String(kernels::isaName(isa)), QLatin1String(p == Precision::Double ? "complex128" : "complex64"))
+                    .arg(diff);
+        }
+    return {};
+}
+
 }  // namespace
 
 class TestQsim : public QObject {
@@ -631,22 +650,15 @@ private slots:
                     kernels::PreparedGate g = kernels::prepare(controls, targets, m);
                     if (!g.tensor)
                         QVERIFY(kernels::useTensorKernel(g));
-                    for (kernels::Isa isa : supportedIsas())
-                        for (Precision p : {Precision::Double, Precision::Single}) {
-                            const IsaScope scope(isa);
-                            const double diff = differenceAfterApply(n, p, input, g, ref);
-                            ++checked;
-                            QVERIFY2(diff < (p == Precision::Double ? 1e-12 : 1e-4),
-                                     qPrintable(QStringLiteral("targets %1 %2 %3 %4, kind %5, %6 control(s), %7: off by %8")
-                                                    .arg(targets[0])
-                                                    .arg(targets[1])
-                                                    .arg(targets[2])
-                                                    .arg(targets[3])
-                                                    .arg(kind)
-                                                    .arg(controls.size())
-                                                    .arg(QLatin1String(kernels::isaName(isa)))
-                                                    .arg(diff)));
-                        }
+                    const QString miss = missOnEveryBuild(n, input, g, ref, 1e-12, 1e-4, checked);
+                    QVERIFY2(miss.isEmpty(), qPrintable(QStringLiteral("targets %1 %2 %3 %4, kind %5, %6 control(s), %7")
+                                                            .arg(targets[0])
+                                                            .arg(targets[1])
+                                                            .arg(targets[2])
+                                                            .arg(targets[3])
+                                                            .arg(kind)
+                                                            .arg(controls.size())
+                                                            .arg(miss)));
                 }
             }
         QVERIFY(checked >= 48);
@@ -671,14 +683,8 @@ private slots:
                 const std::vector<cplx> ref = applyByHand(input, controls, targets, m);
                 const kernels::PreparedGate g = kernels::prepare(controls, targets, m);
                 QVERIFY(g.permutation);
-                for (kernels::Isa isa : supportedIsas())
-                    for (Precision p : {Precision::Double, Precision::Single}) {
-                        const IsaScope scope(isa);
-                        const double diff = differenceAfterApply(n, p, input, g, ref);
-                        ++checked;
-                        QVERIFY2(diff < (p == Precision::Double ? 1e-15 : 1e-6),
-                                 qPrintable(QStringLiteral("k=%1 variant %2 %3: off by %4").arg(k).arg(variant).arg(QLatin1String(kernels::isaName(isa))).arg(diff)));
-                    }
+                const QString miss = missOnEveryBuild(n, input, g, ref, 1e-15, 1e-6, checked);
+                QVERIFY2(miss.isEmpty(), qPrintable(QStringLiteral("k=%1 variant %2 %3").arg(k).arg(variant).arg(miss)));
             }
         QVERIFY(checked >= 16);
     }
@@ -714,20 +720,13 @@ private slots:
                     const std::vector<cplx> ref = applyByHand(input, controls, targets, m);
                     const kernels::PreparedGate g = kernels::prepare(controls, targets, m);
                     QVERIFY(g.permutation);
-                    for (kernels::Isa isa : supportedIsas())
-                        for (Precision p : {Precision::Double, Precision::Single}) {
-                            const IsaScope scope(isa);
-                            const double diff = differenceAfterApply(n, p, input, g, ref);
-                            ++checked;
-                            QVERIFY2(diff < (p == Precision::Double ? 1e-15 : 1e-6),
-                                     qPrintable(QStringLiteral("%1 targets from %2, kind %3, %4 control(s), %5: off by %6")
-                                                    .arg(k)
-                                                    .arg(targets[0])
-                                                    .arg(kind)
-                                                    .arg(controls.size())
-                                                    .arg(QLatin1String(kernels::isaName(isa)))
-                                                    .arg(diff)));
-                        }
+                    const QString miss = missOnEveryBuild(n, input, g, ref, 1e-15, 1e-6, checked);
+                    QVERIFY2(miss.isEmpty(), qPrintable(QStringLiteral("%1 targets from %2, kind %3, %4 control(s), %5")
+                                                            .arg(k)
+                                                            .arg(targets[0])
+                                                            .arg(kind)
+                                                            .arg(controls.size())
+                                                            .arg(miss)));
                 }
             }
         QVERIFY(checked >= 60);
