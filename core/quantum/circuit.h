@@ -34,10 +34,19 @@ struct Condition {
 };
 
 // A block of gates multiplied into one matrix by the fuse pass.
+// A step of a fused block that runs as a program (kernels::setProgram): a one-qubit matrix on the op's
+// qubits[target] (2 x 2, row-major), or, target < 0, a diagonal over all the op's qubits (2^k factors, index bit
+// j = qubits[j]).
+struct FusedStep {
+    int target = -1;
+    std::vector<cplx> values;
+};
+
 struct FusedBlock {
     std::vector<cplx> matrix;   // 2^k x 2^k row-major; matrix index bit j = the op's qubits[j]
     int gateCount = 0;
     bool diagonal = false;
+    std::vector<FusedStep> program;   // not empty: the simulator applies these steps, whose product is `matrix`
 };
 
 struct Op {

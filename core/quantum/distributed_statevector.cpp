@@ -266,7 +266,8 @@ struct DistributedState::Impl {
             controls.push_back(map.physical(c));
         for (int j = 0; j < g.k; ++j)
             targets.push_back(map.physical(g.targets[j]));
-        const kernels::PreparedGate phys = kernels::prepare(controls, targets, g.matrix);
+        kernels::PreparedGate phys = kernels::prepare(controls, targets, g.matrix);
+        kernels::carryProgram(phys, g, targets);
         return restrictGate(phys, globalMask(), globalValues(), [](int q) { return q; });
     }
 };

@@ -56,11 +56,35 @@ std::vector<double> randomUnitary(int dim, bool real, std::mt19937_64& rng)
     return m;
 }
 
+// A program probe's steps (KernelProbe::layers).
+std::vector<ProgramStep> programOf(const KernelProbe& s, std::mt19937_64& rng)
+{
+    const int k = static_cast<int>(s.targets.size());
+    std::uniform_real_distribution<double> angle(0, 6.283185307179586);
+    std::vector<ProgramStep> steps;
+    for (int layer = 0; layer < s.layers; ++layer) {
+        for (int j = 0; j < k; ++j)
+            steps.push_back({j, randomUnitary(2, s.realSteps, rng)});
+        if (layer + 1 < s.layers || s.trailingDiagonal) {
+            ProgramStep d;
+            for (int i = 0; i < 1 << k; ++i) {
+                const double a = angle(rng);
+                d.values.push_back(std::cos(a));
+                d.values.push_back(std::sin(a));
+            }
+            steps.push_back(std::move(d));
+        }
+    }
+    return steps;
+}
+
 std::vector<double> matrixOf(const KernelProbe& s, std::mt19937_64& rng)
 {
     const int k = static_cast<int>(s.targets.size()), dim = 1 << k;
     if (s.kind == KernelProbe::Dense || s.kind == KernelProbe::Real)
         return randomUnitary(dim, s.kind == KernelProbe::Real, rng);
+    if (s.kind == KernelProbe::Program)
+        return programMatrix(k, programOf(s, rng));
     std::uniform_real_distribution<double> angle(0, 6.283185307179586);
     std::vector<double> m(size_t(2) * dim * dim, 0.0);
     if (s.kind == KernelProbe::Tensor || s.kind == KernelProbe::TensorReal) {
@@ -191,6 +215,14 @@ std::vector<KernelProbe> kernelProbes()
     for (int k = 2; k <= 4; ++k)
         for (KernelProbe::Kind kind : {KernelProbe::Tensor, KernelProbe::TensorReal})
             addPlacements(probes, "tensor of " + std::to_string(k) + " 1q " + (kind == KernelProbe::TensorReal ? "real" : "complex"), kind, k, high);
+    // Programs on 4 targets above the lanes: a layer of real steps alone and with a diagonal after it, three
+    // layers of real steps, one and three of complex ones (fitCostTable solves the four costs from them).
+    const std::vector<int> four{high, high + 1, high + 2, high + 3};
+    probes.push_back({"program: 4 real steps", KernelProbe::Program, {}, four, true, false, 1, true, false});
+    probes.push_back({"program: 4 real steps, 1 diagonal", KernelProbe::Program, {}, four, true, false, 1, true, true});
+    probes.push_back({"program: 12 real steps, 2 diagonals", KernelProbe::Program, {}, four, true, false, 3, true, false});
+    probes.push_back({"program: 4 complex steps", KernelProbe::Program, {}, four, true, false, 1, false, false});
+    probes.push_back({"program: 12 complex steps, 2 diagonals", KernelProbe::Program, {}, four, true, false, 3, false, false});
     probes.push_back({"diagonal 1q", KernelProbe::Diagonal, {}, {high}, true});
     probes.push_back({"diagonal 2q (cp-like: 1 of 4 factors != 1)", KernelProbe::Diagonal, {}, {high, high + 1}, true, true});
     probes.push_back({"diagonal 2q (3 of 4 factors != 1)", KernelProbe::Diagonal, {}, {high, high + 1}, true});
@@ -210,7 +242,15 @@ std::vector<KernelTiming> timeKernels(int qubits, bool alsoComplex64, const std:
     for (const KernelProbe& p : probes) {
         KernelTiming t;
         t.probe = p;
-        t.gate = prepare(p.controls, p.targets, matrixOf(p, rng));
+        if (p.kind == KernelProbe::Program) {
+            // The same random steps for the matrix and the program: the generator is copied for the second.
+            std::mt19937_64 again = rng;
+            t.gate = prepare(p.controls, p.targets, matrixOf(p, rng));
+            if (activeIsa() != Isa::Portable)
+                setProgram(t.gate, p.targets, programOf(p, again));
+        } else {
+            t.gate = prepare(p.controls, p.targets, matrixOf(p, rng));
+        }
         // The tensor kernel is measured whatever the table in use says of it (prepare() picks it by that table;
         // a table that priced it too high would never be corrected). The portable build has none.
         if ((p.kind == KernelProbe::Tensor || p.kind == KernelProbe::TensorReal) && activeIsa() != Isa::Portable)
@@ -266,6 +306,8 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
     std::vector<double> permutation;
     std::vector<double> tensorK[2], tensorNs[2];   // complex, real: targets above the lanes
     std::vector<const KernelTiming*> tensorInLanes[2];   // the same from qubit 0
+    double programNs[5] = {};   // the program probes, in kernelProbes()' order
+    int programs = 0;
     for (const KernelTiming& m : timings) {
         const int k = m.gate.k;
         if (m.probe.kind != KernelProbe::Permutation && !m.gate.tensor)   // the floor is of the dense, sparse and diagonal kernels
@@ -299,6 +341,10 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
             } else {
                 tensorInLanes[m.probe.kind == KernelProbe::TensorReal].push_back(&m);
             }
+            break;
+        case KernelProbe::Program:
+            if (m.gate.program && programs < 5)   // the portable build runs them dense
+                programNs[programs++] = m.complex128Ns;
             break;
         case KernelProbe::Diagonal:
             if (!m.probe.aboveLanes)
@@ -363,6 +409,21 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
     } else {
         std::copy(builtin.tensor, builtin.tensor + 3, t.tensor);
         std::copy(builtin.tensorInLanes, builtin.tensorInLanes + 2, t.tensorInLanes);
+    }
+    // Programs: a diagonal costs what it adds to a layer of real steps, a real step a quarter of what two layers
+    // more add but their two diagonals, the base what a layer leaves; a complex step the same from its probes.
+    // Each at least a thousandth of a ns (as the tensor factors).
+    if (programs == 5) {
+        const double diagonal = std::max(1e-3, programNs[1] - programNs[0]);
+        const double real = std::max(1e-3, (programNs[2] - programNs[0] - 2 * diagonal) / 8);
+        const double base = std::max(0.0, programNs[0] - 4 * real);
+        const double complex = std::max(1e-3, (programNs[4] - programNs[3] - 2 * diagonal) / 8);
+        t.program[0] = base;
+        t.program[1] = real;
+        t.program[2] = complex;
+        t.program[3] = diagonal;
+    } else {
+        std::copy(builtin.program, builtin.program + 4, t.program);
     }
     t.passCost = passCost;
     return t;

@@ -20,10 +20,14 @@ namespace spyglass::quantum::kernels {
 // product of random one-qubit unitaries, complex or real).
 struct KernelProbe {
     std::string name;
-    enum Kind { Dense, Real, Sparse, Diagonal, Permutation, Tensor, TensorReal } kind = Dense;
+    enum Kind { Dense, Real, Sparse, Diagonal, Permutation, Tensor, TensorReal, Program } kind = Dense;
     std::vector<int> controls, targets;
     bool aboveLanes = false;   // every target above the vector lanes of every build and precision
     bool onlyLastFactor = false;   // diagonal: only the last factor != 1 (a controlled phase), not three in four
+    // program: `layers` layers of a one-qubit step on every target (real: orthogonal, else unitary), a diagonal of
+    // unit phases on all of them between each two (and after the last with trailingDiagonal)
+    int layers = 0;
+    bool realSteps = false, trailingDiagonal = false;
 };
 
 struct KernelTiming {

@@ -50,6 +50,12 @@ const CostTable& builtinCostTable()
         t.tensor[2] = 0.055;
         // Not measured on the EPYC: nothing added inside the lanes (the fit above is over both placements).
         t.tensorInLanes[0] = t.tensorInLanes[1] = 0;
+        // Program gates, measured on the Xeon by qcalibrate's program probes (AVX-512, 2026-12-05 19:34 UTC): a sweep
+        // 0.13, per real one-qubit step 0.096, per other 0.285, per diagonal 0.166.
+        t.program[0] = 0.13;
+        t.program[1] = 0.096;
+        t.program[2] = 0.285;
+        t.program[3] = 0.166;
         t.passCost = 1.2;
         return t;
     }();
@@ -143,6 +149,7 @@ const std::vector<CostField>& costFields()
         {"permutation", "permutation (per move)", 1, [](CostTable& t) { return &t.permutation; }},
         {"tensor", "tensor base, complex, real factor", 3, [](CostTable& t) { return t.tensor; }},
         {"tensor_lanes", "tensor factor in the lanes, +", 2, [](CostTable& t) { return t.tensorInLanes; }},
+        {"program", "program base, real, other, diagonal step", 4, [](CostTable& t) { return t.program; }},
         {"pass", "pass", 1, [](CostTable& t) { return &t.passCost; }},
     };
     return fields;
@@ -248,6 +255,13 @@ bool readCalibration(const std::string& path, Calibration& out, std::string& err
                 CostTable& t = entry->table;
                 for (int i = 0; i < f.count; ++i)
                     f.at(t)[i] = f.values(builtin)[i] * scale;
+                continue;
+            }
+            // A file written before program gates: the built-in costs, scaled as above where the file says how.
+            if (std::string(f.key) == "program") {
+                const double scale = entry->table.dense[1] > 0 ? entry->table.dense[1] / builtinCostTable().dense[1] : 1;
+                for (int i = 0; i < f.count; ++i)
+                    f.at(entry->table)[i] = f.values(builtinCostTable())[i] * scale;
                 continue;
             }
             // A file written before factors inside the lanes were priced apart: nothing added for them, as then.
@@ -371,6 +385,8 @@ bool writeCalibration(const std::string& path, const Calibration& c, std::string
            "#   permutation        a block that only moves amplitudes (CNOT chains), per amplitude moved\n"
            "#   tensor             a tensor product of one-qubit gates: base + k x (complex or real factor)\n"
            "#   tensor_lanes       what a factor of such a product adds on a target inside the vector lanes\n"
+           "#   program            a sequence of one-qubit matrices and diagonals in one sweep: base + per step (a real\n"
+           "#                      one-qubit matrix, any other one, a diagonal); tensor_lanes[0] more inside the lanes\n"
            "#   pass               one pass over a state larger than the cache (threads x 2 x 32 B / in-place bandwidth)\n"
            "# A section is used only on the CPU it names; `spyglass-cli qcalibrate` measures it anew.\n";
     char number[32];
@@ -411,6 +427,8 @@ CostShape shapeOf(const PreparedGate& g)
     s.real = g.realMatrix;
     s.permutation = g.permutation;
     s.tensor = g.tensor;
+    if (g.program)
+        programShape(g, s);
     if (g.permutation)
         for (int r = 0; r < (1 << g.k); ++r)
             s.entries += g.permSource[r] != r;
@@ -443,6 +461,10 @@ double relativeCost(const CostShape& g)
     if (g.tensor && activeIsa() != Isa::Portable) {
         return touched * (t.tensor[0] + double(g.k) * t.tensor[g.real ? 2 : 1] + double(targetsInLanes(g)) * t.tensorInLanes[g.real ? 1 : 0]);
     }
+    // The same for program gates.
+    if (g.program && activeIsa() != Isa::Portable)
+        return t.program[0] + g.programReal * t.program[1] + g.programComplex * t.program[2] + g.programDiagonal * t.program[3] +
+               g.programInLanes * t.tensorInLanes[0];
     // The wide builds run a sparse gate with a target inside a complex128 vector as a dense one (kernels_impl.inc,
     // laneTargetMask).
     const bool sparseKernel = g.sparse && !(g.k <= 4 && g.lowestTarget < laneBits(activeIsa(), false));

@@ -30,6 +30,9 @@ struct CostShape {
     bool real = false;       // PreparedGate::realMatrix: the dense kernels make one FMA a product
     bool permutation = false;   // PreparedGate::permutation; entries: the rows it moves
     bool tensor = false;        // PreparedGate::tensor: k one-qubit factors (real: every one real)
+    bool program = false;       // PreparedGate::program: its steps counted by kind ...
+    int programReal = 0, programComplex = 0, programDiagonal = 0;   // one-qubit real / other, diagonal
+    int programInLanes = 0;     // ... and its one-qubit steps on a target inside the lanes of a complex128 vector
 };
 
 // The constants of relativeCost and passCost for one kernel build. Index k of the arrays: k target qubits.
@@ -46,6 +49,9 @@ struct CostTable {
     double tensor[3] = {};      // a tensor product of one-qubit gates: tensor[0] + k x tensor[1] (complex factors)
                                 // or tensor[2] (real ones), above the vector lanes ...
     double tensorInLanes[2] = {};   // ... and what a complex / a real factor on a target inside them adds
+    double program[4] = {};     // a program gate above the lanes: program[0] + per step program[1] (a real
+                                // one-qubit matrix), program[2] (any other) or program[3] (a diagonal); a one-qubit
+                                // step inside the lanes adds tensorInLanes[0] (the same lane flips)
     double passCost = 0;        // one pass over a state too large for the cache (StateVector::countPasses)
 };
 

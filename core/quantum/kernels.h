@@ -16,6 +16,19 @@ constexpr int kMaxTargets = 6;
 // a base are then 16, which stay in registers).
 constexpr int kMaxTensorTargets = 4;
 
+// One step of a program gate (PreparedGate::program): a one-qubit matrix on targets[target] (8 numbers: 2 x 2,
+// row-major, re/im), or, target < 0, a diagonal over all the targets (2^k factors re/im, index bit j = targets[j]).
+struct ProgramStep {
+    int target = -1;
+    std::vector<double> values;
+};
+// What a step costs the program kernel, by the exact zeros of its entries: a real matrix (ry, H) makes a multiply
+// and an FMA an output; one real on its diagonal and imaginary off it (rx) the same plus a swap of the inputs'
+// re/im; any other one-qubit matrix four multiply-adds an output; a diagonal one multiply (real factors, a cz) or a
+// complex product an amplitude.
+enum class ProgramStepKind { Real, ImagOff, Complex, Diagonal, ComplexDiagonal };
+ProgramStepKind programStepKind(const ProgramStep& step, int k);
+
 // A gate prepared once before simulation: targets ascending, the matrix permuted to match.
 struct PreparedGate {
     int k = 0;                        // number of target qubits
@@ -42,6 +55,12 @@ struct PreparedGate {
     // `matrix` is kept: the dense kernels run the gate where the tensor kernel cannot (kernels_impl.inc).
     bool tensor = false;
     std::vector<double> tensorFactors;
+    // A sequence of one-qubit matrices and diagonals on the targets (a fused block of rotations and cz, which is
+    // neither a tensor product nor diagonal): the program kernel applies the steps in registers one after another
+    // in one sweep, each with the products its own matrix needs (ProgramStepKind). `matrix` (their product) is
+    // kept: the dense kernels run the gate where the program kernel cannot (kernels_impl.inc). Set by setProgram.
+    bool program = false;
+    std::vector<ProgramStep> programSteps;
     // Dense gates of <= 4 targets, filled by prepareLaneTable: the matrix laid out as the kernels of one vector
     // width (in bytes) read it, so the many calls of a cache-blocked run share one layout (apply() lays it out
     // on every call otherwise).
@@ -59,6 +78,22 @@ void apply(float* amps, int numQubits, const PreparedGate& g);
 // those bits): a block of the state strided through it in place, as a tile of rows is. Serial.
 void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero);
 void apply(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero);
+// Makes g (prepared from a matrix on `qubits`, in that order) run as `steps` (their targets index `qubits`, their
+// diagonals' bits too), whose product must be g's matrix: steps moved to g's ascending targets, one-qubit
+// diagonals made diagonal steps, and steps merged where they meet (diagonals with diagonals, one-qubit matrices on
+// the same target with each other) across steps they commute with. Clears tensor, sparse and diagonal kernels'
+// choices: the program kernel runs g.
+void setProgram(PreparedGate& g, const std::vector<int>& qubits, const std::vector<ProgramStep>& steps);
+// The same steps on `qubits` renumbered (g prepared again with other qubit numbers, as a cache block's tile or an
+// MPI rank's map does): `from`'s steps onto `to`, whose targets are `from`'s mapped one to one, in from's order.
+void carryProgram(PreparedGate& to, const PreparedGate& from, const std::vector<int>& mappedTargets);
+// The steps setProgram keeps for a gate on `targets` (ascending, k of them) of `steps` on `qubits`.
+std::vector<ProgramStep> normalizedProgram(const int* targets, int k, const std::vector<int>& qubits, const std::vector<ProgramStep>& steps);
+// The product of `steps` (on local qubits 0..k-1, the first applied first): a 2^k x 2^k matrix, interleaved re/im.
+std::vector<double> programMatrix(int k, const std::vector<ProgramStep>& steps);
+// Fills s's program fields from normalized steps on `targets` (ascending): what relativeCost weighs.
+void programShape(const std::vector<ProgramStep>& steps, const int* targets, int k, CostShape& s);
+inline void programShape(const PreparedGate& g, CostShape& s) { programShape(g.programSteps, g.targets, g.k, s); }
 // Lays out g's matrix for the active build's kernels in the given precision (see PreparedGate::laneTableSingle);
 // for gates applied to many cache blocks.
 void prepareLaneTable(PreparedGate& g, bool single);

@@ -644,17 +644,35 @@ private:
         const int dim = 1 << b.n;
         // Exact zeros off the diagonal keep a diagonal block on the cheap diagonal kernel.
         const bool diagonal = isDiagonal(b.matrix, dim, 1e-14);
+        const std::vector<int> order(b.qubits, b.qubits + b.n);
+        std::vector<int> qs = order;
+        std::sort(qs.begin(), qs.end());
+        const kernels::MatrixShape shape = productInfo(b.matrix.data(), b.qubits, b.n, diagonal);
+        double cost = kernels::relativeCost(shape.kernel);
+        // A block of one-qubit gates and diagonals may run as a program (its gates one after another in one sweep)
+        // where that is estimated to be faster than its product; not a diagonal product, a permutation or a tensor
+        // product, which have kernels of their own that do no more.
+        std::vector<kernels::ProgramStep> program;
+        if (!diagonal && !shape.permutation && !shape.tensor && programSteps(b, qs, program)) {
+            kernels::CostShape steps;
+            steps.k = b.n;
+            kernels::placeTargets(steps, qs.data(), b.n);
+            kernels::programShape(kernels::normalizedProgram(qs.data(), b.n, qs, program), qs.data(), b.n, steps);
+            const double programCost = kernels::relativeCost(steps);
+            if (programCost < cost)
+                cost = programCost;
+            else
+                program.clear();
+        } else {
+            program.clear();
+        }
         if (out.items) {
             uint64_t mask = 0;
             for (int j = 0; j < b.n; ++j)
                 mask |= uint64_t(1) << b.qubits[j];
-            const double cost = kernels::relativeCost(productInfo(b.matrix.data(), b.qubits, b.n, diagonal).kernel);
             out.items->push_back(Item{b.gates[0], true, diagonal, mask, cost});
             return;
         }
-        const std::vector<int> order(b.qubits, b.qubits + b.n);
-        std::vector<int> qs = order;
-        std::sort(qs.begin(), qs.end());
         // The product merge() built, its qubits reordered ascending.
         std::vector<cplx> m = embedMatrix(b.matrix, order, qs);
         auto fb = std::make_shared<FusedBlock>();
@@ -666,12 +684,59 @@ private:
                     if (r != c)
                         m[static_cast<size_t>(r) * dim + c] = 0;
         fb->matrix = std::move(m);
+        for (kernels::ProgramStep& step : program) {
+            FusedStep fs;
+            fs.target = step.target;
+            for (size_t e = 0; e < step.values.size(); e += 2)
+                fs.values.emplace_back(step.values[e], step.values[e + 1]);
+            fb->program.push_back(std::move(fs));
+        }
         Op f;
         f.name = "fused";
         f.qubits = std::move(qs);
         f.fused = std::move(fb);
         f.line = c_->ops[b.gates[0]].line;
         out.ops->push_back(std::move(f));
+    }
+
+    // b's gates as program steps on the qubits `sorted` (b's, ascending), in circuit order, when each is a
+    // one-qubit gate or a diagonal one and the program kernel can take the block (at most kMaxTensorTargets
+    // qubits: the vectors of a base stay in registers); false otherwise.
+    bool programSteps(const Block& b, const std::vector<int>& sorted, std::vector<kernels::ProgramStep>& steps) const
+    {
+        steps.clear();
+        if (b.n < 2 || b.n > kernels::kMaxTensorTargets)
+            return false;
+        const auto place = [&](int q) { return static_cast<int>(std::find(sorted.begin(), sorted.end(), q) - sorted.begin()); };
+        for (uint32_t i : b.gates) {
+            const Op& op = c_->ops[i];
+            const GateInfo& g = info_[i];
+            kernels::ProgramStep step;
+            if (op.qubits.size() == 1) {
+                step.target = place(op.qubits[0]);
+                for (const cplx& z : g.matrix) {
+                    step.values.push_back(z.real());
+                    step.values.push_back(z.imag());
+                }
+            } else if (g.diagonalMatrix) {
+                const int m = static_cast<int>(op.qubits.size()), gateDim = 1 << m;
+                int at[kernels::kMaxTargets];
+                for (int j = 0; j < m; ++j)
+                    at[j] = place(op.qubits[static_cast<size_t>(j)]);
+                for (int x = 0; x < 1 << b.n; ++x) {
+                    int local = 0;
+                    for (int j = 0; j < m; ++j)
+                        local |= (x >> at[j] & 1) << j;
+                    const cplx z = g.matrix[static_cast<size_t>(local) * gateDim + local];
+                    step.values.push_back(z.real());
+                    step.values.push_back(z.imag());
+                }
+            } else {
+                return false;
+            }
+            steps.push_back(std::move(step));
+        }
+        return true;
     }
 
     int k_;

@@ -27,8 +27,16 @@ kernels::PreparedGate prepareOp(const Circuit& c, const Op& op)
             cannotRun(c, op, "it is declared opaque and has no definition");
         cannotRun(c, op, "it is not a primitive gate (run inline_gates first)");
     }
-    if (op.fused)
-        return kernels::prepare({}, op.qubits, interleavedMatrix(op.fused->matrix));
+    if (op.fused) {
+        kernels::PreparedGate g = kernels::prepare({}, op.qubits, interleavedMatrix(op.fused->matrix));
+        if (!op.fused->program.empty()) {
+            std::vector<kernels::ProgramStep> steps;
+            for (const FusedStep& s : op.fused->program)
+                steps.push_back({s.target, interleavedMatrix(s.values)});
+            kernels::setProgram(g, op.qubits, steps);
+        }
+        return g;
+    }
     const StdGate* g = findStdGate(op.name);
     std::vector<int> controls(op.qubits.begin(), op.qubits.begin() + g->controls);
     std::vector<int> targets(op.qubits.begin() + g->controls, op.qubits.end());

@@ -366,6 +366,7 @@ BlockGate specialise(const kernels::PreparedGate& g, uint64_t fixedMask, LocalQu
             targets.push_back(localQubit(g.targets[j]));
         if (static_cast<int>(freeTargets.size()) == g.k) {
             bg.variants[v] = kernels::prepare(controls, targets, g.matrix);
+            kernels::carryProgram(*bg.variants[v], g, targets);
             continue;
         }
         // A diagonal gate with fixed targets: the entries whose fixed-target bits match, on the free targets.

@@ -262,6 +262,7 @@ private slots:
         for (int k = 2; k <= 6; ++k)
             dear.dense[k] = dear.denseReal[k] = 10 * k;
         dear.tensor[0] = 10;
+        dear.program[0] = 10;
         kernels::Calibration c;
         c.entries.push_back(entryFor(kernels::cpuIdentity(), kernels::activeIsa(), dear));
         kernels::useCalibration(c, "dear blocks");

@@ -629,6 +629,75 @@ private slots:
         QVERIFY(checked > 0);
     }
 
+    // Program gates (a fused block of one-qubit gates and diagonals run as its steps): random steps of every kind
+    // (real, rx-like and complex one-qubit matrices, one-qubit and wider diagonals, real and complex) on targets
+    // inside the vector lanes, above them, across both, unordered, 4 KiB or more apart, and with a control above
+    // them, against applying their product by hand; the steps that meet merge.
+    void programGatesMatchTheirProduct()
+    {
+        const int n = 14;
+        std::mt19937_64 rng(59);
+        std::normal_distribution<double> normal;
+        std::uniform_real_distribution<double> angle(0, 6.283185307179586);
+        const auto input = quantum::test::randomState(n, 13);
+        int checked = 0, merged = 0;
+        for (const std::vector<int>& targets : {std::vector<int>{0, 1}, std::vector<int>{4, 5}, std::vector<int>{1, 2, 3}, std::vector<int>{0, 1, 2, 3},
+                                                std::vector<int>{4, 5, 6, 7}, std::vector<int>{3, 0, 8, 2}, std::vector<int>{9, 10, 11, 12},
+                                                std::vector<int>{2, 9, 13}})
+            for (int variant = 0; variant < 3; ++variant) {
+                const int k = static_cast<int>(targets.size());
+                std::vector<kernels::ProgramStep> steps;
+                for (int s = 0; s < 4 * k; ++s) {
+                    kernels::ProgramStep step;
+                    const int kind = static_cast<int>(rng() % 6);
+                    if (kind < 4) {
+                        step.target = static_cast<int>(rng() % static_cast<uint64_t>(k));
+                        const double c = std::cos(angle(rng)), sn = std::sin(angle(rng));
+                        switch (kind) {
+                        case 0: step.values = {c, 0, -sn, 0, sn, 0, c, 0}; break;   // ry-like: real
+                        case 1: step.values = {c, 0, 0, -sn, 0, -sn, c, 0}; break;  // rx-like
+                        case 2: step.values = {c, -sn, 0, 0, 0, 0, c, sn}; break;   // rz-like: a one-qubit diagonal
+                        default:
+                            for (int e = 0; e < 8; ++e)
+                                step.values.push_back(normal(rng));
+                        }
+                    } else {
+                        for (int i = 0; i < 1 << k; ++i) {
+                            if (kind == 4) {   // cz-like: real signs
+                                step.values.push_back((i & 3) == 3 ? -1 : 1);
+                                step.values.push_back(0);
+                            } else {
+                                const double a = angle(rng);
+                                step.values.push_back(std::cos(a));
+                                step.values.push_back(std::sin(a));
+                            }
+                        }
+                    }
+                    steps.push_back(std::move(step));
+                }
+                const std::vector<double> m = kernels::programMatrix(k, steps);
+                const std::vector<int> controls = variant == 2 && std::find(targets.begin(), targets.end(), 13) == targets.end() ? std::vector<int>{13}
+                                                                                                                             : std::vector<int>{};
+                const std::vector<cplx> ref = applyByHand(input, controls, targets, m);
+                kernels::PreparedGate g = kernels::prepare(controls, targets, m);
+                kernels::setProgram(g, targets, steps);
+                QVERIFY(g.program);
+                merged += g.programSteps.size() < steps.size();
+                const QString miss = missOnEveryBuild(n, input, g, ref, 1e-11, 1e-4, checked);
+                QVERIFY2(miss.isEmpty(), qPrintable(QStringLiteral("targets %1, variant %2: %3")
+                                                        .arg(QString::fromStdString([&] {
+                                                            std::string t;
+                                                            for (int q : targets)
+                                                                t += std::to_string(q) + " ";
+                                                            return t;
+                                                        }()))
+                                                        .arg(variant)
+                                                        .arg(miss)));
+            }
+        QVERIFY(checked >= 48);
+        QVERIFY(merged > 0);
+    }
+
     // Tensor products of four factors on qubits whose amplitudes lie 4 KiB or more apart (from qubit 8 in complex128,
     // 9 in complex64), which the tensor kernel runs as two passes of two factors, and on qubits straddling that
     // line, with and without a control above and among them: real, complex and with butterflies, against applying
