@@ -223,6 +223,7 @@ std::vector<KernelProbe> kernelProbes()
     probes.push_back({"program: 12 real steps, 2 diagonals", KernelProbe::Program, {}, four, true, false, 3, true, false});
     probes.push_back({"program: 4 complex steps", KernelProbe::Program, {}, four, true, false, 1, false, false});
     probes.push_back({"program: 12 complex steps, 2 diagonals", KernelProbe::Program, {}, four, true, false, 3, false, false});
+    probes.push_back({"program: 12 real steps, 2 diagonals, targets 0..", KernelProbe::Program, {}, {0, 1, 2, 3}, false, false, 3, true, false});
     probes.push_back({"diagonal 1q", KernelProbe::Diagonal, {}, {high}, true});
     probes.push_back({"diagonal 2q (cp-like: 1 of 4 factors != 1)", KernelProbe::Diagonal, {}, {high, high + 1}, true, true});
     probes.push_back({"diagonal 2q (3 of 4 factors != 1)", KernelProbe::Diagonal, {}, {high, high + 1}, true});
@@ -306,7 +307,7 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
     std::vector<double> permutation;
     std::vector<double> tensorK[2], tensorNs[2];   // complex, real: targets above the lanes
     std::vector<const KernelTiming*> tensorInLanes[2];   // the same from qubit 0
-    double programNs[5] = {};   // the program probes, in kernelProbes()' order
+    double programNs[6] = {};   // the program probes, in kernelProbes()' order
     int programs = 0;
     for (const KernelTiming& m : timings) {
         const int k = m.gate.k;
@@ -343,7 +344,7 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
             }
             break;
         case KernelProbe::Program:
-            if (m.gate.program && programs < 5)   // the portable build runs them dense
+            if (m.gate.program && programs < 6)   // the portable build runs them dense
                 programNs[programs++] = m.complex128Ns;
             break;
         case KernelProbe::Diagonal:
@@ -412,8 +413,9 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
     }
     // Programs: a diagonal costs what it adds to a layer of real steps, a real step a quarter of what two layers
     // more add but their two diagonals, the base what a layer leaves; a complex step the same from its probes.
-    // Each at least a thousandth of a ns (as the tensor factors).
-    if (programs == 5) {
+    // Each at least a thousandth of a ns (as the tensor factors). Inside the lanes: what the real probe from qubit
+    // 0 adds per step on a lane target (three layers of one on each), at least 0.
+    if (programs == 6) {
         const double diagonal = std::max(1e-3, programNs[1] - programNs[0]);
         const double real = std::max(1e-3, (programNs[2] - programNs[0] - 2 * diagonal) / 8);
         const double base = std::max(0.0, programNs[0] - 4 * real);
@@ -422,8 +424,10 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
         t.program[1] = real;
         t.program[2] = complex;
         t.program[3] = diagonal;
+        const int inLanes = 3 * std::min(4, laneBits(activeIsa(), false));
+        t.program[4] = inLanes > 0 ? std::max(0.0, (programNs[5] - programNs[2]) / inLanes) : 0;
     } else {
-        std::copy(builtin.program, builtin.program + 4, t.program);
+        std::copy(builtin.program, builtin.program + 5, t.program);
     }
     t.passCost = passCost;
     return t;

@@ -50,12 +50,14 @@ const CostTable& builtinCostTable()
         t.tensor[2] = 0.055;
         // Not measured on the EPYC: nothing added inside the lanes (the fit above is over both placements).
         t.tensorInLanes[0] = t.tensorInLanes[1] = 0;
-        // Program gates, measured on the Xeon by qcalibrate's program probes (AVX-512, 2026-12-05 19:34 UTC): a sweep
-        // 0.13, per real one-qubit step 0.096, per other 0.285, per diagonal 0.166.
-        t.program[0] = 0.13;
-        t.program[1] = 0.096;
-        t.program[2] = 0.285;
-        t.program[3] = 0.166;
+        // Program gates: the mean of four runs of qcalibrate's program probes on the Xeon (AVX-512, 2026-12-05
+        // 19:34-19:53 UTC; the sweep's fit varied most, 0.10-0.31): a sweep 0.2, per real one-qubit step 0.093, per
+        // other 0.286, per diagonal 0.145, and 0.067 more per one-qubit step inside the lanes (two runs).
+        t.program[0] = 0.2;
+        t.program[1] = 0.093;
+        t.program[2] = 0.286;
+        t.program[3] = 0.145;
+        t.program[4] = 0.067;
         t.passCost = 1.2;
         return t;
     }();
@@ -149,7 +151,7 @@ const std::vector<CostField>& costFields()
         {"permutation", "permutation (per move)", 1, [](CostTable& t) { return &t.permutation; }},
         {"tensor", "tensor base, complex, real factor", 3, [](CostTable& t) { return t.tensor; }},
         {"tensor_lanes", "tensor factor in the lanes, +", 2, [](CostTable& t) { return t.tensorInLanes; }},
-        {"program", "program base, real, other, diagonal step", 4, [](CostTable& t) { return t.program; }},
+        {"program", "program base, real, other, diagonal step, + in lanes", 5, [](CostTable& t) { return t.program; }},
         {"pass", "pass", 1, [](CostTable& t) { return &t.passCost; }},
     };
     return fields;
@@ -386,7 +388,7 @@ bool writeCalibration(const std::string& path, const Calibration& c, std::string
            "#   tensor             a tensor product of one-qubit gates: base + k x (complex or real factor)\n"
            "#   tensor_lanes       what a factor of such a product adds on a target inside the vector lanes\n"
            "#   program            a sequence of one-qubit matrices and diagonals in one sweep: base + per step (a real\n"
-           "#                      one-qubit matrix, any other one, a diagonal); tensor_lanes[0] more inside the lanes\n"
+           "#                      one-qubit matrix, any other one, a diagonal), and what a one-qubit step adds inside the lanes\n"
            "#   pass               one pass over a state larger than the cache (threads x 2 x 32 B / in-place bandwidth)\n"
            "# A section is used only on the CPU it names; `spyglass-cli qcalibrate` measures it anew.\n";
     char number[32];
@@ -464,7 +466,7 @@ double relativeCost(const CostShape& g)
     // The same for program gates.
     if (g.program && activeIsa() != Isa::Portable)
         return t.program[0] + g.programReal * t.program[1] + g.programComplex * t.program[2] + g.programDiagonal * t.program[3] +
-               g.programInLanes * t.tensorInLanes[0];
+               g.programInLanes * t.program[4];
     // The wide builds run a sparse gate with a target inside a complex128 vector as a dense one (kernels_impl.inc,
     // laneTargetMask).
     const bool sparseKernel = g.sparse && !(g.k <= 4 && g.lowestTarget < laneBits(activeIsa(), false));

@@ -49,9 +49,9 @@ struct CostTable {
     double tensor[3] = {};      // a tensor product of one-qubit gates: tensor[0] + k x tensor[1] (complex factors)
                                 // or tensor[2] (real ones), above the vector lanes ...
     double tensorInLanes[2] = {};   // ... and what a complex / a real factor on a target inside them adds
-    double program[4] = {};     // a program gate above the lanes: program[0] + per step program[1] (a real
+    double program[5] = {};     // a program gate above the lanes: program[0] + per step program[1] (a real
                                 // one-qubit matrix), program[2] (any other) or program[3] (a diagonal); a one-qubit
-                                // step inside the lanes adds tensorInLanes[0] (the same lane flips)
+                                // step inside the lanes adds program[4]
     double passCost = 0;        // one pass over a state too large for the cache (StateVector::countPasses)
 };
 

@@ -652,19 +652,16 @@ private:
         // A block of one-qubit gates and diagonals may run as a program (its gates one after another in one sweep)
         // where that is estimated to be faster than its product; not a diagonal product, a permutation or a tensor
         // product, which have kernels of their own that do no more.
-        std::vector<kernels::ProgramStep> program;
-        if (!diagonal && !shape.permutation && !shape.tensor && programSteps(b, qs, program)) {
+        bool asProgram = false;
+        if (!diagonal && !shape.permutation && !shape.tensor) {
             kernels::CostShape steps;
             steps.k = b.n;
             kernels::placeTargets(steps, qs.data(), b.n);
-            kernels::programShape(kernels::normalizedProgram(qs.data(), b.n, qs, program), qs.data(), b.n, steps);
-            const double programCost = kernels::relativeCost(steps);
-            if (programCost < cost)
-                cost = programCost;
-            else
-                program.clear();
-        } else {
-            program.clear();
+            if (programShape(b, steps)) {
+                const double programCost = kernels::relativeCost(steps);
+                asProgram = programCost < cost;
+                cost = std::min(cost, programCost);
+            }
         }
         if (out.items) {
             uint64_t mask = 0;
@@ -684,6 +681,9 @@ private:
                     if (r != c)
                         m[static_cast<size_t>(r) * dim + c] = 0;
         fb->matrix = std::move(m);
+        std::vector<kernels::ProgramStep> program;
+        if (asProgram)
+            programSteps(b, qs, program);
         for (kernels::ProgramStep& step : program) {
             FusedStep fs;
             fs.target = step.target;
@@ -697,6 +697,64 @@ private:
         f.fused = std::move(fb);
         f.line = c_->ops[b.gates[0]].line;
         out.ops->push_back(std::move(f));
+    }
+
+    // What a program of b's gates would run (kernels::CostShape's program fields, s's targets placed), counted from
+    // the gates alone as kernels::setProgram merges their steps: a diagonal into the diagonal before it where the
+    // steps between touch none of its qubits, a one-qubit gate into the one before it on its qubit where the steps
+    // between do not touch that qubit (real times real stays real). False where b cannot run as a program (a gate
+    // that is neither one-qubit nor diagonal, or more qubits than the kernel takes). Counts only: the fuse pass
+    // weighs every block of every fusion it tries, and builds the steps of those it keeps.
+    bool programShape(const Block& b, kernels::CostShape& s) const
+    {
+        if (b.n < 2 || b.n > kernels::kMaxTensorTargets)
+            return false;
+        struct Step {
+            uint64_t qubits;   // a one-qubit step's qubit, a diagonal's
+            bool diagonal, real;
+        };
+        Step steps[64];
+        int count = 0;
+        for (uint32_t i : b.gates) {
+            const Op& op = c_->ops[i];
+            const GateInfo& g = info_[i];
+            const bool oneQubit = op.qubits.size() == 1 && !g.diagonalMatrix;
+            if (!oneQubit && !g.diagonalMatrix)
+                return false;
+            uint64_t qubits = 0;
+            for (int q : op.qubits)
+                qubits |= uint64_t(1) << q;
+            bool merged = false;
+            for (int j = count; j-- > 0 && !merged;) {
+                Step& e = steps[j];
+                if (!oneQubit && e.diagonal) {
+                    e.qubits |= qubits;
+                    merged = true;
+                } else if (oneQubit && !e.diagonal && e.qubits == qubits) {
+                    e.real = e.real && g.real;
+                    merged = true;
+                } else if (e.qubits & qubits) {
+                    break;
+                }
+            }
+            if (merged)
+                continue;
+            if (count == 64)
+                return false;
+            steps[count++] = Step{qubits, !oneQubit, g.real};
+        }
+        s.program = true;
+        s.programReal = s.programComplex = s.programDiagonal = s.programInLanes = 0;
+        const uint64_t lanes = (uint64_t(1) << kernels::laneBits(kernels::activeIsa(), false)) - 1;
+        for (int j = 0; j < count; ++j) {
+            if (steps[j].diagonal) {
+                ++s.programDiagonal;
+                continue;
+            }
+            ++(steps[j].real ? s.programReal : s.programComplex);
+            s.programInLanes += (steps[j].qubits & lanes) != 0;
+        }
+        return true;
     }
 
     // b's gates as program steps on the qubits `sorted` (b's, ascending), in circuit order, when each is a
