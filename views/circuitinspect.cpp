@@ -38,8 +38,12 @@ InspectorContent inspectCircuitOpContent(const quantum::Circuit& c, int index, c
         gate.rows.push_back({tr("condition"), QStringLiteral("if (%1 == %2)").arg(QString::fromStdString(c.cregs[static_cast<size_t>(op.cond.creg)].name)).arg(op.cond.value)});
     if (op.line > 0)
         gate.rows.push_back({tr("source line"), QString::number(op.line)});
-    if (op.fused)
+    if (op.fused) {
         gate.rows.push_back({tr("fused gates"), QString::number(op.fused->gateCount)});
+        // How the simulator runs the block: its product, or its gates one after another (a program).
+        gate.rows.push_back({tr("runs as"), op.fused->program.empty() ? tr("one %1-qubit matrix").arg(op.qubits.size())
+                                                                       : tr("a program of %1 steps in one sweep").arg(op.fused->program.size())});
+    }
     gate.rows.push_back({tr("drawn in column"), QString::number(column)});
     InspectorSection circuit{tr("Circuit at this pass"), {}};
     circuit.rows.push_back({tr("pass"), QString::fromStdString(pass)});

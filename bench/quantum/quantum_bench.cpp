@@ -266,6 +266,21 @@ double gateFlops(const kernels::PreparedGate& g, int n, Precision prec)
         }
         return rows * (perAmplitude + (butterflies ? 2 : 0));
     }
+    if (g.program && kernels::activeIsa() != kernels::Isa::Portable) {
+        // Per amplitude, per step: a one-qubit matrix with real entries or entries each real or imaginary (ry, rx)
+        // two real-by-complex multiply-adds (8), any other two complex ones (16); a diagonal a real-by-complex
+        // product (2) or a complex one (6).
+        double perAmplitude = 0;
+        for (const kernels::ProgramStep& s : g.programSteps)
+            switch (kernels::programStepKind(s, g.k)) {
+            case kernels::ProgramStepKind::Real:
+            case kernels::ProgramStepKind::ImagOff: perAmplitude += 8; break;
+            case kernels::ProgramStepKind::Complex: perAmplitude += 16; break;
+            case kernels::ProgramStepKind::Diagonal: perAmplitude += 2; break;
+            case kernels::ProgramStepKind::ComplexDiagonal: perAmplitude += 6; break;
+            }
+        return rows * perAmplitude;
+    }
     return rows * dim * (g.realMatrix && (g.k == 2 || g.k == 3) ? 4 : 8);
 }
 

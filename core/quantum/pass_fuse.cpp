@@ -682,8 +682,8 @@ private:
                         m[static_cast<size_t>(r) * dim + c] = 0;
         fb->matrix = std::move(m);
         std::vector<kernels::ProgramStep> program;
-        if (asProgram)
-            programSteps(b, qs, program);
+        if (asProgram && programSteps(b, qs, program))
+            program = kernels::normalizedProgram(qs.data(), b.n, qs, program);   // merged as the kernel runs them
         for (kernels::ProgramStep& step : program) {
             FusedStep fs;
             fs.target = step.target;

@@ -7,7 +7,8 @@ std::string printOp(const Circuit& c, const Op& op)
     std::string s = "qpir.";
     if (op.fused) {
         s += "fused<" + std::to_string(op.qubits.size()) + " qubits, " + std::to_string(op.fused->gateCount) + " gates" +
-             (op.fused->diagonal ? ", diagonal" : "") + ">";
+             (op.fused->diagonal ? ", diagonal" : "") +
+             (op.fused->program.empty() ? "" : ", program of " + std::to_string(op.fused->program.size()) + " steps") + ">";
     } else {
         s += op.name;
     }
