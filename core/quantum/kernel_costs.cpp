@@ -52,12 +52,15 @@ const CostTable& builtinCostTable()
         t.tensorInLanes[0] = t.tensorInLanes[1] = 0;
         // Program gates: the mean of four runs of qcalibrate's program probes on the Xeon (AVX-512, 2026-12-05
         // 19:34-19:53 UTC; the sweep's fit varied most, 0.10-0.31): a sweep 0.2, per real one-qubit step 0.093, per
-        // other 0.286, per diagonal 0.145, and 0.067 more per one-qubit step inside the lanes (two runs).
-        t.program[0] = 0.2;
-        t.program[1] = 0.093;
-        t.program[2] = 0.286;
-        t.program[3] = 0.145;
-        t.program[4] = 0.067;
+        // other 0.286, per diagonal 0.145, and 0.067 more per one-qubit step inside the lanes (two runs). Two of those
+        // runs timed the dense 2-4 qubit blocks 1.26-1.62x faster than the dense costs above (0.53-0.57 / 1.00-1.10 /
+        // 1.84-2.04 against 0.86 / 1.39 / 2.8), so the program costs are scaled by their mean ratio, 1.45, to weigh
+        // against those as they were measured together.
+        t.program[0] = 0.29;
+        t.program[1] = 0.135;
+        t.program[2] = 0.415;
+        t.program[3] = 0.21;
+        t.program[4] = 0.097;
         t.passCost = 1.2;
         return t;
     }();

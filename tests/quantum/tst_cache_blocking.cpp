@@ -135,6 +135,11 @@ private slots:
         for (int n : {20, 22})
             for (int fuse : {0, 4})
                 QTest::addRow("reversible n=%d fuse=%d", n, fuse) << n << fuse << QStringLiteral("reversible");
+        // Program gates (kernels::setProgram): the docs' random layered circuit fused <= 4 within the cache blocks
+        // (rotations and cz, which run as programs), in chunks, tiles in place (20) and copied tiles (22), whose
+        // renumbered qubits the programs' steps follow; the fused state is also the unfused one's.
+        for (int n : {20, 22})
+            QTest::addRow("layered n=%d fuse=4", n) << n << 4 << QStringLiteral("layered");
     }
 
     // blockedEqualsGateByGate covers both ways a tile runs: in place on the state (17-20 qubits) and on a copy (24).
@@ -162,8 +167,25 @@ private slots:
             rz.params = {0.1 + 0.37 * q};
             raw.ops.push_back(rz);
         }
-        const Circuit c = fuse ? prepareForSimulation(raw, fuse) : raw;
+        const bool layered = circuit == QLatin1String("layered");
+        if (layered)
+            raw = makeRandomLayers(n, 8, uint64_t(n));
+        Circuit c = raw;
+        if (layered)
+            makeFusePassKeeping(fuse, "wide <= 4 in cache blocks")->run(c);
+        else if (fuse)
+            c = prepareForSimulation(raw, fuse);
         const auto gates = prepared(c);
+        if (layered) {
+            QVERIFY(std::count_if(gates.begin(), gates.end(), [](const kernels::PreparedGate& g) { return g.program; }) >= 4);
+            StateVector unfused(n, Precision::Double), fusedState(n, Precision::Double);
+            unfused.setAmplitudes(quantum::test::randomState(n, uint64_t(n + 100 * fuse)));
+            fusedState.setAmplitudes(quantum::test::randomState(n, uint64_t(n + 100 * fuse)));
+            for (const auto& g : prepared(raw))
+                unfused.apply(g);
+            fusedState.applyAll(gates);
+            QVERIFY(quantum::test::fidelity(unfused.amplitudes(), fusedState.amplitudes()) > 1 - 1e-12);
+        }
         const auto psi = quantum::test::randomState(n, uint64_t(n + 100 * fuse));
         std::vector<cplx> doubleResult;
         for (Precision p : {Precision::Double, Precision::Single}) {

@@ -203,6 +203,9 @@ private slots:
             QCOMPARE(c.entries[0].table.tensor[i], builtin.tensor[i] * 1.0 / builtin.dense[1]);
         QCOMPARE(c.entries[0].table.tensorInLanes[0], 0.0);
         QCOMPARE(c.entries[0].table.tensorInLanes[1], 0.0);
+        // Nor program gates (kValidSection has no 'program' line): the built-in costs, scaled the same way.
+        for (int i = 0; i < 5; ++i)
+            QCOMPARE(c.entries[0].table.program[i], builtin.program[i] * 1.0 / builtin.dense[1]);
     }
 
     void aTableAppliesOnlyToItsCpuAndBuild()
