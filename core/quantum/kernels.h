@@ -15,6 +15,15 @@ constexpr int kMaxTargets = 6;
 // The tensor kernel's widest product: 4 factors, all of them on targets above the vector at worst (the vectors of
 // a base are then 16, which stay in registers).
 constexpr int kMaxTensorTargets = 4;
+// The program kernel's room (kernels_impl.inc, ProgramCode): steps, and coefficient vectors of all of them, a one-qubit
+// step taking 8 and a diagonal 2 per vector of a base (at most 2^kMaxTensorTargets). A gate beyond either runs its
+// product; the fuse pass makes no program it would not take (programFits).
+constexpr int kMaxProgramSteps = 48;
+constexpr int kMaxProgramVectors = 512;
+constexpr bool programFits(int oneQubitSteps, int diagonalSteps)
+{
+    return oneQubitSteps + diagonalSteps <= kMaxProgramSteps && 8 * oneQubitSteps + (2 << kMaxTensorTargets) * diagonalSteps <= kMaxProgramVectors;
+}
 
 // One step of a program gate (PreparedGate::program): a one-qubit matrix on targets[target] (8 numbers: 2 x 2,
 // row-major, re/im), or, target < 0, a diagonal over all the targets (2^k factors re/im, index bit j = targets[j]).

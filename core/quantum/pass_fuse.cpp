@@ -713,7 +713,7 @@ private:
             uint64_t qubits;   // a one-qubit step's qubit, a diagonal's
             bool diagonal, real;
         };
-        Step steps[64];
+        Step steps[kernels::kMaxProgramSteps + 1];
         int count = 0;
         for (uint32_t i : b.gates) {
             const Op& op = c_->ops[i];
@@ -739,10 +739,15 @@ private:
             }
             if (merged)
                 continue;
-            if (count == 64)
+            if (count > kernels::kMaxProgramSteps)
                 return false;
             steps[count++] = Step{qubits, !oneQubit, g.real};
         }
+        int diagonals = 0;
+        for (int j = 0; j < count; ++j)
+            diagonals += steps[j].diagonal;
+        if (!kernels::programFits(count - diagonals, diagonals))
+            return false;
         s.program = true;
         s.programReal = s.programComplex = s.programDiagonal = s.programInLanes = 0;
         const uint64_t lanes = (uint64_t(1) << kernels::laneBits(kernels::activeIsa(), false)) - 1;

@@ -276,6 +276,43 @@ private slots:
         QVERIFY2(b.summary.find("kernel costs dear blocks") != std::string::npos, b.summary.c_str());
     }
 
+    // The fuse pass makes no program the kernel has no room for (kernels::programFits): with dense blocks priced
+    // out of reach, rx and cz alternating on two qubits (they merge nowhere) run as a program of 20 steps for 10
+    // pairs, and as their product for 28 pairs (56 steps, more than kMaxProgramSteps).
+    void programsStayWithinTheKernel()
+    {
+        if (kernels::activeIsa() == kernels::Isa::Portable)
+            QSKIP("the portable build runs no program gates");
+        kernels::CostTable dear = kernels::builtinCostTable();
+        for (int k = 1; k <= 6; ++k)
+            dear.dense[k] = dear.denseReal[k] = 1000;
+        dear.sparseFloor = 1000;   // the product is block-diagonal in qubit 6, half its entries zero
+        kernels::Calibration cal;
+        cal.entries.push_back(entryFor(kernels::cpuIdentity(), kernels::activeIsa(), dear));
+        kernels::useCalibration(cal, "dear blocks");
+        for (int pairs : {10, kernels::kMaxProgramSteps / 2 + 4}) {
+            Circuit c;
+            c.numQubits = 7;
+            c.qregs.push_back({"q", 7, 0});
+            for (int s = 0; s < pairs; ++s) {
+                Op rx;
+                rx.name = "rx";
+                rx.qubits = {3};
+                rx.params = {0.3 + 0.1 * s};
+                Op cz;
+                cz.name = "cz";
+                cz.qubits = {3, 6};
+                c.ops.push_back(rx);
+                c.ops.push_back(cz);
+            }
+            makeFusePassKeeping(4, "wide <= 2 in cache blocks")->run(c);
+            QCOMPARE(c.ops.size(), size_t(1));
+            QVERIFY(c.ops[0].fused);
+            QCOMPARE(c.ops[0].fused->program.size(), size_t(pairs == 10 ? 20 : 0));
+        }
+        kernels::useCalibration({}, {});
+    }
+
     // Two CNOTs on disjoint qubits merge into one permutation block: the fuse pass weighs the product of two
     // permutations as the permutation kernel (12 of 16 rows move: 0.75 of a move per amplitude, against 0.5 for
     // each CNOT alone), not as the sparse kernel a product of two sparse matrices would run on.

@@ -696,6 +696,19 @@ private slots:
             }
         QVERIFY(checked >= 48);
         QVERIFY(merged > 0);
+        // More steps than the kernel has room for (kernels::kMaxProgramSteps; rx and cz alternating on two qubits
+        // merge nowhere): the product runs (tst_kernel_costs: the fuse pass makes no such program).
+        std::vector<kernels::ProgramStep> many;
+        for (int s = 0; many.size() <= size_t(kernels::kMaxProgramSteps); ++s) {
+            const double a = 0.3 + 0.1 * s, c = std::cos(a), sn = std::sin(a);
+            many.push_back({0, {c, 0, 0, -sn, 0, -sn, c, 0}});
+            many.push_back({-1, {1, 0, 1, 0, 1, 0, -1, 0}});
+        }
+        kernels::PreparedGate g = kernels::prepare({}, {3, 6}, kernels::programMatrix(2, many));
+        kernels::setProgram(g, {3, 6}, many);
+        QVERIFY(g.programSteps.size() > size_t(kernels::kMaxProgramSteps));
+        const QString miss = missOnEveryBuild(n, input, g, applyByHand(input, {}, {3, 6}, kernels::programMatrix(2, many)), 1e-11, 1e-4, checked);
+        QVERIFY2(miss.isEmpty(), qPrintable(miss));
     }
 
     // Tensor products of four factors on qubits whose amplitudes lie 4 KiB or more apart (from qubit 8 in complex128,
