@@ -83,8 +83,6 @@ std::vector<double> matrixOf(const KernelProbe& s, std::mt19937_64& rng)
     const int k = static_cast<int>(s.targets.size()), dim = 1 << k;
     if (s.kind == KernelProbe::Dense || s.kind == KernelProbe::Real)
         return randomUnitary(dim, s.kind == KernelProbe::Real, rng);
-    if (s.kind == KernelProbe::Program)
-        return programMatrix(k, programOf(s, rng));
     std::uniform_real_distribution<double> angle(0, 6.283185307179586);
     std::vector<double> m(size_t(2) * dim * dim, 0.0);
     if (s.kind == KernelProbe::Tensor || s.kind == KernelProbe::TensorReal) {
@@ -244,11 +242,11 @@ std::vector<KernelTiming> timeKernels(int qubits, bool alsoComplex64, const std:
         KernelTiming t;
         t.probe = p;
         if (p.kind == KernelProbe::Program) {
-            // The same random steps for the matrix and the program: the generator is copied for the second.
-            std::mt19937_64 again = rng;
-            t.gate = prepare(p.controls, p.targets, matrixOf(p, rng));
+            // The steps' product is the gate's matrix, which the portable build runs.
+            const std::vector<ProgramStep> steps = programOf(p, rng);
+            t.gate = prepare(p.controls, p.targets, programMatrix(static_cast<int>(p.targets.size()), steps));
             if (activeIsa() != Isa::Portable)
-                setProgram(t.gate, p.targets, programOf(p, again));
+                setProgram(t.gate, p.targets, steps);
         } else {
             t.gate = prepare(p.controls, p.targets, matrixOf(p, rng));
         }
