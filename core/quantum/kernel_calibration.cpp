@@ -63,8 +63,14 @@ std::vector<ProgramStep> programOf(const KernelProbe& s, std::mt19937_64& rng)
     std::uniform_real_distribution<double> angle(0, 6.283185307179586);
     std::vector<ProgramStep> steps;
     for (int layer = 0; layer < s.layers; ++layer) {
-        for (int j = 0; j < k; ++j)
-            steps.push_back({j, randomUnitary(2, s.realSteps, rng)});
+        for (int j = 0; j < k; ++j) {
+            if (s.steps != ProgramStepKind::ImagOff) {
+                steps.push_back({j, randomUnitary(2, s.steps == ProgramStepKind::Real, rng)});
+                continue;
+            }
+            const double c = std::cos(angle(rng) / 2), sn = std::sin(angle(rng) / 2);
+            steps.push_back({j, {c, 0, 0, -sn, 0, -sn, c, 0}});
+        }
         if (layer + 1 < s.layers || s.trailingDiagonal) {
             ProgramStep d;
             for (int i = 0; i < 1 << k; ++i) {
@@ -214,14 +220,17 @@ std::vector<KernelProbe> kernelProbes()
         for (KernelProbe::Kind kind : {KernelProbe::Tensor, KernelProbe::TensorReal})
             addPlacements(probes, "tensor of " + std::to_string(k) + " 1q " + (kind == KernelProbe::TensorReal ? "real" : "complex"), kind, k, high);
     // Programs on 4 targets above the lanes: a layer of real steps alone and with a diagonal after it, three
-    // layers of real steps, one and three of complex ones (fitCostTable solves the four costs from them).
+    // layers of real steps, one and three of complex ones, three of rx-like ones (fitCostTable solves the five
+    // costs from them).
     const std::vector<int> four{high, high + 1, high + 2, high + 3};
-    probes.push_back({"program: 4 real steps", KernelProbe::Program, {}, four, true, false, 1, true, false});
-    probes.push_back({"program: 4 real steps, 1 diagonal", KernelProbe::Program, {}, four, true, false, 1, true, true});
-    probes.push_back({"program: 12 real steps, 2 diagonals", KernelProbe::Program, {}, four, true, false, 3, true, false});
-    probes.push_back({"program: 4 complex steps", KernelProbe::Program, {}, four, true, false, 1, false, false});
-    probes.push_back({"program: 12 complex steps, 2 diagonals", KernelProbe::Program, {}, four, true, false, 3, false, false});
-    probes.push_back({"program: 12 real steps, 2 diagonals, targets 0..", KernelProbe::Program, {}, {0, 1, 2, 3}, false, false, 3, true, false});
+    const ProgramStepKind real = ProgramStepKind::Real, complex = ProgramStepKind::Complex;
+    probes.push_back({"program: 4 real steps", KernelProbe::Program, {}, four, true, false, 1, real, false});
+    probes.push_back({"program: 4 real steps, 1 diagonal", KernelProbe::Program, {}, four, true, false, 1, real, true});
+    probes.push_back({"program: 12 real steps, 2 diagonals", KernelProbe::Program, {}, four, true, false, 3, real, false});
+    probes.push_back({"program: 4 complex steps", KernelProbe::Program, {}, four, true, false, 1, complex, false});
+    probes.push_back({"program: 12 complex steps, 2 diagonals", KernelProbe::Program, {}, four, true, false, 3, complex, false});
+    probes.push_back({"program: 12 real steps, 2 diagonals, targets 0..", KernelProbe::Program, {}, {0, 1, 2, 3}, false, false, 3, real, false});
+    probes.push_back({"program: 12 rx-like steps, 2 diagonals", KernelProbe::Program, {}, four, true, false, 3, ProgramStepKind::ImagOff, false});
     probes.push_back({"diagonal 1q", KernelProbe::Diagonal, {}, {high}, true});
     probes.push_back({"diagonal 2q (cp-like: 1 of 4 factors != 1)", KernelProbe::Diagonal, {}, {high, high + 1}, true, true});
     probes.push_back({"diagonal 2q (3 of 4 factors != 1)", KernelProbe::Diagonal, {}, {high, high + 1}, true});
@@ -305,7 +314,7 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
     std::vector<double> permutation;
     std::vector<double> tensorK[2], tensorNs[2];   // complex, real: targets above the lanes
     std::vector<const KernelTiming*> tensorInLanes[2];   // the same from qubit 0
-    double programNs[6] = {};   // the program probes, in kernelProbes()' order
+    double programNs[7] = {};   // the program probes, in kernelProbes()' order
     int programs = 0;
     for (const KernelTiming& m : timings) {
         const int k = m.gate.k;
@@ -342,7 +351,7 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
             }
             break;
         case KernelProbe::Program:
-            if (m.gate.program && programs < 6)   // the portable build runs them dense
+            if (m.gate.program && programs < 7)   // the portable build runs them dense
                 programNs[programs++] = m.complex128Ns;
             break;
         case KernelProbe::Diagonal:
@@ -412,8 +421,9 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
     // Programs: a diagonal costs what it adds to a layer of real steps, a real step a quarter of what two layers
     // more add but their two diagonals, the base what a layer leaves; a complex step the same from its probes.
     // Each at least a thousandth of a ns (as the tensor factors). Inside the lanes: what the real probe from qubit
-    // 0 adds per step on a lane target (three layers of one on each), at least 0.
-    if (programs == 6) {
+    // 0 adds per step on a lane target (three layers of one on each), at least 0. An rx-like step: a real one and
+    // what twelve of them add over twelve real ones, at least nothing.
+    if (programs == 7) {
         const double diagonal = std::max(1e-3, programNs[1] - programNs[0]);
         const double real = std::max(1e-3, (programNs[2] - programNs[0] - 2 * diagonal) / 8);
         const double base = std::max(0.0, programNs[0] - 4 * real);
@@ -424,8 +434,10 @@ CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost
         t.program[3] = diagonal;
         const int inLanes = 3 * std::min(4, laneBits(activeIsa(), false));
         t.program[4] = inLanes > 0 ? std::max(0.0, (programNs[5] - programNs[2]) / inLanes) : 0;
+        t.programRxLike = real + std::max(0.0, (programNs[6] - programNs[2]) / 12);
     } else {
         std::copy(builtin.program, builtin.program + 5, t.program);
+        t.programRxLike = builtin.programRxLike;
     }
     t.passCost = passCost;
     return t;

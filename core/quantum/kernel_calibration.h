@@ -24,10 +24,12 @@ struct KernelProbe {
     std::vector<int> controls, targets;
     bool aboveLanes = false;   // every target above the vector lanes of every build and precision
     bool onlyLastFactor = false;   // diagonal: only the last factor != 1 (a controlled phase), not three in four
-    // program: `layers` layers of a one-qubit step on every target (real: orthogonal, else unitary), a diagonal of
-    // unit phases on all of them between each two (and after the last with trailingDiagonal)
+    // program: `layers` layers of a one-qubit step on every target (of kind `steps`: Real an orthogonal matrix,
+    // ImagOff an rx rotation, Complex a unitary), a diagonal of unit phases on all of them between each two (and
+    // after the last with trailingDiagonal)
     int layers = 0;
-    bool realSteps = false, trailingDiagonal = false;
+    ProgramStepKind steps = ProgramStepKind::Complex;
+    bool trailingDiagonal = false;
 };
 
 struct KernelTiming {

@@ -61,6 +61,10 @@ const CostTable& builtinCostTable()
         t.program[2] = 0.415;
         t.program[3] = 0.21;
         t.program[4] = 0.097;
+        // rx-like steps: qcalibrate's seventh program probe, three runs on the same Xeon (2026-12-05 22:30 UTC),
+        // measured 0.028-0.056 more than a real step (0.044 on average; complex steps 0.14-0.17 more), scaled as
+        // above: 0.135 + 1.45 x 0.044.
+        t.programRxLike = 0.2;
         t.passCost = 1.2;
         return t;
     }();
@@ -155,6 +159,7 @@ const std::vector<CostField>& costFields()
         {"tensor", "tensor base, complex, real factor", 3, [](CostTable& t) { return t.tensor; }},
         {"tensor_lanes", "tensor factor in the lanes, +", 2, [](CostTable& t) { return t.tensorInLanes; }},
         {"program", "program base, real, other, diagonal step, + in lanes", 5, [](CostTable& t) { return t.program; }},
+        {"program_rx", "program rx-like step", 1, [](CostTable& t) { return &t.programRxLike; }},
         {"pass", "pass", 1, [](CostTable& t) { return &t.passCost; }},
     };
     return fields;
@@ -267,6 +272,13 @@ bool readCalibration(const std::string& path, Calibration& out, std::string& err
                 const double scale = entry->table.dense[1] > 0 ? entry->table.dense[1] / builtinCostTable().dense[1] : 1;
                 for (int i = 0; i < f.count; ++i)
                     f.at(entry->table)[i] = f.values(builtinCostTable())[i] * scale;
+                continue;
+            }
+            // A file written before rx-like steps were priced apart: a third of the way from a real step to a
+            // complex one, as their vector operations a pair of outputs are (4, 6 and 10; kernel_program.cpp).
+            if (std::string(f.key) == "program_rx") {
+                const CostTable& t = entry->table;
+                entry->table.programRxLike = t.program[1] + (t.program[2] - t.program[1]) / 3;
                 continue;
             }
             // A file written before factors inside the lanes were priced apart: nothing added for them, as then.
@@ -392,6 +404,7 @@ bool writeCalibration(const std::string& path, const Calibration& c, std::string
            "#   tensor_lanes       what a factor of such a product adds on a target inside the vector lanes\n"
            "#   program            a sequence of one-qubit matrices and diagonals in one sweep: base + per step (a real\n"
            "#                      one-qubit matrix, any other one, a diagonal), and what a one-qubit step adds inside the lanes\n"
+           "#   program_rx         what a one-qubit step of a real diagonal and an imaginary off it (rx) costs a program\n"
            "#   pass               one pass over a state larger than the cache (threads x 2 x 32 B / in-place bandwidth)\n"
            "# A section is used only on the CPU it names; `spyglass-cli qcalibrate` measures it anew.\n";
     char number[32];
@@ -468,8 +481,8 @@ double relativeCost(const CostShape& g)
     }
     // The same for program gates.
     if (g.program && activeIsa() != Isa::Portable)
-        return t.program[0] + g.programReal * t.program[1] + g.programComplex * t.program[2] + g.programDiagonal * t.program[3] +
-               g.programInLanes * t.program[4];
+        return t.program[0] + g.programReal * t.program[1] + g.programRxLike * t.programRxLike + g.programComplex * t.program[2] +
+               g.programDiagonal * t.program[3] + g.programInLanes * t.program[4];
     // The wide builds run a sparse gate with a target inside a complex128 vector as a dense one (kernels_impl.inc,
     // laneTargetMask).
     const bool sparseKernel = g.sparse && !(g.k <= 4 && g.lowestTarget < laneBits(activeIsa(), false));

@@ -31,7 +31,8 @@ struct CostShape {
     bool permutation = false;   // PreparedGate::permutation; entries: the rows it moves
     bool tensor = false;        // PreparedGate::tensor: k one-qubit factors (real: every one real)
     bool program = false;       // PreparedGate::program: its steps counted by kind ...
-    int programReal = 0, programComplex = 0, programDiagonal = 0;   // one-qubit real / other, diagonal
+    int programReal = 0, programRxLike = 0, programComplex = 0;   // one-qubit steps by ProgramStepKind ...
+    int programDiagonal = 0;    // ... and diagonal ones
     int programInLanes = 0;     // ... and its one-qubit steps on a target inside the lanes of a complex128 vector
 };
 
@@ -52,6 +53,8 @@ struct CostTable {
     double program[5] = {};     // a program gate above the lanes: program[0] + per step program[1] (a real
                                 // one-qubit matrix), program[2] (any other) or program[3] (a diagonal); a one-qubit
                                 // step inside the lanes adds program[4]
+    double programRxLike = 0;   // a one-qubit step of a real diagonal and an imaginary off it (rx), which the kernel
+                                // runs nearly as cheaply as a real one (kernel_program.cpp, pairOps)
     double passCost = 0;        // one pass over a state too large for the cache (StateVector::countPasses)
 };
 

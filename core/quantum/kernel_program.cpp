@@ -149,7 +149,7 @@ std::vector<ProgramStep> normalizedProgram(const int* targets, int k, const std:
 void programShape(const std::vector<ProgramStep>& steps, const int* targets, int k, CostShape& s)
 {
     s.program = true;
-    s.programReal = s.programComplex = s.programDiagonal = s.programInLanes = 0;
+    s.programReal = s.programRxLike = s.programComplex = s.programDiagonal = s.programInLanes = 0;
     const int laneQubits = laneBits(activeIsa(), false);
     for (const ProgramStep& step : steps) {
         const ProgramStepKind kind = programStepKind(step, k);
@@ -157,7 +157,7 @@ void programShape(const std::vector<ProgramStep>& steps, const int* targets, int
             ++s.programDiagonal;
             continue;
         }
-        ++(kind == ProgramStepKind::Real ? s.programReal : s.programComplex);
+        ++(kind == ProgramStepKind::Real ? s.programReal : kind == ProgramStepKind::ImagOff ? s.programRxLike : s.programComplex);
         s.programInLanes += targets[step.target] < laneQubits;
     }
 }

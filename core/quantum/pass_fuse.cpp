@@ -26,8 +26,9 @@
 // by algorithm: a block's product grows by applying each gate to it in place on its qubits (2^(2n + m)
 // multiply-adds for an m-qubit gate, not a 2^(3n) product with the gate embedded), a merge of disjoint factors is
 // weighed from their shapes before it is multiplied out, every gate's matrix and cost are computed once for all
-// the fusions tried, the estimate counts passes from qubit masks (StateVector::Footprint), and only the fusion
-// kept has its blocks' matrices built for the circuit (fresh memory is a page fault every 4 KiB here).
+// the fusions tried, the estimate counts passes from qubit masks (StateVector::Footprint), only the fusion kept
+// has its blocks made into ops (reordered matrices and program steps: fresh memory is a page fault every 4 KiB
+// here), and the fusions tried are built side by side on OpenMP's threads, each by a Fuser of its own.
 #include "core/quantum/pass.h"
 
 #include "core/quantum/gates.h"
@@ -37,6 +38,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <stdexcept>
 
 namespace spyglass::quantum {
@@ -59,6 +61,7 @@ struct GateInfo {
     bool diagonalMatrix = false;      // `matrix` has exact zeros off the diagonal
     int nonZeros = 0;                 // of `matrix`
     bool real = false;                // every entry of `matrix` is real
+    bool rxLike = false;              // a one-qubit `matrix` with a real diagonal and imaginary entries off it
     int fixedRows = -1;               // `matrix` is a permutation (kernels::MatrixShape::permutation): the rows it
                                       // leaves in place; -1: not one
     bool tensor = false;              // `matrix` is a tensor product of one-qubit matrices (one qubit: trivially)
@@ -90,15 +93,37 @@ struct Block {
     }
 };
 
-// One op of a fusion as the estimate sees it: an op of the input circuit as it is, or a fused block (its matrix
-// is only multiplied out again for the fusion kept: a candidate's blocks would be fresh memory, a fault a page).
+// One op of a fusion as the estimate sees it: an op of the input circuit as it is, or a fused block (only the
+// fusion kept has its blocks made into ops: their matrices reordered and their program steps built).
 struct Item {
     uint32_t op = 0;                  // the input op (a fused block's first gate)
     bool fused = false;
     bool diagonal = false;            // fused: its matrix is diagonal
+    bool program = false;             // fused: it runs as a program
     uint64_t qubits = 0;              // fused: its qubits, a mask
     double cost = 0;                  // relativeCost of its kernel
+    uint32_t block = 0;               // fused: its Block in the fusion's `blocks`
 };
+
+// fn(i) for every i < n, side by side on OpenMP's threads; the first exception thrown is rethrown after them (none
+// may leave the parallel region).
+template <class F>
+void parallelFor(size_t n, const F& fn)
+{
+    std::exception_ptr failed;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t i = 0; i < n; ++i) {
+        try {
+            fn(i);
+        } catch (...) {
+#pragma omp critical(spyglass_fuse_failed)
+            if (!failed)
+                failed = std::current_exception();
+        }
+    }
+    if (failed)
+        std::rethrow_exception(failed);
+}
 
 // What kernels::prepare({}, qubits, m) would make of a product (a dense matrix on n qubits, no controls), for
 // relativeCost, without preparing the kernel. onlyDiagonal: as if the entries off the diagonal were zero.
@@ -192,119 +217,17 @@ void kronLeft(std::vector<cplx>& out, const cplx* f, int fn, const std::vector<c
         }
 }
 
-class Fuse : public Pass {
-    enum class Mode { CostAware, WideInCacheBlocks, Wide };
+enum class Mode { CostAware, WideInCacheBlocks, Wide };
 
+// One fusion of a circuit: its open blocks, its scratch and its counts, over the gates the fuse pass looked at
+// once (GateInfo), so the fusions it tries run side by side, one a thread.
+class Fuser {
 public:
-    Fuse(int k, int localQubits, std::string keep = {})
-        : k_(std::clamp(k, 1, kernels::kMaxTargets)), localQubits_(localQubits), keep_(std::move(keep))
+    Fuser(const Circuit& c, const std::vector<GateInfo>& info, bool countPasses, int localQubits)
+        : c_(&c), info_(info), countPasses_(countPasses), localQubits_(localQubits)
     {
-    }
-    std::string name() const override { return "fuse"; }
-    std::string description() const override
-    {
-        return "fuse gates into blocks of at most " + std::to_string(k_) + " qubits where the merged block runs faster";
-    }
-    PassResult run(Circuit& c, PassContext&) override
-    {
-        const int before = c.gateCount();
-        c_ = &c;
-        // Every fusion weighs the gates alone and multiplies their matrices: both are computed once.
-        info_.assign(c.ops.size(), GateInfo{});
-        for (size_t i = 0; i < c.ops.size(); ++i) {
-            const Op& op = c.ops[i];
-            GateInfo& g = info_[i];
-            g.counted = op.kind == OpKind::Gate && !op.cond.active() && c.isPrimitive(op);
-            if (!g.counted)
-                continue;
-            // The kernel prepareOp would make, weighed from the gate's target matrix without preparing it.
-            const StdGate* sg = op.fused ? nullptr : findStdGate(op.name);
-            const int controls = sg ? sg->controls : 0;
-            const std::vector<cplx> target = sg ? stdTargetMatrix(op.name, op.params) : op.fused->matrix;
-            const int k = static_cast<int>(op.qubits.size()) - controls;
-            if (k < 1 || k > kernels::kMaxTargets)
-                throw std::invalid_argument("gate on " + std::to_string(k) + " target qubits is not supported by the kernels");
-            kernels::MatrixShape p = productInfo(target.data(), op.qubits.data() + controls, k);
-            p.kernel.controls = controls;
-            g.cost = kernels::relativeCost(p.kernel);
-            for (int j = 0; j < static_cast<int>(op.qubits.size()); ++j)
-                (j < controls ? g.footprint.controls : g.footprint.targets) |= uint64_t(1) << op.qubits[static_cast<size_t>(j)];
-            g.footprint.diagonalMatrix = p.diagonalMatrix;
-            if (static_cast<int>(op.qubits.size()) <= k_) {
-                g.matrix = opMatrix(op);
-                const kernels::MatrixShape p = productInfo(g.matrix.data(), op.qubits.data(), static_cast<int>(op.qubits.size()));
-                g.diagonalMatrix = p.diagonalMatrix;
-                g.nonZeros = p.nonZeros;
-                g.real = p.kernel.real;
-                g.fixedRows = fixedRowsOf(p, static_cast<int>(op.qubits.size()));
-                g.tensor = op.qubits.size() == 1 || p.tensor;
-            }
-        }
-        std::vector<int> all(static_cast<size_t>(c.numQubits));
-        for (int q = 0; q < c.numQubits; ++q)
-            all[static_cast<size_t>(q)] = q;
-        // A state small enough for every gate to fit the cache blocks is one the simulator does not block at all.
-        countPasses_ = !StateVector::fitsCacheBlocks(c.numQubits, all);
-        struct Candidate {
-            std::string name;
-            std::vector<Item> items;
-            int blocks = 0, fusedGates = 0;
-            double cost = 0;
-        };
-        Candidate best{"unfused", {}, 0, 0, 0};
-        for (size_t i = 0; i < c.ops.size(); ++i)
-            best.items.push_back(Item{static_cast<uint32_t>(i), false, false, 0, info_[i].cost});
-        best.cost = estimatedCost(best.items);
-        bool fused = false;
-        std::string costs = " (estimated cost per amplitude: unfused " + shortNumber(best.cost);
-        Mode bestMode = Mode::CostAware;
-        int bestMaxQubits = 0;
-        auto consider = [&](std::string name, Mode mode, int maxQubits) {
-            blocks_ = fusedGates_ = 0;
-            Candidate next{std::move(name), {}, 0, 0, 0};
-            fuseOps(mode, maxQubits, &next.items, nullptr);
-            next.blocks = blocks_;
-            next.fusedGates = fusedGates_;
-            next.cost = estimatedCost(next.items);
-            costs += ", " + next.name + " " + shortNumber(next.cost);
-            // Ties go to the simpler circuit (fewer merges), so fusing never costs more than not fusing.
-            if (keep_.empty() ? next.cost < best.cost * (1 - 1e-9) : next.name == keep_) {
-                best = std::move(next);
-                bestMode = mode;
-                bestMaxQubits = maxQubits;
-                fused = true;
-            }
-        };
-        // Wide fusion within the cache blocks at every block size up to k, as one would try qsim's fuser at each
-        // max_fused_size (a dense block's flops double with every qubit, so the widest blocks are not always the
-        // fastest), and wide fusion across them at k.
-        consider("cost-aware", Mode::CostAware, k_);
-        for (int k = 2; k <= k_; ++k)
-            consider("wide <= " + std::to_string(k) + " in cache blocks", Mode::WideInCacheBlocks, k);
-        consider("wide", Mode::Wide, k_);
-        costs += "; kernel costs " + kernels::activeCostSource() + ")";
-        if (fused) {
-            // The fusion kept, built again (the same steps), now with its blocks' matrices.
-            std::vector<Op> ops;
-            ops.reserve(best.items.size());
-            fuseOps(bestMode, bestMaxQubits, nullptr, &ops);
-            c.ops = std::move(ops);
-        }
-        info_.clear();
-        footprints_.clear();
-        c_ = nullptr;
-        PassResult r;
-        r.changed = best.blocks > 0;
-        if (!fused)
-            r.summary = "kept " + std::to_string(before) + " gates unfused" + costs;
-        else
-            r.summary = best.name + ": fused " + std::to_string(best.fusedGates) + " of " + std::to_string(before) + " gates into " +
-                        std::to_string(best.blocks) + " block(s) of <= " + std::to_string(k_) + " qubits; " + std::to_string(c.gateCount()) +
-                        " gate ops remain" + costs;
-        return r;
     }
 
-private:
     // What the simulator would spend per amplitude on `items`: every gate's kernel (kernels::relativeCost) and
     // every pass over the state (StateVector::countPasses) at kernels::passCost(). Below the cache-blocking size the whole
     // state is in cache and passes cost nothing extra.
@@ -330,130 +253,13 @@ private:
         return kernelsCost + StateVector::countPasses(c_->numQubits, Precision::Double, gates).total() * kernels::passCost();
     }
 
-    const cplx* matrixOf(const Block& b) const { return b.matrix.empty() ? info_[b.gates[0]].matrix.data() : b.matrix.data(); }
-
-    Block single(uint32_t i) const
-    {
-        const Op& op = c_->ops[i];
-        const GateInfo& g = info_[i];
-        Block b;
-        b.n = static_cast<int>(op.qubits.size());
-        std::copy(op.qubits.begin(), op.qubits.end(), b.qubits);
-        for (int q : op.qubits)
-            b.mask |= uint64_t(1) << q;
-        b.gates.push_back(i);
-        b.cost = g.cost;
-        b.nonZeros = g.nonZeros;
-        b.real = g.real;
-        b.fixedRows = g.fixedRows;
-        b.tensor = g.tensor;
-        return b;
-    }
-
-    // The cost shape of b's product with gate `g` on qubits disjoint from b's (g x b: b on the low bits), from
-    // the two factors: non-zeros multiply, the product is diagonal when both are, and its factors are the
-    // products of theirs.
-    kernels::MatrixShape disjointProduct(const Block& b, const Block& g) const
-    {
-        kernels::MatrixShape p;
-        const int n = b.n + g.n;
-        p.nonZeros = b.nonZeros * g.nonZeros;
-        const bool bDiag = b.gates.size() == 1 ? info_[b.gates[0]].diagonalMatrix : b.diagonal;
-        p.diagonalMatrix = bDiag && info_[g.gates[0]].diagonalMatrix;
-        int notOne = 0;
-        if (p.diagonalMatrix) {
-            const cplx *mb = matrixOf(b), *mg = matrixOf(g);
-            const int db = 1 << b.n, dg = 1 << g.n;
-            for (int s = 0; s < dg; ++s)
-                for (int t = 0; t < db; ++t)
-                    notOne += mg[size_t(s) * dg + s] * mb[size_t(t) * db + t] != cplx(1);
-        }
-        p.realMatrix = b.real && g.real;
-        // A product of two permutations is one; it leaves a row in place where both factors do.
-        p.permutation = b.fixedRows >= 0 && g.fixedRows >= 0 && !p.diagonalMatrix;
-        if (p.permutation)
-            notOne = (1 << n) - b.fixedRows * g.fixedRows;
-        // And of two tensor products of one-qubit matrices.
-        p.tensor = b.tensor && g.tensor && !p.diagonalMatrix && !p.permutation;
-        p.kernel = kernels::kernelShape(n, p.diagonalMatrix, p.nonZeros, notOne, p.realMatrix, p.permutation, p.tensor);
-        int qubits[2 * kernels::kMaxTargets];
-        std::copy(g.qubits, g.qubits + g.n, std::copy(b.qubits, b.qubits + b.n, qubits));
-        kernels::placeTargets(p.kernel, qubits, n);
-        return p;
-    }
-
-    // The blocks parts[0..count) (disjoint, all before gate g) and then g, as one block: the parts' tensor
-    // product (the first on the lowest bits), the identity on g's other qubits, then g applied in place.
-    Block merge(const Block* const* parts, int count, const Block& g)
-    {
-        Block m;
-        for (int i = 0; i < count; ++i) {
-            std::copy(parts[i]->qubits, parts[i]->qubits + parts[i]->n, m.qubits + m.n);
-            m.n += parts[i]->n;
-            m.mask |= parts[i]->mask;
-            m.gates.insert(m.gates.end(), parts[i]->gates.begin(), parts[i]->gates.end());
-        }
-        int fresh = 0;
-        for (int j = 0; j < g.n; ++j)
-            if (!m.has(g.qubits[j])) {
-                m.qubits[m.n++] = g.qubits[j];
-                ++fresh;
-            }
-        m.mask |= g.mask;
-        m.gates.insert(m.gates.end(), g.gates.begin(), g.gates.end());
-        if (g.gates.size() > 1)   // g a block of its own, disjoint from the parts (packOpen)
-            std::sort(m.gates.begin(), m.gates.end());
-        const int p0 = parts[0]->n;
-        m.matrix.assign(matrixOf(*parts[0]), matrixOf(*parts[0]) + (size_t(1) << (2 * p0)));
-        int done = p0;
-        for (int i = 1; i < count; ++i) {
-            kronLeft(scratch_, matrixOf(*parts[i]), parts[i]->n, m.matrix, done);
-            std::swap(scratch_, m.matrix);
-            done += parts[i]->n;
-        }
-        const cplx* gm = matrixOf(g);
-        if (fresh == g.n) {
-            // g on fresh qubits only (in its own order, above the parts): its tensor product with them.
-            kronLeft(scratch_, gm, g.n, m.matrix, done);
-            std::swap(scratch_, m.matrix);
-        } else {
-            if (fresh > 0) {
-                kronLeft(scratch_, nullptr, fresh, m.matrix, done);
-                std::swap(scratch_, m.matrix);
-            }
-            int pos[kernels::kMaxTargets];
-            for (int j = 0; j < g.n; ++j)
-                pos[j] = static_cast<int>(std::find(m.qubits, m.qubits + m.n, g.qubits[j]) - m.qubits);
-            applyLeft(m.matrix, m.n, gm, g.n, pos, scratch_);
-        }
-        if (!weighMerges_) {
-            // The wide fusions merge by qubits and gate counts; only a diagonal product may cross the cache blocks.
-            // emit() weighs the blocks they keep.
-            m.diagonal = isDiagonal(m.matrix, 1 << m.n);   // exact zeros off the diagonal; most products fail at the first
-            return m;
-        }
-        const kernels::MatrixShape p = productInfo(m.matrix.data(), m.qubits, m.n);
-        m.cost = kernels::relativeCost(p.kernel);
-        m.diagonal = p.diagonalMatrix;
-        m.nonZeros = p.nonZeros;
-        m.real = p.kernel.real;
-        m.fixedRows = fixedRowsOf(p, m.n);
-        m.tensor = p.tensor;
-        return m;
-    }
-    Block merge(const Block& part, const Block& g)
-    {
-        const Block* parts[1] = {&part};
-        return merge(parts, 1, g);
-    }
-
-    // One fusion: the estimate's view of it into `items`, or the circuit's ops it makes into `ops`.
-    void fuseOps(Mode mode, int maxQubits, std::vector<Item>* items, std::vector<Op>* ops)
+    // One fusion: the estimate's view of it into `items`, the blocks it made into `blocks`.
+    void fuseOps(Mode mode, int maxQubits, std::vector<Item>& items, std::vector<Block>& blocks)
     {
         const Circuit& c = *c_;
         const bool wide = mode != Mode::CostAware;
         weighMerges_ = !wide;
-        Output out{items, ops};
+        Output out{&items, &blocks};
         std::vector<Block> open;
         // Open blocks are disjoint and no later gate touches them, so any grouping of them is a valid block:
         // wide fusion packs the ones closed together (each into the smallest group it fits), as qsim fuses
@@ -597,6 +403,163 @@ private:
             emit(b, out);
     }
 
+    // The op a block emitted as `item` runs as: its product with its qubits ascending (zeros off the diagonal of a
+    // diagonal one), and its program steps where it runs as a program.
+    Op fusedOp(const Block& b, const Item& item) const
+    {
+        const int dim = 1 << b.n;
+        const bool diagonal = item.diagonal;
+        const std::vector<int> order(b.qubits, b.qubits + b.n);
+        std::vector<int> qs = order;
+        std::sort(qs.begin(), qs.end());
+        std::vector<cplx> m = embedMatrix(b.matrix, order, qs);
+        auto fb = std::make_shared<FusedBlock>();
+        fb->gateCount = static_cast<int>(b.gates.size());
+        fb->diagonal = diagonal;
+        if (diagonal)
+            for (int r = 0; r < dim; ++r)
+                for (int c = 0; c < dim; ++c)
+                    if (r != c)
+                        m[static_cast<size_t>(r) * dim + c] = 0;
+        fb->matrix = std::move(m);
+        std::vector<kernels::ProgramStep> program;
+        if (item.program && programSteps(b, qs, program))
+            program = kernels::normalizedProgram(qs.data(), b.n, qs, program);   // merged as the kernel runs them
+        for (kernels::ProgramStep& step : program) {
+            FusedStep fs;
+            fs.target = step.target;
+            for (size_t e = 0; e < step.values.size(); e += 2)
+                fs.values.emplace_back(step.values[e], step.values[e + 1]);
+            fb->program.push_back(std::move(fs));
+        }
+        Op f;
+        f.name = "fused";
+        f.qubits = std::move(qs);
+        f.fused = std::move(fb);
+        f.line = c_->ops[b.gates[0]].line;
+        return f;
+    }
+
+    int fusedGates_ = 0;   // into the blocks of the last fuseOps
+
+private:
+    const cplx* matrixOf(const Block& b) const { return b.matrix.empty() ? info_[b.gates[0]].matrix.data() : b.matrix.data(); }
+
+    Block single(uint32_t i) const
+    {
+        const Op& op = c_->ops[i];
+        const GateInfo& g = info_[i];
+        Block b;
+        b.n = static_cast<int>(op.qubits.size());
+        std::copy(op.qubits.begin(), op.qubits.end(), b.qubits);
+        for (int q : op.qubits)
+            b.mask |= uint64_t(1) << q;
+        b.gates.push_back(i);
+        b.cost = g.cost;
+        b.nonZeros = g.nonZeros;
+        b.real = g.real;
+        b.fixedRows = g.fixedRows;
+        b.tensor = g.tensor;
+        return b;
+    }
+
+    // The cost shape of b's product with gate `g` on qubits disjoint from b's (g x b: b on the low bits), from
+    // the two factors: non-zeros multiply, the product is diagonal when both are, and its factors are the
+    // products of theirs.
+    kernels::MatrixShape disjointProduct(const Block& b, const Block& g) const
+    {
+        kernels::MatrixShape p;
+        const int n = b.n + g.n;
+        p.nonZeros = b.nonZeros * g.nonZeros;
+        const bool bDiag = b.gates.size() == 1 ? info_[b.gates[0]].diagonalMatrix : b.diagonal;
+        p.diagonalMatrix = bDiag && info_[g.gates[0]].diagonalMatrix;
+        int notOne = 0;
+        if (p.diagonalMatrix) {
+            const cplx *mb = matrixOf(b), *mg = matrixOf(g);
+            const int db = 1 << b.n, dg = 1 << g.n;
+            for (int s = 0; s < dg; ++s)
+                for (int t = 0; t < db; ++t)
+                    notOne += mg[size_t(s) * dg + s] * mb[size_t(t) * db + t] != cplx(1);
+        }
+        p.realMatrix = b.real && g.real;
+        // A product of two permutations is one; it leaves a row in place where both factors do.
+        p.permutation = b.fixedRows >= 0 && g.fixedRows >= 0 && !p.diagonalMatrix;
+        if (p.permutation)
+            notOne = (1 << n) - b.fixedRows * g.fixedRows;
+        // And of two tensor products of one-qubit matrices.
+        p.tensor = b.tensor && g.tensor && !p.diagonalMatrix && !p.permutation;
+        p.kernel = kernels::kernelShape(n, p.diagonalMatrix, p.nonZeros, notOne, p.realMatrix, p.permutation, p.tensor);
+        int qubits[2 * kernels::kMaxTargets];
+        std::copy(g.qubits, g.qubits + g.n, std::copy(b.qubits, b.qubits + b.n, qubits));
+        kernels::placeTargets(p.kernel, qubits, n);
+        return p;
+    }
+
+    // The blocks parts[0..count) (disjoint, all before gate g) and then g, as one block: the parts' tensor
+    // product (the first on the lowest bits), the identity on g's other qubits, then g applied in place.
+    Block merge(const Block* const* parts, int count, const Block& g)
+    {
+        Block m;
+        for (int i = 0; i < count; ++i) {
+            std::copy(parts[i]->qubits, parts[i]->qubits + parts[i]->n, m.qubits + m.n);
+            m.n += parts[i]->n;
+            m.mask |= parts[i]->mask;
+            m.gates.insert(m.gates.end(), parts[i]->gates.begin(), parts[i]->gates.end());
+        }
+        int fresh = 0;
+        for (int j = 0; j < g.n; ++j)
+            if (!m.has(g.qubits[j])) {
+                m.qubits[m.n++] = g.qubits[j];
+                ++fresh;
+            }
+        m.mask |= g.mask;
+        m.gates.insert(m.gates.end(), g.gates.begin(), g.gates.end());
+        if (g.gates.size() > 1)   // g a block of its own, disjoint from the parts (packOpen)
+            std::sort(m.gates.begin(), m.gates.end());
+        const int p0 = parts[0]->n;
+        m.matrix.assign(matrixOf(*parts[0]), matrixOf(*parts[0]) + (size_t(1) << (2 * p0)));
+        int done = p0;
+        for (int i = 1; i < count; ++i) {
+            kronLeft(scratch_, matrixOf(*parts[i]), parts[i]->n, m.matrix, done);
+            std::swap(scratch_, m.matrix);
+            done += parts[i]->n;
+        }
+        const cplx* gm = matrixOf(g);
+        if (fresh == g.n) {
+            // g on fresh qubits only (in its own order, above the parts): its tensor product with them.
+            kronLeft(scratch_, gm, g.n, m.matrix, done);
+            std::swap(scratch_, m.matrix);
+        } else {
+            if (fresh > 0) {
+                kronLeft(scratch_, nullptr, fresh, m.matrix, done);
+                std::swap(scratch_, m.matrix);
+            }
+            int pos[kernels::kMaxTargets];
+            for (int j = 0; j < g.n; ++j)
+                pos[j] = static_cast<int>(std::find(m.qubits, m.qubits + m.n, g.qubits[j]) - m.qubits);
+            applyLeft(m.matrix, m.n, gm, g.n, pos, scratch_);
+        }
+        if (!weighMerges_) {
+            // The wide fusions merge by qubits and gate counts; only a diagonal product may cross the cache blocks.
+            // emit() weighs the blocks they keep.
+            m.diagonal = isDiagonal(m.matrix, 1 << m.n);   // exact zeros off the diagonal; most products fail at the first
+            return m;
+        }
+        const kernels::MatrixShape p = productInfo(m.matrix.data(), m.qubits, m.n);
+        m.cost = kernels::relativeCost(p.kernel);
+        m.diagonal = p.diagonalMatrix;
+        m.nonZeros = p.nonZeros;
+        m.real = p.kernel.real;
+        m.fixedRows = fixedRowsOf(p, m.n);
+        m.tensor = p.tensor;
+        return m;
+    }
+    Block merge(const Block& part, const Block& g)
+    {
+        const Block* parts[1] = {&part};
+        return merge(parts, 1, g);
+    }
+
     // A non-diagonal block runs in one pass over one cache block, and, when the state is spread over MPI ranks,
     // only on local qubits: a block that took a global qubit in would need that qubit swapped in for the whole
     // block, where its gates alone might need no exchange (a diagonal or a control on a global qubit moves nothing).
@@ -623,15 +586,9 @@ private:
 
     struct Output {
         std::vector<Item>* items;
-        std::vector<Op>* ops;
+        std::vector<Block>* blocks;
     };
-    void emitOp(uint32_t i, Output& out) const
-    {
-        if (out.items)
-            out.items->push_back(Item{i, false, false, 0, info_[i].cost});
-        else
-            out.ops->push_back(c_->ops[i]);
-    }
+    void emitOp(uint32_t i, Output& out) const { out.items->push_back(Item{i, false, false, false, 0, info_[i].cost, 0}); }
 
     void emit(Block& b, Output& out)
     {
@@ -639,13 +596,11 @@ private:
             emitOp(b.gates[0], out);
             return;
         }
-        ++blocks_;
         fusedGates_ += static_cast<int>(b.gates.size());
         const int dim = 1 << b.n;
         // Exact zeros off the diagonal keep a diagonal block on the cheap diagonal kernel.
         const bool diagonal = isDiagonal(b.matrix, dim, 1e-14);
-        const std::vector<int> order(b.qubits, b.qubits + b.n);
-        std::vector<int> qs = order;
+        std::vector<int> qs(b.qubits, b.qubits + b.n);
         std::sort(qs.begin(), qs.end());
         const kernels::MatrixShape shape = productInfo(b.matrix.data(), b.qubits, b.n, diagonal);
         double cost = kernels::relativeCost(shape.kernel);
@@ -663,55 +618,24 @@ private:
                 cost = std::min(cost, programCost);
             }
         }
-        if (out.items) {
-            uint64_t mask = 0;
-            for (int j = 0; j < b.n; ++j)
-                mask |= uint64_t(1) << b.qubits[j];
-            out.items->push_back(Item{b.gates[0], true, diagonal, mask, cost});
-            return;
-        }
-        // The product merge() built, its qubits reordered ascending.
-        std::vector<cplx> m = embedMatrix(b.matrix, order, qs);
-        auto fb = std::make_shared<FusedBlock>();
-        fb->gateCount = static_cast<int>(b.gates.size());
-        fb->diagonal = diagonal;
-        if (diagonal)
-            for (int r = 0; r < dim; ++r)
-                for (int c = 0; c < dim; ++c)
-                    if (r != c)
-                        m[static_cast<size_t>(r) * dim + c] = 0;
-        fb->matrix = std::move(m);
-        std::vector<kernels::ProgramStep> program;
-        if (asProgram && programSteps(b, qs, program))
-            program = kernels::normalizedProgram(qs.data(), b.n, qs, program);   // merged as the kernel runs them
-        for (kernels::ProgramStep& step : program) {
-            FusedStep fs;
-            fs.target = step.target;
-            for (size_t e = 0; e < step.values.size(); e += 2)
-                fs.values.emplace_back(step.values[e], step.values[e + 1]);
-            fb->program.push_back(std::move(fs));
-        }
-        Op f;
-        f.name = "fused";
-        f.qubits = std::move(qs);
-        f.fused = std::move(fb);
-        f.line = c_->ops[b.gates[0]].line;
-        out.ops->push_back(std::move(f));
+        out.items->push_back(Item{b.gates[0], true, diagonal, asProgram, b.mask, cost, static_cast<uint32_t>(out.blocks->size())});
+        out.blocks->push_back(std::move(b));
     }
 
     // What a program of b's gates would run (kernels::CostShape's program fields, s's targets placed), counted from
     // the gates alone as kernels::setProgram merges their steps: a diagonal into the diagonal before it where the
     // steps between touch none of its qubits, a one-qubit gate into the one before it on its qubit where the steps
-    // between do not touch that qubit (real times real stays real). False where b cannot run as a program (a gate
-    // that is neither one-qubit nor diagonal, or more qubits than the kernel takes). Counts only: the fuse pass
-    // weighs every block of every fusion it tries, and builds the steps of those it keeps.
+    // between do not touch that qubit (real times real stays real, rx-like times rx-like stays rx-like). False
+    // where b cannot run as a program (a gate that is neither one-qubit nor diagonal, or more qubits than the kernel
+    // takes). Counts only: the fuse pass weighs every block of every fusion it tries, and builds the steps of those
+    // it keeps.
     bool programShape(const Block& b, kernels::CostShape& s) const
     {
         if (b.n < 2 || b.n > kernels::kMaxTensorTargets)
             return false;
         struct Step {
             uint64_t qubits;   // a one-qubit step's qubit, a diagonal's
-            bool diagonal, real;
+            bool diagonal, real, rxLike;
         };
         Step steps[kernels::kMaxProgramSteps + 1];
         int count = 0;
@@ -732,6 +656,7 @@ private:
                     merged = true;
                 } else if (oneQubit && !e.diagonal && e.qubits == qubits) {
                     e.real = e.real && g.real;
+                    e.rxLike = e.rxLike && g.rxLike;
                     merged = true;
                 } else if (e.qubits & qubits) {
                     break;
@@ -741,7 +666,7 @@ private:
                 continue;
             if (count > kernels::kMaxProgramSteps)
                 return false;
-            steps[count++] = Step{qubits, !oneQubit, g.real};
+            steps[count++] = Step{qubits, !oneQubit, g.real, g.rxLike};
         }
         int diagonals = 0;
         for (int j = 0; j < count; ++j)
@@ -749,14 +674,14 @@ private:
         if (!kernels::programFits(count - diagonals, diagonals))
             return false;
         s.program = true;
-        s.programReal = s.programComplex = s.programDiagonal = s.programInLanes = 0;
+        s.programReal = s.programRxLike = s.programComplex = s.programDiagonal = s.programInLanes = 0;
         const uint64_t lanes = (uint64_t(1) << kernels::laneBits(kernels::activeIsa(), false)) - 1;
         for (int j = 0; j < count; ++j) {
             if (steps[j].diagonal) {
                 ++s.programDiagonal;
                 continue;
             }
-            ++(steps[j].real ? s.programReal : s.programComplex);
+            ++(steps[j].real ? s.programReal : steps[j].rxLike ? s.programRxLike : s.programComplex);
             s.programInLanes += (steps[j].qubits & lanes) != 0;
         }
         return true;
@@ -802,16 +727,133 @@ private:
         return true;
     }
 
+    const Circuit* c_;
+    const std::vector<GateInfo>& info_;
+    bool countPasses_;
+    int localQubits_;   // qubits >= this are global (distributed over MPI ranks)
+    std::vector<cplx> scratch_;
+    mutable std::vector<StateVector::Footprint> footprints_;
+    bool weighMerges_ = true;   // merge() weighs the product's kernel (the cost-aware fusion decides by it)
+};
+
+class Fuse : public Pass {
+
+public:
+    Fuse(int k, int localQubits, std::string keep = {})
+        : k_(std::clamp(k, 1, kernels::kMaxTargets)), localQubits_(localQubits), keep_(std::move(keep))
+    {
+    }
+    std::string name() const override { return "fuse"; }
+    std::string description() const override
+    {
+        return "fuse gates into blocks of at most " + std::to_string(k_) + " qubits where the merged block runs faster";
+    }
+    PassResult run(Circuit& c, PassContext&) override
+    {
+        const int before = c.gateCount();
+        // Every fusion weighs the gates alone and multiplies their matrices: both are computed once.
+        std::vector<GateInfo> info(c.ops.size());
+        for (size_t i = 0; i < c.ops.size(); ++i) {
+            const Op& op = c.ops[i];
+            GateInfo& g = info[i];
+            g.counted = op.kind == OpKind::Gate && !op.cond.active() && c.isPrimitive(op);
+            if (!g.counted)
+                continue;
+            // The kernel prepareOp would make, weighed from the gate's target matrix without preparing it.
+            const StdGate* sg = op.fused ? nullptr : findStdGate(op.name);
+            const int controls = sg ? sg->controls : 0;
+            const std::vector<cplx> target = sg ? stdTargetMatrix(op.name, op.params) : op.fused->matrix;
+            const int k = static_cast<int>(op.qubits.size()) - controls;
+            if (k < 1 || k > kernels::kMaxTargets)
+                throw std::invalid_argument("gate on " + std::to_string(k) + " target qubits is not supported by the kernels");
+            kernels::MatrixShape p = productInfo(target.data(), op.qubits.data() + controls, k);
+            p.kernel.controls = controls;
+            g.cost = kernels::relativeCost(p.kernel);
+            for (int j = 0; j < static_cast<int>(op.qubits.size()); ++j)
+                (j < controls ? g.footprint.controls : g.footprint.targets) |= uint64_t(1) << op.qubits[static_cast<size_t>(j)];
+            g.footprint.diagonalMatrix = p.diagonalMatrix;
+            if (static_cast<int>(op.qubits.size()) <= k_) {
+                g.matrix = opMatrix(op);
+                const kernels::MatrixShape p = productInfo(g.matrix.data(), op.qubits.data(), static_cast<int>(op.qubits.size()));
+                g.diagonalMatrix = p.diagonalMatrix;
+                g.nonZeros = p.nonZeros;
+                g.real = p.kernel.real;
+                g.rxLike = op.qubits.size() == 1 && !g.real && g.matrix[0].imag() == 0 && g.matrix[3].imag() == 0 &&
+                           g.matrix[1].real() == 0 && g.matrix[2].real() == 0;
+                g.fixedRows = fixedRowsOf(p, static_cast<int>(op.qubits.size()));
+                g.tensor = op.qubits.size() == 1 || p.tensor;
+            }
+        }
+        std::vector<int> all(static_cast<size_t>(c.numQubits));
+        for (int q = 0; q < c.numQubits; ++q)
+            all[static_cast<size_t>(q)] = q;
+        // A state small enough for every gate to fit the cache blocks is one the simulator does not block at all.
+        const bool countPasses = !StateVector::fitsCacheBlocks(c.numQubits, all);
+        // The fusions tried: wide fusion within the cache blocks at every block size up to k, as one would try
+        // qsim's fuser at each max_fused_size (a dense block's flops double with every qubit, so the widest blocks
+        // are not always the fastest), and wide fusion across them at k. Each is built and weighed by a Fuser of its
+        // own, side by side on OpenMP's threads (the pass's time is part of every run; the cost-aware fusion, the
+        // dearest, first).
+        struct Candidate {
+            std::string name;
+            Mode mode = Mode::CostAware;
+            int maxQubits = 0;
+            std::vector<Item> items;
+            std::vector<Block> blocks;
+            int fusedGates = 0;
+            double cost = 0;
+        };
+        std::vector<Candidate> tried;
+        tried.push_back({"cost-aware", Mode::CostAware, k_, {}, {}, 0, 0});
+        for (int k = 2; k <= k_; ++k)
+            tried.push_back({"wide <= " + std::to_string(k) + " in cache blocks", Mode::WideInCacheBlocks, k, {}, {}, 0, 0});
+        tried.push_back({"wide", Mode::Wide, k_, {}, {}, 0, 0});
+        parallelFor(tried.size(), [&](size_t t) {
+            Candidate& next = tried[t];
+            Fuser fuser(c, info, countPasses, localQubits_);
+            fuser.fuseOps(next.mode, next.maxQubits, next.items, next.blocks);
+            next.fusedGates = fuser.fusedGates_;
+            next.cost = fuser.estimatedCost(next.items);
+        });
+        Fuser kept(c, info, countPasses, localQubits_);
+        Candidate unfused{"unfused", Mode::CostAware, 0, {}, {}, 0, 0};
+        for (size_t i = 0; i < c.ops.size(); ++i)
+            unfused.items.push_back(Item{static_cast<uint32_t>(i), false, false, false, 0, info[i].cost, 0});
+        unfused.cost = kept.estimatedCost(unfused.items);
+        const Candidate* best = &unfused;
+        std::string costs = " (estimated cost per amplitude: unfused " + shortNumber(unfused.cost);
+        for (const Candidate& next : tried) {
+            costs += ", " + next.name + " " + shortNumber(next.cost);
+            // Ties go to the simpler circuit (fewer merges), so fusing never costs more than not fusing.
+            if (keep_.empty() ? next.cost < best->cost * (1 - 1e-9) : next.name == keep_)
+                best = &next;
+        }
+        costs += "; kernel costs " + kernels::activeCostSource() + ")";
+        const bool fused = best != &unfused;
+        if (fused) {
+            // The fusion kept made into ops, its blocks side by side.
+            std::vector<Op> ops(best->items.size());
+            parallelFor(ops.size(), [&](size_t i) {
+                const Item& item = best->items[i];
+                ops[i] = item.fused ? kept.fusedOp(best->blocks[item.block], item) : c.ops[item.op];
+            });
+            c.ops = std::move(ops);
+        }
+        PassResult r;
+        r.changed = !best->blocks.empty();
+        if (!fused)
+            r.summary = "kept " + std::to_string(before) + " gates unfused" + costs;
+        else
+            r.summary = best->name + ": fused " + std::to_string(best->fusedGates) + " of " + std::to_string(before) + " gates into " +
+                        std::to_string(best->blocks.size()) + " block(s) of <= " + std::to_string(k_) + " qubits; " + std::to_string(c.gateCount()) +
+                        " gate ops remain" + costs;
+        return r;
+    }
+
+private:
     int k_;
     int localQubits_;   // qubits >= this are global (distributed over MPI ranks)
     std::string keep_;  // makeFusePassKeeping: the fusion kept whatever the estimates; empty: the cheapest
-    const Circuit* c_ = nullptr;
-    std::vector<GateInfo> info_;
-    bool countPasses_ = false;
-    std::vector<cplx> scratch_;
-    mutable std::vector<StateVector::Footprint> footprints_;
-    int blocks_ = 0, fusedGates_ = 0;
-    bool weighMerges_ = true;   // merge() weighs the product's kernel (the cost-aware fusion decides by it)
 };
 
 }  // namespace

@@ -60,6 +60,9 @@ kernels::CostTable distinctTable()
     t.tensor[2] = 0.140625;
     t.tensorInLanes[0] = 0.09375;
     t.tensorInLanes[1] = 0.03125;
+    for (int i = 0; i < 5; ++i)
+        t.program[i] = 0.015625 * (i + 3);
+    t.programRxLike = 0.171875;
     return t;
 }
 
@@ -127,18 +130,9 @@ private slots:
             QCOMPARE(b.cpu, a.cpu);
             QCOMPARE(b.threads, a.threads);
             QCOMPARE(b.measured, a.measured);
-            for (int k = 1; k <= 6; ++k) {
-                QCOMPARE(b.table.dense[k], a.table.dense[k]);
-                QCOMPARE(b.table.denseReal[k], a.table.denseReal[k]);
-            }
-            QCOMPARE(b.table.controlled, a.table.controlled);
-            QCOMPARE(b.table.diagonalBase, a.table.diagonalBase);
-            QCOMPARE(b.table.diagonalSlope, a.table.diagonalSlope);
-            QCOMPARE(b.table.sparseBase, a.table.sparseBase);
-            QCOMPARE(b.table.sparseSlope, a.table.sparseSlope);
-            QCOMPARE(b.table.sparseFloor, a.table.sparseFloor);
-            QCOMPARE(b.table.passCost, a.table.passCost);
-            QCOMPARE(b.table.permutation, a.table.permutation);
+            for (const kernels::CostField& f : kernels::costFields())
+                for (int v = 0; v < f.count; ++v)
+                    QVERIFY2(f.values(b.table)[v] == f.values(a.table)[v], f.key);
         }
     }
 
@@ -206,6 +200,9 @@ private slots:
         // Nor program gates (kValidSection has no 'program' line): the built-in costs, scaled the same way.
         for (int i = 0; i < 5; ++i)
             QCOMPARE(c.entries[0].table.program[i], builtin.program[i] * 1.0 / builtin.dense[1]);
+        // Nor rx-like steps: a third of the way from a real step to a complex one, as their vector operations are.
+        const kernels::CostTable& t = c.entries[0].table;
+        QCOMPARE(t.programRxLike, t.program[1] + (t.program[2] - t.program[1]) / 3);
     }
 
     void aTableAppliesOnlyToItsCpuAndBuild()
@@ -309,6 +306,51 @@ private slots:
             QCOMPARE(c.ops.size(), size_t(1));
             QVERIFY(c.ops[0].fused);
             QCOMPARE(c.ops[0].fused->program.size(), size_t(pairs == 10 ? 20 : 0));
+        }
+        kernels::useCalibration({}, {});
+    }
+
+    // An rx-like step (real diagonal, imaginary off it) is priced as such, not as a complex one: rx and cz alternating
+    // on two qubits (four rotations, three cz, merging nowhere) run as a program where rx-like steps are cheap and
+    // complex ones dear, and as their product where rx-like steps are dear too.
+    void rxLikeStepsArePricedApart()
+    {
+        if (kernels::activeIsa() == kernels::Isa::Portable)
+            QSKIP("the portable build runs no program gates");
+        for (const double rxLike : {0.06, 1.0}) {
+            kernels::CostTable t = kernels::builtinCostTable();
+            for (int k = 1; k <= 6; ++k)
+                t.dense[k] = t.denseReal[k] = 1;
+            t.sparseFloor = 1000;
+            t.tensor[0] = 1000;
+            t.program[0] = 0.1;
+            t.program[1] = t.program[3] = 0.05;
+            t.program[2] = 1;
+            t.program[4] = 0;
+            t.programRxLike = rxLike;
+            kernels::Calibration cal;
+            cal.entries.push_back(entryFor(kernels::cpuIdentity(), kernels::activeIsa(), t));
+            kernels::useCalibration(cal, "rx-like steps");
+            Circuit c;
+            c.numQubits = 7;
+            c.qregs.push_back({"q", 7, 0});
+            for (int s = 0; s < 4; ++s) {
+                Op rx;
+                rx.name = "rx";
+                rx.qubits = {s % 2 ? 6 : 3};
+                rx.params = {0.3 + 0.1 * s};
+                c.ops.push_back(rx);
+                if (s == 3)
+                    break;
+                Op cz;
+                cz.name = "cz";
+                cz.qubits = {3, 6};
+                c.ops.push_back(cz);
+            }
+            makeFusePassKeeping(4, "wide <= 2 in cache blocks")->run(c);
+            QCOMPARE(c.ops.size(), size_t(1));
+            QVERIFY(c.ops[0].fused);
+            QCOMPARE(c.ops[0].fused->program.size(), size_t(rxLike < 1 ? 7 : 0));   // 0.1 + 4 x 0.06 + 3 x 0.05 < 1
         }
         kernels::useCalibration({}, {});
     }
@@ -434,6 +476,8 @@ private slots:
         QVERIFY(t.sparseFloor > 0 && t.sparseBase + 2 * t.sparseSlope > 0);
         QVERIFY(t.permutation > 0);
         QVERIFY(t.tensor[0] >= 0 && t.tensor[1] > 0 && t.tensor[2] > 0 && t.tensorInLanes[0] >= 0 && t.tensorInLanes[1] >= 0);
+        QVERIFY(t.program[0] >= 0 && t.program[1] > 0 && t.program[2] > 0 && t.program[3] > 0 && t.program[4] >= 0);
+        QVERIFY(t.programRxLike >= t.program[1]);
         QCOMPARE(t.passCost, 0.7);
         QCOMPARE(kernels::passCostFromBandwidth(64, 2), 2.0);   // 2 threads x 2 x 32 B at 64 B/ns
         // Whatever the timings, what qcalibrate writes is a file it reads back.

@@ -20,6 +20,7 @@
 #include <QProcess>
 #include <QStandardPaths>
 #include <QtTest>
+#include <omp.h>
 
 #include <algorithm>
 
@@ -228,6 +229,35 @@ private slots:
             QVERIFY(op.qubits.size() <= 4);
         const auto psi = qt::randomState(8, 4);
         QVERIFY(qt::fidelity(qt::runOn(c, psi), qt::runOn(f, psi)) > 1 - 1e-9);
+    }
+
+    // The fuse pass builds the fusions it weighs side by side on OpenMP's threads: on one thread or three it keeps
+    // the same fusion, with the same blocks, matrices and program steps, and says the same estimates.
+    void fuseIsTheSameOnAnyNumberOfThreads()
+    {
+        const int threads = omp_get_max_threads();
+        for (const Circuit& c : {prepareForSimulation(makeRandomLayers(20, 10, 7), 0), prepareForSimulation(makeQft(14), 0),
+                                 prepareForSimulation(qt::randomCircuit(10, 300, 5), 0)}) {
+            Circuit one = c, three = c;
+            omp_set_num_threads(1);
+            const PassResult a = makeFusePass(4)->run(one);
+            omp_set_num_threads(3);
+            const PassResult b = makeFusePass(4)->run(three);
+            omp_set_num_threads(threads);
+            QCOMPARE(b.summary, a.summary);
+            QCOMPARE(three.ops.size(), one.ops.size());
+            for (size_t i = 0; i < one.ops.size(); ++i) {
+                QCOMPARE(three.ops[i].name, one.ops[i].name);
+                QCOMPARE(three.ops[i].qubits, one.ops[i].qubits);
+                QCOMPARE(bool(three.ops[i].fused), bool(one.ops[i].fused));
+                if (!one.ops[i].fused)
+                    continue;
+                QVERIFY(three.ops[i].fused->matrix == one.ops[i].fused->matrix);
+                QCOMPARE(three.ops[i].fused->program.size(), one.ops[i].fused->program.size());
+                for (size_t s = 0; s < one.ops[i].fused->program.size(); ++s)
+                    QVERIFY(three.ops[i].fused->program[s].values == one.ops[i].fused->program[s].values);
+            }
+        }
     }
 
     // Spread over MPI ranks (qubits >= 6 global): no non-diagonal block takes a global qubit in (a gate alone on one
