@@ -134,6 +134,11 @@ void sweepInPlace(double* x, int64_t count, double scale, double offset)
     SPYGLASS_ON_ACTIVE_BUILD(sweepInPlace(x, count, scale, offset))
 }
 
+void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats)
+{
+    SPYGLASS_ON_ACTIVE_BUILD(swapTileRows(back, buf, next, rows, rowFloats, strideFloats))
+}
+
 void applyPhaseProduct(double* amps, int n, const PhaseProduct& p, uint64_t heldZero)
 {
     SPYGLASS_ON_ACTIVE_BUILD(applyPhaseProduct(amps, n, p, heldZero))

@@ -154,6 +154,10 @@ bool setActiveIsa(Isa isa);
 // x = x * scale + offset over count doubles (a multiple of 8), the threads in parallel, in the active build's
 // widest vectors: the in-place pass kernels::measureInPlaceBandwidth times.
 void sweepInPlace(double* x, int64_t count, double scale, double offset);
+// Moves a copied tile's rows (StateVector::applyAll, one thread): row r of `next` (rowFloats floats each,
+// strideFloats apart) into the contiguous buffer `buf`, after streaming the buffer's row r to row r of `back` where
+// `back` is not null; with `next` null only the streaming back. Every pointer and row 64-byte aligned.
+void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats);
 // The qubits inside one vector of a build's lane kernels (whose targets there are permuted within the vector):
 // 512 bits hold 4 complex128 or 8 complex64 amplitudes, 256 bits half that; 0 for the portable build, which has none.
 int laneBits(Isa isa, bool single);
@@ -206,6 +210,7 @@ int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; w
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
 void sweepInPlace(double* x, int64_t count, double scale, double offset);
+void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats);
 }
 namespace avx2 {
 void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
@@ -216,6 +221,7 @@ int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; w
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
 void sweepInPlace(double* x, int64_t count, double scale, double offset);
+void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats);
 }
 namespace avx512 {
 void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
@@ -226,6 +232,7 @@ int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; w
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
 void sweepInPlace(double* x, int64_t count, double scale, double offset);
+void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats);
 }
 
 }  // namespace spyglass::quantum::kernels

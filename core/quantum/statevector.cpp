@@ -526,49 +526,6 @@ void chunkRun(T* a, int n, int b, const std::vector<BlockGate>& gates)
         applyInBlock(a + (uint64_t(ch) << (b + 1)), b, gates, uint64_t(ch) << b);
 }
 
-// A tile's rows are short (4 to 64 amplitudes): a memcpy call for each costs more than the copy itself.
-template <class T>
-inline void copyRow(T* __restrict dst, const T* __restrict src, uint64_t values)
-{
-    if (values % 8 == 0) {
-        for (uint64_t i = 0; i < values; i += 8)
-            __builtin_memcpy(dst + i, src + i, 8 * sizeof(T));
-    } else {
-        std::memcpy(dst, src, values * sizeof(T));
-    }
-}
-
-// A tile's rows go back to the state with streaming (non-temporal) stores: each row is whole 64-byte lines, so
-// the read a plain store makes of every line before writing it is wasted traffic, and the state is too large for
-// the cache to keep the lines for the next pass anyway (tiles of few rows run in place instead). 2-15 % off the
-// simulation of 22-26-qubit circuits (BENCHMARKS.md, "tiles in place or streamed back").
-template <class T>
-inline void streamRow(T* __restrict dst, const T* __restrict src, uint64_t values)
-{
-#if defined(__SSE__)
-    float* d = reinterpret_cast<float*>(dst);
-    const float* s = reinterpret_cast<const float*>(src);
-    for (uint64_t i = 0; i < values * sizeof(T) / sizeof(float); i += 4)
-        _mm_stream_ps(d + i, _mm_load_ps(s + i));
-#else
-    copyRow(dst, src, values);
-#endif
-}
-
-// A tile's rows lie 2^b amplitudes apart, each in a page of its own: the hardware prefetchers do not follow
-// them, so a copy row by row waits on memory for each. The rows kRowsAhead on are asked for ahead on the way in,
-// which keeps that many rows' lines in flight (the way out streams).
-constexpr uint64_t kRowsAhead = 16;
-template <class T>
-inline void prefetchRow(const T* tile, uint64_t r, uint64_t rows, int b, uint64_t values)
-{
-    if (r >= rows)
-        return;
-    const char* p = reinterpret_cast<const char*>(tile + 2 * (r << b));
-    for (uint64_t byte = 0; byte < values * sizeof(T); byte += 64)
-        __builtin_prefetch(p + byte, 0, 3);
-}
-
 // Each thread's tile buffer, kept from run to run (and freed with the thread): a fresh one is freshly mapped
 // pages, a fault each, about 25 us on the machine of BENCHMARKS.md, so it is mapped in huge pages (a 512 KiB
 // tile: 128 faults per thread, about 3 ms of a 20-qubit random circuit's 50, against one).
@@ -603,32 +560,12 @@ T* tileBuffer(size_t count)
     return buffer.data;
 }
 
-// A row of the tile whose gates ran goes back to the state (streamed, as streamRow) while the same row of the
-// next tile comes into the buffer: the reads and the writes of the memory overlap, where copying one tile out
-// and the next in would leave the memory reading only, then writing only.
-template <class T>
-inline void swapRow(T* __restrict back, T* __restrict row, const T* __restrict next, uint64_t values)
-{
-#if defined(__SSE__)
-    float* d = reinterpret_cast<float*>(back);
-    float* b = reinterpret_cast<float*>(row);
-    const float* s = reinterpret_cast<const float*>(next);
-    for (uint64_t i = 0; i < values * sizeof(T) / sizeof(float); i += 4) {
-        const __m128 x = _mm_load_ps(s + i);
-        _mm_stream_ps(d + i, _mm_load_ps(b + i));
-        _mm_store_ps(b + i, x);
-    }
-#else
-    streamRow(back, row, values);
-    copyRow(row, next, values);
-#endif
-}
-
 // Tiles: 2^w contiguous amplitudes (qubits < w) of every one of the 2^(n-b) rows (qubits >= b), the qubits
 // w..b-1 fixed, copied into a contiguous buffer of w + n - b qubits where tile qubit j is state qubit j (j < w)
-// or j - w + b (j >= w). A thread's tile stays in its buffer until its next tile comes in (swapRow); the last
-// goes back at the end: qft_26 complex64 0.428 -> 0.392 s, ghz_26 0.090 -> 0.083 s on the EPYC of
-// BENCHMARKS.md ("permutations and swapped tiles").
+// or j - w + b (j >= w). A thread's tile stays in its buffer until its next tile comes in (kernels::swapTileRows
+// streams each row back as the same row of the next tile comes in); the last goes back at the end: qft_26
+// complex64 0.428 -> 0.392 s, ghz_26 0.090 -> 0.083 s on the EPYC of BENCHMARKS.md ("permutations and swapped
+// tiles").
 template <class T>
 void tileRun(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
 {
@@ -639,22 +576,18 @@ void tileRun(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
     {
         T* buf = tileBuffer<T>(size_t(2) << tq);
         T* held = nullptr;   // the tile in buf, its gates run
+        // Rows as floats for kernels::swapTileRows, which moves them a 64-byte line at a time.
+        const auto floats = [](T* p) { return reinterpret_cast<float*>(p); };
+        const uint64_t rowFloats = 2 * cols * sizeof(T) / sizeof(float), strideFloats = (uint64_t(2) << b) * sizeof(T) / sizeof(float);
 #pragma omp for schedule(dynamic, 1) nowait
         for (int64_t t = 0; t < tiles; ++t) {
             T* const tile = a + 2 * (uint64_t(t) << w);
-            for (uint64_t r = 0; r < rows; ++r) {
-                prefetchRow(tile, r + kRowsAhead, rows, b, 2 * cols);
-                if (held)
-                    swapRow(held + 2 * (r << b), buf + 2 * (r << w), tile + 2 * (r << b), 2 * cols);
-                else
-                    copyRow(buf + 2 * (r << w), tile + 2 * (r << b), 2 * cols);
-            }
+            kernels::swapTileRows(held ? floats(held) : nullptr, floats(buf), floats(tile), rows, rowFloats, strideFloats);
             applyInBlock(buf, tq, gates, uint64_t(t) << w);
             held = tile;
         }
         if (held)
-            for (uint64_t r = 0; r < rows; ++r)
-                streamRow(held + 2 * (r << b), buf + 2 * (r << w), 2 * cols);
+            kernels::swapTileRows(floats(held), floats(buf), nullptr, rows, rowFloats, strideFloats);
 #if defined(__SSE__)
         _mm_sfence();   // the streamed rows are visible before another thread (or the next run) reads them
 #endif

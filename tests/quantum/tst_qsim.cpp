@@ -629,6 +629,54 @@ private slots:
         QVERIFY(checked > 0);
     }
 
+    // A run of copied tiles (states of 22 qubits and more) moves each tile's rows in and out with every build's own
+    // vectors (kernels::swapTileRows): gates on the highest and lowest qubits run in one such run on every build,
+    // in both precisions, and agree with the gates applied one by one.
+    void copiedTilesAgreeOnEveryBuild()
+    {
+        const int n = 22;
+        Circuit c;
+        c.numQubits = n;
+        c.qregs.push_back({"q", n, 0});
+        const auto gate = [&](const char* name, std::vector<int> qubits, std::vector<double> params = {}) {
+            Op op;
+            op.name = name;
+            op.qubits = std::move(qubits);
+            op.params = std::move(params);
+            c.ops.push_back(op);
+        };
+        gate("h", {21});
+        gate("ry", {17}, {0.7});
+        gate("cz", {17, 21});
+        gate("rx", {0}, {0.3});
+        gate("cx", {20, 2});
+        gate("u3", {19}, {0.4, 1.1, -0.6});
+        std::vector<kernels::PreparedGate> gates;
+        for (const Op& op : c.ops)
+            gates.push_back(prepareOp(c, op));
+        const auto input = quantum::test::randomState(n, 23);
+        int checked = 0;
+        for (kernels::Isa isa : supportedIsas())
+            for (Precision p : {Precision::Double, Precision::Single}) {
+                const IsaScope scope(isa);
+                QVERIFY(!StateVector::blocks(n, p).tilesInPlace);
+                StateVector one(n, p), all(n, p);
+                one.setAmplitudes(input);
+                all.setAmplitudes(input);
+                for (const auto& g : gates)
+                    one.apply(g);
+                const StateVector::Passes passes = all.applyAll(gates);
+                QCOMPARE(passes.tileRuns, 1);
+                double diff = 0;
+                for (uint64_t i = 0; i < one.size(); ++i)
+                    diff = std::max(diff, std::abs(one.amplitude(i) - all.amplitude(i)));
+                QVERIFY2(diff < (p == Precision::Double ? 1e-12 : 1e-5),
+                         qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(kernels::isaName(isa))).arg(diff)));
+                ++checked;
+            }
+        QVERIFY(checked >= 2);
+    }
+
     // Program gates (a fused block of one-qubit gates and diagonals run as its steps): random steps of every kind
     // (real, rx-like and complex one-qubit matrices, one-qubit and wider diagonals, real and complex) on targets
     // inside the vector lanes, above them, across both, unordered, 4 KiB or more apart, and with a control above
