@@ -68,8 +68,8 @@ std::vector<ProgramStep> programOf(const KernelProbe& s, std::mt19937_64& rng)
                 steps.push_back({j, randomUnitary(2, s.steps == ProgramStepKind::Real, rng)});
                 continue;
             }
-            const double c = std::cos(angle(rng) / 2), sn = std::sin(angle(rng) / 2);
-            steps.push_back({j, {c, 0, 0, -sn, 0, -sn, c, 0}});
+            const double theta = angle(rng);   // one angle for both entries, so the step stays unitary
+            steps.push_back({j, {std::cos(theta / 2), 0, 0, -std::sin(theta / 2), 0, -std::sin(theta / 2), std::cos(theta / 2), 0}});
         }
         if (layer + 1 < s.layers || s.trailingDiagonal) {
             ProgramStep d;
