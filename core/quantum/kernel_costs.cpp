@@ -62,7 +62,7 @@ const CostTable& builtinCostTable()
         t.program[3] = 0.21;
         t.program[4] = 0.097;
         // rx-like steps: qcalibrate's seventh program probe, seven runs on the same Xeon (2026-12-06 00:55-00:58
-        // UTC), measured 0.041-0.104 more than a real step (median 0.045; complex steps 0.16-0.21 more), scaled as
+        // UTC), measured 0.041-0.104 more than a real step (median 0.045; complex steps 0.18-0.21 more), scaled as
         // above: 0.135 + 1.45 x 0.045.
         t.programRxLike = 0.2;
         t.passCost = 1.2;
