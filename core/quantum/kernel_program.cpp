@@ -105,7 +105,11 @@ ProgramStepKind programStepKind(const ProgramStep& s, int k)
                 return ProgramStepKind::ComplexDiagonal;
         return ProgramStepKind::Diagonal;
     }
-    const double* f = s.values.data();
+    return oneQubitStepKind(s.values.data());
+}
+
+ProgramStepKind oneQubitStepKind(const double* f)
+{
     if (f[1] == 0 && f[3] == 0 && f[5] == 0 && f[7] == 0)
         return ProgramStepKind::Real;
     if (f[1] == 0 && f[7] == 0 && f[2] == 0 && f[4] == 0)

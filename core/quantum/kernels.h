@@ -37,6 +37,8 @@ struct ProgramStep {
 // complex product an amplitude.
 enum class ProgramStepKind { Real, ImagOff, Complex, Diagonal, ComplexDiagonal };
 ProgramStepKind programStepKind(const ProgramStep& step, int k);
+// The kind of a one-qubit step's matrix (8 numbers as ProgramStep::values): Real, ImagOff or Complex.
+ProgramStepKind oneQubitStepKind(const double* m);
 
 // A gate prepared once before simulation: targets ascending, the matrix permuted to match.
 struct PreparedGate {

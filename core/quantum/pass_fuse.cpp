@@ -778,8 +778,9 @@ public:
                 g.diagonalMatrix = p.diagonalMatrix;
                 g.nonZeros = p.nonZeros;
                 g.real = p.kernel.real;
-                g.rxLike = op.qubits.size() == 1 && !g.real && g.matrix[0].imag() == 0 && g.matrix[3].imag() == 0 &&
-                           g.matrix[1].real() == 0 && g.matrix[2].real() == 0;
+                // std::complex<double> is an array of its two parts ([complex.numbers.general]).
+                g.rxLike = op.qubits.size() == 1 &&
+                           kernels::oneQubitStepKind(reinterpret_cast<const double*>(g.matrix.data())) == kernels::ProgramStepKind::ImagOff;
                 g.fixedRows = fixedRowsOf(p, static_cast<int>(op.qubits.size()));
                 g.tensor = op.qubits.size() == 1 || p.tensor;
             }
