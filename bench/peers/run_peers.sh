@@ -10,8 +10,9 @@
 # settings. REPORT_ONLY=1 runs no rounds and reports the times of the last run (BUILD/peers/run/times.tsv) again,
 # with bandwidth and FMA peak measured anew (a run stopped after some rounds still gets its tables). Prints (and
 # writes to BUILD/peers/report.md) the machine, load averages, the STREAM-style bandwidth, the FMA peak at this thread count, every time, then the medians with
-# fidelity against Spyglass complex128 (over the amplitudes gate_list.h dumps) and our two bounds: memory =
-# passes x 2 x state bytes / in-place bandwidth, FMA = flops of the gates we run / FMA peak; the larger applies.
+# fidelity against Spyglass complex128 (over the amplitudes gate_list.h dumps) and our three bounds: memory =
+# passes x 2 x state bytes / in-place bandwidth, cache = what the gates read and write in cache blocks / in-place
+# bandwidth over a cache block a thread, FMA = flops of the gates we run / FMA peak; the largest applies.
 # Last, one line per circuit: ours against qsim (complex64) and the best complex128 peer, and against the bound,
 # twice: whole runs (time_s: the state's allocation and initialisation, fusion, gates) and simulation alone
 # (sim_s: fusion and gates, the state already allocated and initialised), the same split for every simulator.
@@ -66,7 +67,8 @@ measure_peaks() {
     # 12 chains of vector FMAs per thread, the vector width of the kernels in use (quantum_bench --fma-peak).
     fma=$("$bench" --fma-peak)
     echo "FMA peak $1 at ${OMP_NUM_THREADS:-all} threads: $(echo "$fma" | tr '\n' ' ')"
-    rmw=$(echo "$bw" | awk -v old="${rmw:-0}" '/rmw_gbs/ {print ($2 > old ? $2 : old)}')
+    rmw=$(echo "$bw" | awk -v old="${rmw:-0}" '/^rmw_gbs/ {print ($2 > old ? $2 : old)}')
+    cache=$(echo "$bw" | awk -v old="${cache:-0}" '/^cache_rmw_gbs/ {print ($2 > old ? $2 : old)}')
     fma64=$(echo "$fma" | awk -v old="${fma64:-0}" '/fma_gflops_f64/ {print ($2 > old ? $2 : old)}')
     fma32=$(echo "$fma" | awk -v old="${fma32:-0}" '/fma_gflops_f32/ {print ($2 > old ? $2 : old)}')
 }
@@ -85,8 +87,9 @@ for r in $(seq 1 "$rounds"); do
             passes=$(echo "$out" | awk '/^passes/ {print $2}')
             flops=$(echo "$out" | awk '/^flops/ {print $2}')
             sim=$(echo "$out" | awk '/^sim_s/ {print $2}')
+            cached=$(echo "$out" | awk '/^cache_bytes/ {print $2}')
             [ -n "$t" ] || { t=failed; sim=failed; echo "$v on $c failed: $(head -c 300 "$work/err.txt")"; }
-            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$c" "$v" "$t" "${passes:--}" "$(cut -d' ' -f1 /proc/loadavg)" "${flops:--}" "${sim:-failed}" >> "$results"
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$c" "$v" "$t" "${passes:--}" "$(cut -d' ' -f1 /proc/loadavg)" "${flops:--}" "${sim:-failed}" "${cached:--}" >> "$results"
         done
     done
     echo "round $r done, load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -94,13 +97,14 @@ done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 measure_peaks "at end"
 echo
-echo "## all times (round, circuit, simulator, whole run s, our passes, 1-min load average, our flops, simulation s)"
+echo "## all times (round, circuit, simulator, whole run s, our passes, 1-min load average, our flops, simulation s, our bytes in cache)"
 cat "$results"
 echo
 echo "## medians of $(cut -f1 "$results" | sort -u | wc -l) rounds; fidelity against ours-f64; memory bound = passes x 2 x state bytes / ${rmw} GB/s (in-place);" \
-     "FMA bound = flops / ${fma64} (complex128) or ${fma32} (complex64) GFLOP/s; the bounds are of the gates, so the ratio is taken of the simulation time"
-echo "| circuit | simulator | median whole run s | median simulation s | fidelity | passes | memory bound s | FMA bound s | bound | simulation / bound |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+     "cache bound = bytes in cache / ${cache} GB/s (in place over a cache block a thread); FMA bound = flops / ${fma64} (complex128) or ${fma32} (complex64) GFLOP/s;" \
+     "the bounds are of the gates, so the ratio is taken of the simulation time"
+echo "| circuit | simulator | median whole run s | median simulation s | fidelity | passes | memory bound s | cache bound s | FMA bound s | bound | simulation / bound |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 median_of() {   # circuit variant column -> median seconds of that column (4 whole run, 8 simulation), or "failed"
     awk -F'\t' -v c="$1" -v v="$2" -v k="$3" '$2 == c && $3 == v && $k != "failed" && $k != "" {print $k}' "$results" | sort -g |
         awk '{a[NR] = $1} END {if (NR) print a[int((NR + 1) / 2)]; else print "failed"}'
@@ -114,17 +118,22 @@ for c in $circuits; do
         sim=$(median_of "$c" "$v" 8)
         passes=$(awk -F'\t' -v c="$c" -v v="$v" '$2 == c && $3 == v {p = $5} END {print p}' "$results")
         flops=$(awk -F'\t' -v c="$c" -v v="$v" '$2 == c && $3 == v {p = $7} END {print p}' "$results")
+        cached=$(awk -F'\t' -v c="$c" -v v="$v" '$2 == c && $3 == v {p = $9} END {print p}' "$results")
         fid=-
         [ "$v" != ours-f64 ] && [ -f "$work/$c.$v.bin" ] && fid=$("$bench" --fidelity "$work/$c.ours-f64.bin" "$work/$c.$v.bin" | awk '{print $2}')
-        mem=- fmab=- kind=- ratio=-
+        mem=- cab=- fmab=- kind=- ratio=-
         if [ "$passes" != - ] && [ -n "$passes" ] && [ -n "$rmw" ]; then
             case $v in *-f32*) bytes=8 peak=$fma32 ;; *) bytes=16 peak=$fma64 ;; esac
-            read -r mem fmab kind ratio < <(awk -v p="$passes" -v n="$n" -v b="$bytes" -v bw="$rmw" -v f="$flops" -v pk="$peak" -v t="$sim" 'BEGIN {
+            read -r mem cab fmab kind ratio < <(awk -v p="$passes" -v n="$n" -v b="$bytes" -v bw="$rmw" -v cb="${cached:--}" -v cbw="${cache:-0}" \
+                                                   -v f="$flops" -v pk="$peak" -v t="$sim" 'BEGIN {
                 m = p * 2 * b * 2^n / (bw * 1e9); x = (pk > 0 && f != "-") ? f / (pk * 1e9) : 0
-                k = x > m ? "FMA" : "memory"; bd = x > m ? x : m
-                printf "%.4f %.4f %s %s\n", m, x, k, (t + 0 > 0 ? sprintf("%.2f", t / bd) : "-") }')
+                ca = (cbw > 0 && cb != "-" && cb != "") ? cb / (cbw * 1e9) : 0
+                k = "memory"; bd = m
+                if (ca > bd) { k = "cache"; bd = ca }
+                if (x > bd) { k = "FMA"; bd = x }
+                printf "%.4f %.4f %.4f %s %s\n", m, ca, x, k, (t + 0 > 0 ? sprintf("%.2f", t / bd) : "-") }')
         fi
-        echo "| $c | $v | $med | $sim | $fid | $passes | $mem | $fmab | $kind | $ratio |"
+        echo "| $c | $v | $med | $sim | $fid | $passes | $mem | $cab | $fmab | $kind | $ratio |"
         printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$v" "$med" "$kind" "$ratio" "$sim" >> "$summary"
     done
 done

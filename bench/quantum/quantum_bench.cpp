@@ -6,7 +6,8 @@
 //   quantum_bench --peer-run LIST [--single] [--fuse K] [--dump OUT] [--fusion NAME]   our side of the harness:
 //                                                one timed run (--fusion: keep that fusion, not the estimate's pick)
 //   quantum_bench --fidelity DUMP_A DUMP_B       |<a|b>|^2 / (<a|a><b|b>) over the dumped amplitudes
-//   quantum_bench --bandwidth Q                  triad and in-place bandwidth over arrays of a 2^Q complex128 state
+//   quantum_bench --bandwidth Q                  triad and in-place bandwidth over arrays of a 2^Q complex128 state,
+//                                                and in-place over a cache block a thread
 //   quantum_bench --fma-peak                     FMA throughput of this CPU at the OpenMP thread count (GFLOP/s)
 //   quantum_bench --kernel-costs [--qubits 15]   each kernel shape's ns per amplitude, one thread, beside relativeCost
 //   quantum_bench --kernel-placement [--qubits 15]   the same for the kernels whose time depends on their targets' place
@@ -347,6 +348,85 @@ double fmaPeakGflops(bool single)
     return best;
 }
 
+// In-place sweeps over buffers of a cache block's size, one a thread (kCacheBlockBytes: the simulator's tiles hold
+// 512 KiB, its chunks 256 KiB - 1 MiB): how fast a kernel can read and write amplitudes that stay in the core's
+// L2, whatever its arithmetic. Every gate a cache-blocked run applies reads and writes its block so, which bounds
+// a run of many light gates (a QFT's) below the memory bound: one pass over a 2^24 complex64 state from memory
+// took the Xeon of BENCHMARKS.md as long as 5 sweeps of it from L2 (one thread, 0.75 and 0.14 ns an amplitude).
+constexpr size_t kCacheBlockBytes = size_t(512) << 10;
+
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+void sweep512(float* x, int64_t count)
+{
+    const __m512 s = _mm512_set1_ps(0.999f), c = _mm512_set1_ps(0.001f);   // c: no denormals however many sweeps
+    for (int64_t i = 0; i < count; i += 16)
+        _mm512_store_ps(x + i, _mm512_fmadd_ps(_mm512_load_ps(x + i), s, c));
+}
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+void sweep256(float* x, int64_t count)
+{
+    const __m256 s = _mm256_set1_ps(0.999f), c = _mm256_set1_ps(0.001f);
+    for (int64_t i = 0; i < count; i += 8)
+        _mm256_store_ps(x + i, _mm256_fmadd_ps(_mm256_load_ps(x + i), s, c));
+}
+#pragma GCC pop_options
+
+// GB/s read + written by all threads together, best of 5.
+double cacheBandwidthGbs()
+{
+    if (kernels::activeIsa() == kernels::Isa::Portable)
+        return 0;   // no vector sweep to measure it with
+    const bool wide = kernels::activeIsa() == kernels::Isa::Avx512;
+    const int64_t count = int64_t(kCacheBlockBytes / sizeof(float)), sweeps = 2000;
+    double best = 0, sink = 0;
+#pragma omp parallel reduction(+ : sink)
+    {
+        float* x = static_cast<float*>(std::aligned_alloc(64, kCacheBlockBytes));
+        std::fill(x, x + count, 1.0f);
+        for (int rep = 0; rep < 5; ++rep) {
+            double t0 = 0;
+#pragma omp barrier
+#pragma omp master
+            t0 = now();
+            for (int64_t i = 0; i < sweeps; ++i)
+                wide ? sweep512(x, count) : sweep256(x, count);
+#pragma omp barrier
+#pragma omp master
+            best = std::max(best, double(omp_get_num_threads()) * double(sweeps) * 2 * double(kCacheBlockBytes) / (now() - t0) / 1e9);
+        }
+        sink += x[count / 2];
+        std::free(x);
+    }
+    if (sink == 12345.678)   // uses the result, so the sweeps are not dead code
+        std::printf("#");
+    return best;
+}
+
+// Bytes the gates read and write in cache (every amplitude a gate changes, read and written once): diagonal gates
+// count none, as the simulator may apply them within another gate's sweep (PhaseRun), and a permutation only the
+// amplitudes it moves. The cache bound divides it by cacheBandwidthGbs.
+double cacheBytes(const std::vector<kernels::PreparedGate>& gates, int n, Precision prec)
+{
+    const double amplitudeBytes = prec == Precision::Single ? 8 : 16;
+    double bytes = 0;
+    for (const kernels::PreparedGate& g : gates) {
+        if (g.diagonalMatrix)
+            continue;
+        double moved = 1;
+        if (g.permutation) {
+            int fixedPoints = 0;
+            for (size_t r = 0; r < g.permSource.size(); ++r)
+                fixedPoints += g.permSource[r] == int(r);
+            moved = 1 - double(fixedPoints) / double(g.permSource.size());
+        }
+        bytes += std::ldexp(1.0, n - int(g.controls.size())) * moved * 2 * amplitudeBytes;
+    }
+    return bytes;
+}
+
 // Timed like the peers' drivers: from the state's allocation to the last gate, fusion included (time_s), and the
 // same without the allocation and first touch of the state (sim_s).
 int peerRun(const std::string& file, Precision prec, int fuse, const char* dump, const char* fusionKept)
@@ -367,6 +447,7 @@ int peerRun(const std::string& file, Precision prec, int fuse, const char* dump,
     double flops = 0;
     for (const kernels::PreparedGate& g : gates)
         flops += gateFlops(g, n, prec);
+    std::printf("cache_bytes %.0f\n", cacheBytes(gates, n, prec));
     // The phases, wall and CPU seconds (CPU over wall above the thread count: time lost to other processes).
     std::printf("time_s %.6f\nsim_s %.6f\npasses %d\nops %zu\nflops %.0f\nkernels %s\nphases_wall alloc %.4f fuse %.4f gates %.4f\nphases_cpu alloc %.4f fuse %.4f gates %.4f\n",
                 t3 - t0, t3 - t1, passes.total(), gates.size(), flops, kernels::isaName(kernels::activeIsa()), t1 - t0, t2 - t1, t3 - t2, c1 - c0, c2 - c1, c3 - c2);
@@ -424,7 +505,7 @@ int main(int argc, char** argv)
         if (const char* q = argValue(argc, argv, "--bandwidth")) {
             // The harness's bandwidth line: arrays the size of a complex128 state of q qubits.
             const Bandwidth bw = measureBandwidth((size_t(1) << std::atoi(q)) * 16);
-            std::printf("triad_gbs %.1f\nrmw_gbs %.1f\n", bw.triad, bw.rmw);
+            std::printf("triad_gbs %.1f\nrmw_gbs %.1f\ncache_rmw_gbs %.1f\n", bw.triad, bw.rmw, cacheBandwidthGbs());
             return 0;
         }
         if (flagArg(argc, argv, "--kernel-costs"))
