@@ -13,7 +13,10 @@
 //   kernel costs, which pays where a block of a few qubits runs faster than the gates it holds (a real 2-qubit
 //   block, or a 3-qubit one that takes six gates of a brickwork), and where blocks save passes over the state that
 //   the cache blocking cannot (gates that fit no cache block each cost a pass). Built once within the cache blocks
-//   for every size from 2 to k, and once across them at k.
+//   for every size from 2 to k, and once across them at k;
+// - wide within the cache blocks at k, diagonals held: a diagonal gate that no open block can take waits instead of
+//   closing the blocks it shares a qubit with, which so keep growing past it (a QFT's blocks then take four whole
+//   qubits each, not one Hadamard each: see fuseOps).
 // A non-diagonal block (but in the wide fusion across them) stays within one of the simulator's cache blocks
 // (StateVector::fitsCacheBlocks): a block across them would cost a pass over the whole state of its own.
 // Greedy: open blocks are kept on disjoint qubit sets. A gate joins the blocks it touches when their union fits;
@@ -254,7 +257,9 @@ public:
     }
 
     // One fusion: the estimate's view of it into `items`, the blocks it made into `blocks`.
-    void fuseOps(Mode mode, int maxQubits, std::vector<Item>& items, std::vector<Block>& blocks)
+    // holdDiagonals: a diagonal gate that no open block can take is held instead of closing the blocks it touches
+    // (see `held`).
+    void fuseOps(Mode mode, int maxQubits, bool holdDiagonals, std::vector<Item>& items, std::vector<Block>& blocks)
     {
         const Circuit& c = *c_;
         const bool wide = mode != Mode::CostAware;
@@ -291,6 +296,34 @@ public:
                 }
             }
         };
+        // Diagonal blocks held back (holdDiagonals), while the open blocks they share a qubit with keep growing past
+        // them. A QFT's controlled phases to the qubits below a block of four are what this is for: the phase of
+        // qubit 19 with 23 no longer closes the block of 20-23, which so takes the Hadamards and phases of all four
+        // qubits, one sweep where there were four (a block a qubit, each with one Hadamard). A held block is
+        // released (emitted) before the first later gate on its qubits that is not diagonal, after the open blocks
+        // with such a gate on them (which all came before it), but before the others: what they hold on its
+        // qubits is diagonal and the rest on other qubits, so they commute with it and may still grow (the block
+        // of 16-19 keeps its qubit 16 when the phases of 16 with 20-23 go out before the Hadamard on 16).
+        std::vector<Block> held;
+        const auto denseQubits = [&](const Block& b) {
+            uint64_t m = 0;
+            for (uint32_t g : b.gates)
+                if (!info_[g].diagonalMatrix)
+                    m |= info_[g].footprint.targets | info_[g].footprint.controls;
+            return m;
+        };
+        auto release = [&](auto pred) {
+            for (size_t h = 0; h < held.size();) {
+                if (pred(held[h])) {
+                    const uint64_t mask = held[h].mask;
+                    emitWhere([&](const Block& b) { return (b.mask & mask) != 0 && (denseQubits(b) & mask) != 0; });
+                    emit(held[h], out);
+                    held.erase(held.begin() + static_cast<long>(h));
+                } else {
+                    ++h;
+                }
+            }
+        };
         for (size_t i = 0; i < c.ops.size(); ++i) {
             const Op& op = c.ops[i];
             const bool fusable = info_[i].counted && static_cast<int>(op.qubits.size()) <= maxQubits;
@@ -300,12 +333,16 @@ public:
                 if (op.cond.active()) {
                     packOpen();
                     emitWhere([](const Block&) { return true; });
-                }
-                else
+                    release([](const Block&) { return true; });
+                } else {
+                    release([&](const Block& h) { return h.touches(op.qubits); });
                     emitWhere([&](const Block& b) { return b.touches(op.qubits); });
+                }
                 emitOp(static_cast<uint32_t>(i), out);
                 continue;
             }
+            if (!held.empty() && !info_[i].diagonalMatrix)
+                release([&](const Block& h) { return h.touches(op.qubits); });
             Block one = single(static_cast<uint32_t>(i));
             size_t hit[kernels::kMaxTargets];
             int hits = 0;
@@ -361,6 +398,23 @@ public:
                     continue;
                 }
             }
+            if (holdDiagonals && hits == 1 && info_[i].diagonalMatrix) {
+                // No block can take it: held, into a held block it shares a qubit with where their union fits.
+                for (Block& h : held)
+                    if ((h.mask & one.mask) != 0) {
+                        int size = h.n;
+                        for (int j = 0; j < one.n; ++j)
+                            size += !h.has(one.qubits[j]);
+                        if (size <= maxQubits) {
+                            h = merge(h, one);
+                            one.n = 0;
+                            break;
+                        }
+                    }
+                if (one.n)
+                    held.push_back(std::move(one));
+                continue;
+            }
             // Too wide (or too dear) for all its blocks at once: the gate may still join one of them, the others
             // emitted first (they are disjoint from the one kept and hold gates before this one, so they may run
             // before it). That is what lets blocks follow a brickwork of two-qubit gates, as qsim's multi-qubit
@@ -401,6 +455,8 @@ public:
         packOpen();
         for (Block& b : open)
             emit(b, out);
+        for (Block& h : held)
+            emit(h, out);
     }
 
     // The op a block emitted as `item` runs as: its product with its qubits ascending (zeros off the diagonal of a
@@ -792,32 +848,34 @@ public:
         const bool countPasses = !StateVector::fitsCacheBlocks(c.numQubits, all);
         // The fusions tried: wide fusion within the cache blocks at every block size up to k, as one would try
         // qsim's fuser at each max_fused_size (a dense block's flops double with every qubit, so the widest blocks
-        // are not always the fastest), and wide fusion across them at k. Each is built and weighed by a Fuser of its
+        // are not always the fastest), the same at k with diagonals held, and wide fusion across them at k. Each is built and weighed by a Fuser of its
         // own, side by side on OpenMP's threads (the pass's time is part of every run; the cost-aware fusion, the
         // dearest, first).
         struct Candidate {
             std::string name;
             Mode mode = Mode::CostAware;
             int maxQubits = 0;
+            bool holdDiagonals = false;
             std::vector<Item> items;
             std::vector<Block> blocks;
             int fusedGates = 0;
             double cost = 0;
         };
         std::vector<Candidate> tried;
-        tried.push_back({"cost-aware", Mode::CostAware, k_, {}, {}, 0, 0});
+        tried.push_back({"cost-aware", Mode::CostAware, k_, false, {}, {}, 0, 0});
         for (int k = 2; k <= k_; ++k)
-            tried.push_back({"wide <= " + std::to_string(k) + " in cache blocks", Mode::WideInCacheBlocks, k, {}, {}, 0, 0});
-        tried.push_back({"wide", Mode::Wide, k_, {}, {}, 0, 0});
+            tried.push_back({"wide <= " + std::to_string(k) + " in cache blocks", Mode::WideInCacheBlocks, k, false, {}, {}, 0, 0});
+        tried.push_back({"wide <= " + std::to_string(k_) + " in cache blocks, diagonals held", Mode::WideInCacheBlocks, k_, true, {}, {}, 0, 0});
+        tried.push_back({"wide", Mode::Wide, k_, false, {}, {}, 0, 0});
         parallelFor(tried.size(), [&](size_t t) {
             Candidate& next = tried[t];
             Fuser fuser(c, info, countPasses, localQubits_);
-            fuser.fuseOps(next.mode, next.maxQubits, next.items, next.blocks);
+            fuser.fuseOps(next.mode, next.maxQubits, next.holdDiagonals, next.items, next.blocks);
             next.fusedGates = fuser.fusedGates_;
             next.cost = fuser.estimatedCost(next.items);
         });
         Fuser kept(c, info, countPasses, localQubits_);
-        Candidate unfused{"unfused", Mode::CostAware, 0, {}, {}, 0, 0};
+        Candidate unfused{"unfused", Mode::CostAware, 0, false, {}, {}, 0, 0};
         for (size_t i = 0; i < c.ops.size(); ++i)
             unfused.items.push_back(Item{static_cast<uint32_t>(i), false, false, false, 0, info[i].cost, 0});
         unfused.cost = kept.estimatedCost(unfused.items);

@@ -13,6 +13,7 @@
 #include "core/quantum/simulator.h"
 #include "core/quantum/statevector.h"
 
+#include <random>
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -388,6 +389,72 @@ private slots:
             QVERIFY(static_cast<int>(op.qubits.size()) <= maxQubits);
         const auto psi = qt::randomState(10, 6);
         QVERIFY(qt::fidelity(qt::runOn(c, psi), qt::runOn(f, psi)) > 1 - 1e-12);
+    }
+
+    // A diagonal gate no open block can take is held instead of closing the blocks it shares a qubit with. A QFT
+    // (the Hadamard of its top qubit, then that qubit's controlled phases to all below, and so on down) then fuses
+    // into blocks of four whole qubits, their Hadamards and the phases among them, with the phases to the qubits
+    // below in diagonal blocks after them; when those phases closed the blocks, each block took one Hadamard (the
+    // first phase to a qubit outside it came right after it). The state is unchanged.
+    void fuseHoldsDiagonalsPastOpenBlocks()
+    {
+        const int n = 12;
+        std::string body;   // the QFT of makeQft, without the closing qubit reversal
+        for (int t = n - 1; t >= 0; --t) {
+            body += "h q[" + std::to_string(t) + "];\n";
+            for (int j = t - 1; j >= 0; --j)
+                body += "cp(pi/" + std::to_string(1 << (t - j)) + ") q[" + std::to_string(j) + "],q[" + std::to_string(t) + "];\n";
+        }
+        const Circuit c = prepareForSimulation(gatesOnly(body, n), 0);
+        const auto denseOps = [](const Circuit& f) {
+            int dense = 0;
+            for (const Op& op : f.ops)
+                dense += op.isGate() && op.name != "cp" && !(op.fused && op.fused->diagonal);
+            return dense;
+        };
+        Circuit closing = c, holding = c;
+        makeFusePassKeeping(4, "wide <= 4 in cache blocks")->run(closing);
+        const PassResult r = makeFusePassKeeping(4, "wide <= 4 in cache blocks, diagonals held")->run(holding);
+        QVERIFY2(denseOps(holding) <= n / 4 + 1, qPrintable(QStringLiteral("%1 dense ops: %2").arg(denseOps(holding)).arg(QString::fromStdString(r.summary))));
+        QVERIFY2(denseOps(closing) >= 2 * denseOps(holding), qPrintable(QStringLiteral("%1 dense ops closing").arg(denseOps(closing))));
+        const auto psi = qt::randomState(n, 4);
+        const auto expected = qt::runOn(c, psi);
+        QVERIFY(qt::fidelity(expected, qt::runOn(holding, psi)) > 1 - 1e-12);
+        QVERIFY(qt::fidelity(expected, qt::runOn(closing, psi)) > 1 - 1e-12);
+    }
+
+    // Held diagonals on a circuit that releases them every way: gates that are not diagonal on their qubits (x, h,
+    // a Toffoli), diagonals of one and two qubits (rz, t, cp, rzz, crz, cz) on qubits of open blocks and of held
+    // ones, in random order. Fused with and without holding, the state is the unfused one's.
+    void fuseHoldingDiagonalsKeepsTheState()
+    {
+        const int n = 9;
+        std::mt19937 rng(17);
+        std::string body;
+        const char* oneQubit[] = {"h", "x", "rz(0.37)", "ry(1.1)", "t"};
+        for (int g = 0; g < 400; ++g) {
+            int a = int(rng() % n), b = int(rng() % (n - 1)), d = int(rng() % (n - 2));
+            b += b >= a;
+            while (d == a || d == b)
+                d = (d + 1) % n;
+            const auto q = [](int i) { return "q[" + std::to_string(i) + "]"; };
+            switch (rng() % 6) {
+            case 0: body += std::string(oneQubit[rng() % 5]) + " " + q(a) + ";\n"; break;
+            case 1:
+            case 2: body += "cp(" + std::to_string(0.1 + 0.01 * g) + ") " + q(a) + "," + q(b) + ";\n"; break;
+            case 3: body += "rzz(0.7) " + q(a) + "," + q(b) + ";\n"; break;
+            case 4: body += "crz(0.4) " + q(a) + "," + q(b) + ";\n"; break;
+            default: body += (g % 2 ? "ccx " : "cz ") + q(a) + "," + q(b) + (g % 2 ? "," + q(d) : std::string()) + ";\n"; break;
+            }
+        }
+        const Circuit c = prepareForSimulation(gatesOnly(body, n), 0);
+        const auto psi = qt::randomState(n, 8);
+        const auto expected = qt::runOn(c, psi);
+        for (int k : {2, 3, 4}) {
+            Circuit f = c;
+            makeFusePassKeeping(k, "wide <= " + std::to_string(k) + " in cache blocks" + (k == 4 ? ", diagonals held" : ""))->run(f);
+            QVERIFY2(qt::fidelity(expected, qt::runOn(f, psi)) > 1 - 1e-12, qPrintable(QStringLiteral("fused <= %1").arg(k)));
+        }
     }
 
     // The fuse pass plans with countPasses: it must count what applyAll does.
