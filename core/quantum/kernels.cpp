@@ -149,6 +149,27 @@ void applyPhaseProduct(float* amps, int n, const PhaseProduct& p, uint64_t heldZ
     SPYGLASS_ON_ACTIVE_BUILD(applyPhaseProduct(amps, n, p, heldZero))
 }
 
+template <class T>
+bool applyProgramOnActiveBuild(T* amps, int n, const PreparedGate& g, uint64_t heldZero, const PhaseProduct* before, int beforeCount)
+{
+    switch (activeIsa()) {
+    case Isa::Avx512: return avx512::applyProgram(amps, n, g, heldZero, before, beforeCount);
+    case Isa::Avx2: return avx2::applyProgram(amps, n, g, heldZero, before, beforeCount);
+    case Isa::Portable: break;
+    }
+    return generic::applyProgram(amps, n, g, heldZero, before, beforeCount);
+}
+
+bool applyProgram(double* amps, int n, const PreparedGate& g, uint64_t heldZero, const PhaseProduct* before, int beforeCount)
+{
+    return applyProgramOnActiveBuild(amps, n, g, heldZero, before, beforeCount);
+}
+
+bool applyProgram(float* amps, int n, const PreparedGate& g, uint64_t heldZero, const PhaseProduct* before, int beforeCount)
+{
+    return applyProgramOnActiveBuild(amps, n, g, heldZero, before, beforeCount);
+}
+
 namespace {
 constexpr double kPhaseProductTolerance = 1e-14;
 

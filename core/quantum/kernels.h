@@ -140,6 +140,14 @@ double diagonalTouched(const PreparedGate& g);
 // heldZero clear, as apply() with heldZero.
 void applyPhaseProduct(double* amps, int numQubits, const PhaseProduct& p, uint64_t heldZero = 0);
 void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p, uint64_t heldZero = 0);
+// g, a program gate, with the products before[0..beforeCount) applied first, in the same sweep: the program kernel
+// multiplies each base's vectors by their factors after it loads them (a QFT's phases to the qubits of the block
+// after, applied with it where they took sweeps of their own). Every product's controls must be off g's targets and
+// above the vector, its targets among g's targets above the vector. False, nothing done, where the program kernel
+// does not run g (the portable build, a program that does not fit it) or a product is not so; as apply() with
+// heldZero otherwise.
+bool applyProgram(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero, const PhaseProduct* before, int beforeCount);
+bool applyProgram(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero, const PhaseProduct* before, int beforeCount);
 
 // The builds of the kernels, narrowest first.
 enum class Isa { Portable, Avx2, Avx512 };
@@ -208,6 +216,8 @@ void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero
 void apply(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
 void applyPhaseProduct(double* amps, int numQubits, const PhaseProduct& p, uint64_t heldZero = 0);
 void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p, uint64_t heldZero = 0);
+bool applyProgram(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero, const PhaseProduct* before, int beforeCount);
+bool applyProgram(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero, const PhaseProduct* before, int beforeCount);
 int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
@@ -219,6 +229,8 @@ void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero
 void apply(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
 void applyPhaseProduct(double* amps, int numQubits, const PhaseProduct& p, uint64_t heldZero = 0);
 void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p, uint64_t heldZero = 0);
+bool applyProgram(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero, const PhaseProduct* before, int beforeCount);
+bool applyProgram(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero, const PhaseProduct* before, int beforeCount);
 int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
@@ -230,6 +242,8 @@ void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero
 void apply(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
 void applyPhaseProduct(double* amps, int numQubits, const PhaseProduct& p, uint64_t heldZero = 0);
 void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p, uint64_t heldZero = 0);
+bool applyProgram(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero, const PhaseProduct* before, int beforeCount);
+bool applyProgram(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero, const PhaseProduct* before, int beforeCount);
 int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; writes it when out is not null
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();

@@ -423,12 +423,19 @@ namespace {
 // its common controls select once, with twice the arithmetic (two complex products), so it runs when the gates
 // would touch more than twice as many. The gates between them on other qubits run first (they commute with the
 // held ones): in a QFT the Hadamards and dense blocks of the next qubits come between them, and the phases of two
-// qubits interleave, so up to four products are open at once. QFT simulation 11-25 % faster at 22-26 qubits
-// (BENCHMARKS.md).
+// qubits interleave, so several products are open at once (a QFT fused into blocks of four qubits with its
+// phases held, pass_fuse.cpp, has one a qubit of the block before). QFT simulation 11-25 % faster at 22-26 qubits
+// (BENCHMARKS.md). A gate that is not diagonal takes only the groups on its qubits out before it (applyAfter), and
+// a program gate takes their factors on its own targets into its sweep (kernels::applyProgram), where each group
+// cost a sweep of its own: a QFT's phases from the qubits of one block of four to those of the next.
 template <class T>
 class PhaseRun {
 public:
-    PhaseRun(T* block, int blockQubits, uint64_t held) : block_(block), n_(blockQubits), held_(held) {}
+    PhaseRun(T* block, int blockQubits, uint64_t held)
+        : block_(block), n_(blockQubits), held_(held),
+          laneBits_((uint64_t(1) << kernels::laneBits(kernels::activeIsa(), sizeof(T) == sizeof(float))) - 1)
+    {
+    }
     // Holds g (its phases `phases`): in the first group whose product it merges with, else in a group of its own.
     // Held gates are all diagonal, so they commute and the groups may run in any order.
     void add(const kernels::PreparedGate& g, const kernels::GatePhases& phases)
@@ -442,27 +449,80 @@ public:
             if (groups_ == kMaxGroups)
                 flush();
             into = &group_[groups_++];
+            reset(*into);
             into->product = p;
         }
         into->gates[into->count++] = &g;
         into->touched += kernels::diagonalTouched(g);
+        into->qubits |= qubitMask(g);
         qubits_ |= qubitMask(g);
     }
-    // Whether g may run before the gates held (its qubits are none of theirs).
-    bool commutesWith(const kernels::PreparedGate& g) const { return (qubitMask(g) & qubits_) == 0; }
-    void flush()
+    // g, not diagonal, after the gates held. The groups on none of its qubits stay held (they commute with it);
+    // the others go first. Where g is a program (no controls), a group whose controls are off g's targets and above
+    // the vector, and whose factors on g's targets are on targets above the vector, gives g those factors (and its
+    // scale) to apply in g's own sweep, and stays held with the rest, which commutes with g. The program kernel
+    // works the factors out again for every base whose controls differ from the last one's, so only groups whose
+    // lowest control has kSlowControlBits of the bases' bits below it go in (a QFT's, controlled from above the
+    // targets, do; a cz controlled from just above the vector would have them worked out for every base, where
+    // on its own it sweeps only the quarter of the amplitudes it changes). A diagonal g commutes with them all.
+    void applyAfter(const kernels::PreparedGate& g)
     {
+        const uint64_t mask = qubitMask(g);
+        if (!(mask & qubits_) || g.diagonalMatrix) {
+            applyHeld(g);
+            return;
+        }
+        const uint64_t targets = targetMask(g);
+        const bool program = g.program && g.controls.empty();
+        kernels::PhaseProduct before[kMaxGroups];
+        int beforeCount = 0, kept = 0;
+        qubits_ = 0;
         for (int i = 0; i < groups_; ++i) {
             Group& gr = group_[i];
-            if (gr.count >= 2 && gr.touched > 2 * std::ldexp(1.0, -std::popcount(gr.product.controls))) {
-                kernels::applyPhaseProduct(block_, n_, gr.product, held_);
-            } else {
-                for (int j = 0; j < gr.count; ++j)
-                    applyHeld(*gr.gates[j]);
+            const kernels::PhaseProduct& p = gr.product;
+            if (gr.qubits & mask) {
+                const uint64_t belowControls = p.controls ? (p.controls & -p.controls) - 1 : 0;
+                const bool slow = std::popcount(belowControls & ~(targets | laneBits_ | held_)) >= kSlowControlBits || !p.controls;
+                if (program && slow && !(p.controls & (targets | laneBits_)) && !(p.targets & targets & laneBits_)) {
+                    kernels::PhaseProduct& on = before[beforeCount++];
+                    on.controls = p.controls;
+                    on.targets = p.targets & targets;
+                    on.scale[0] = p.scale[0];
+                    on.scale[1] = p.scale[1];
+                    for (uint64_t t = on.targets; t; t &= t - 1) {
+                        on.factor[std::countr_zero(t)][0] = p.factor[std::countr_zero(t)][0];
+                        on.factor[std::countr_zero(t)][1] = p.factor[std::countr_zero(t)][1];
+                    }
+                    gr.product.targets &= ~targets;
+                    gr.product.scale[0] = 1;
+                    gr.product.scale[1] = 0;
+                    gr.split = true;
+                    gr.qubits = gr.product.controls | gr.product.targets;
+                    if (!gr.product.targets) {
+                        reset(gr);
+                        continue;
+                    }
+                } else {
+                    flushGroup(gr);
+                    continue;
+                }
             }
-            gr.count = 0;
-            gr.touched = 0;
+            qubits_ |= gr.qubits;
+            if (kept != i)
+                group_[kept] = gr;
+            ++kept;
         }
+        groups_ = kept;
+        if (beforeCount && kernels::applyProgram(block_, n_, g, held_, before, beforeCount))
+            return;
+        for (int i = 0; i < beforeCount; ++i)
+            kernels::applyPhaseProduct(block_, n_, before[i], held_);
+        applyHeld(g);
+    }
+    void flush()
+    {
+        for (int i = 0; i < groups_; ++i)
+            flushGroup(group_[i]);
         groups_ = 0;
         qubits_ = 0;
     }
@@ -477,16 +537,36 @@ public:
     }
 
 private:
-    static constexpr int kMaxGates = 64, kMaxGroups = 4;
+    static constexpr int kMaxGates = 64, kMaxGroups = 16, kSlowControlBits = 3;
     struct Group {
         kernels::PhaseProduct product;
         const kernels::PreparedGate* gates[kMaxGates];
         int count = 0;
         double touched = 0;
+        uint64_t qubits = 0;   // of its gates
+        bool split = false;    // applyAfter took part of the product: `gates` are no longer it
     };
+    void reset(Group& gr)
+    {
+        gr.count = 0;
+        gr.touched = 0;
+        gr.qubits = 0;
+        gr.split = false;
+    }
+    void flushGroup(Group& gr)
+    {
+        if (gr.split || (gr.count >= 2 && gr.touched > 2 * std::ldexp(1.0, -std::popcount(gr.product.controls)))) {
+            kernels::applyPhaseProduct(block_, n_, gr.product, held_);
+        } else {
+            for (int j = 0; j < gr.count; ++j)
+                applyHeld(*gr.gates[j]);
+        }
+        reset(gr);
+    }
     T* block_;
     int n_;
     uint64_t held_;
+    uint64_t laneBits_;   // the qubits inside a vector of the active build
     Group group_[kMaxGroups];
     int groups_ = 0;
     uint64_t qubits_ = 0;   // of the gates held
@@ -509,9 +589,7 @@ void applyInBlock(T* block, int blockQubits, const std::vector<BlockGate>& gates
             phases.add(*g, *p);
             continue;
         }
-        if (!phases.commutesWith(*g))
-            phases.flush();
-        phases.applyHeld(*g);
+        phases.applyAfter(*g);
     }
     phases.flush();
 }
@@ -659,21 +737,22 @@ void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, St
         fits[0][i] = fitsBlock(gates[i], chunkFixed);
         fits[1][i] = fitsBlock(gates[i], tileFixed);
     }
-    std::vector<char> done(count, 0);
-    std::vector<size_t> run[2];
+    std::vector<char> done(count, 0), inRun(count, 0);
+    std::vector<size_t> run[2], seen;
     size_t first = 0, applied = 0;
     while (first < count) {
         for (int kind = 0; kind < 2; ++kind) {
             run[kind].clear();
+            seen.clear();
             uint64_t skipped = 0, skippedDense = 0;   // qubits of the gates left behind (of the non-diagonal ones)
             // The look-ahead is bounded so a long circuit of gates that fit no block stays linear.
-            size_t examined = 0;
-            for (size_t i = first; i < count && skippedDense != all && examined < kLookAheadGates; ++i) {
+            for (size_t i = first; i < count && skippedDense != all && seen.size() < kLookAheadGates; ++i) {
                 if (done[i])
                     continue;
-                ++examined;
+                seen.push_back(i);
                 const bool commutes = (masks[i] & (gates[i].diagonalMatrix ? skippedDense : skipped)) == 0;
-                if (fits[kind][i] && commutes) {
+                inRun[i] = fits[kind][i] && commutes;
+                if (inRun[i]) {
                     run[kind].push_back(i);
                 } else {
                     skipped |= masks[i];
@@ -681,6 +760,31 @@ void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, St
                         skippedDense |= masks[i];
                 }
             }
+            // A diagonal gate that no later gate of the run needs (none on its qubits is not diagonal), but a gate
+            // left for a later run does, waits for that run: a QFT's phases from the qubits of the tiles' rows to
+            // those of the chunks, which the tiles' run would apply in sweeps of their own, run in the chunks',
+            // where the rows' qubits are fixed and they are phases on one qubit, which the program gates there
+            // take into their sweeps (PhaseRun). Only gates that fit a block count (one that fits none runs alone,
+            // and the gate waiting for it might be left to run alone too), and the gates the look-ahead did not
+            // reach need nothing.
+            uint64_t neededInRun = 0, neededLater = 0;
+            bool deferred = false;
+            for (size_t s = seen.size(); s-- > 0;) {
+                const size_t i = seen[s];
+                if (!gates[i].diagonalMatrix) {
+                    if (inRun[i])
+                        neededInRun |= masks[i];
+                    else if (fits[0][i] || fits[1][i])
+                        neededLater |= masks[i];
+                    continue;
+                }
+                if (inRun[i] && !(masks[i] & neededInRun) && (masks[i] & neededLater)) {
+                    inRun[i] = 0;
+                    deferred = true;
+                }
+            }
+            if (deferred)
+                run[kind].erase(std::remove_if(run[kind].begin(), run[kind].end(), [&](size_t i) { return !inRun[i]; }), run[kind].end());
         }
         const int kind = run[1].size() > run[0].size() ? 1 : 0;
         if (run[kind].size() < 2) {

@@ -759,6 +759,108 @@ private slots:
         QVERIFY2(miss.isEmpty(), qPrintable(miss));
     }
 
+    // A program with products of phases before it in its own sweep (kernels::applyProgram, as PhaseRun hands a
+    // QFT's phases to the qubits of the next block to that block's program): the same state as the products applied
+    // one by one and then the program, for targets inside the vector and above it, controls just above the vector
+    // (the factors worked out for every base) and far above the targets, none, and with a bit held in place; in
+    // both precisions and every build whose program kernel runs (the portable one declines and leaves the state).
+    void programsTakePhaseProductsBefore()
+    {
+        const int n = 12;
+        std::mt19937_64 rng(91);
+        std::uniform_real_distribution<double> angle(-3.2, 3.2);
+        const auto input = quantum::test::randomState(n, 23);
+        int ran = 0;
+        for (const std::vector<int>& targets : {std::vector<int>{4, 5, 6, 7}, std::vector<int>{3, 5, 8, 10}, std::vector<int>{0, 4, 6, 9},
+                                                std::vector<int>{1, 7, 9}, std::vector<int>{5, 6}})
+            for (uint64_t held : {uint64_t(0), uint64_t(1) << 11}) {
+                const int k = static_cast<int>(targets.size());
+                std::vector<kernels::ProgramStep> steps;
+                for (int s = 0; s < 3 * k; ++s) {
+                    kernels::ProgramStep step;
+                    step.target = s % k;
+                    const double c = std::cos(angle(rng)), sn = std::sin(angle(rng));
+                    step.values = s % 2 ? std::vector<double>{c, 0, -sn, 0, sn, 0, c, 0} : std::vector<double>{c, 0, 0, -sn, 0, -sn, c, 0};
+                    steps.push_back(std::move(step));
+                }
+                kernels::PreparedGate g = kernels::prepare({}, targets, kernels::programMatrix(k, steps));
+                kernels::setProgram(g, targets, steps);
+                QVERIFY(g.program);
+                uint64_t targetBits = 0;
+                for (int t : targets)
+                    targetBits |= uint64_t(1) << t;
+                for (kernels::Isa isa : supportedIsas())
+                    for (Precision p : {Precision::Double, Precision::Single}) {
+                        const IsaScope scope(isa);
+                        const int laneBits = kernels::laneBits(isa, p == Precision::Single);
+                        const uint64_t above = ~((uint64_t(1) << laneBits) - 1) & ((uint64_t(1) << n) - 1) & ~held;
+                        // Three products: controls just above the vector, two far above (or none), none at all.
+                        std::vector<kernels::PhaseProduct> before(3);
+                        const uint64_t free = above & ~targetBits;
+                        const uint64_t lowest = free & -free, highest = uint64_t(1) << (63 - std::countl_zero(free));
+                        before[0].controls = lowest;
+                        before[1].controls = held ? highest : highest | (uint64_t(1) << (63 - std::countl_zero(free & ~highest)));
+                        before[2].controls = 0;
+                        for (kernels::PhaseProduct& pp : before) {
+                            const double a = angle(rng);
+                            pp.scale[0] = std::cos(a);
+                            pp.scale[1] = std::sin(a);
+                            for (int t : targets)
+                                if (t >= laneBits && rng() % 4) {
+                                    const double b = angle(rng);
+                                    pp.targets |= uint64_t(1) << t;
+                                    pp.factor[t][0] = std::cos(b);
+                                    pp.factor[t][1] = std::sin(b);
+                                }
+                        }
+                        StateVector apart(n, p), together(n, p);
+                        apart.setAmplitudes(input);
+                        together.setAmplitudes(input);
+                        bool applied = false;
+                        if (p == Precision::Double) {
+                            for (const auto& pp : before)
+                                kernels::applyPhaseProduct(apart.dataDouble(), n, pp, held);
+                            kernels::apply(apart.dataDouble(), n, g, held);
+                            applied = kernels::applyProgram(together.dataDouble(), n, g, held, before.data(), 3);
+                        } else {
+                            for (const auto& pp : before)
+                                kernels::applyPhaseProduct(apart.dataFloat(), n, pp, held);
+                            kernels::apply(apart.dataFloat(), n, g, held);
+                            applied = kernels::applyProgram(together.dataFloat(), n, g, held, before.data(), 3);
+                        }
+                        double diff = 0;
+                        for (uint64_t i = 0; i < apart.size(); ++i)
+                            diff = std::max(diff, std::abs((applied ? apart.amplitude(i) : input[i]) - together.amplitude(i)));
+                        QVERIFY2(applied || isa == kernels::Isa::Portable, kernels::isaName(isa));
+                        QVERIFY2(diff < (p == Precision::Double ? 1e-12 : 2e-5),
+                                 qPrintable(QStringLiteral("targets from %1, held %2, %3 build: off by %4")
+                                                .arg(targets[0])
+                                                .arg(held)
+                                                .arg(QLatin1String(kernels::isaName(isa)))
+                                                .arg(diff)));
+                        ran += applied;
+                    }
+            }
+        QVERIFY(ran >= (supportedIsas().size() > 1 ? 20 : 0));
+        // A product with a control on a target, or a factor on a target inside the vector, is declined.
+        if (supportedIsas().size() > 1) {
+            const IsaScope scope(supportedIsas().back());
+            std::vector<kernels::ProgramStep> steps{{0, {0, 0, 1, 0, 1, 0, 0, 0}}, {1, {0, 0, 1, 0, 1, 0, 0, 0}}};
+            kernels::PreparedGate g = kernels::prepare({}, {0, 6}, kernels::programMatrix(2, steps));
+            kernels::setProgram(g, {0, 6}, steps);
+            StateVector sv(n, Precision::Double);
+            sv.setAmplitudes(input);
+            kernels::PhaseProduct onTarget, inLanes;
+            onTarget.controls = uint64_t(1) << 6;
+            inLanes.targets = 1;
+            inLanes.factor[0][0] = 0;
+            inLanes.factor[0][1] = 1;
+            QVERIFY(!kernels::applyProgram(sv.dataDouble(), n, g, 0, &onTarget, 1));
+            QVERIFY(!kernels::applyProgram(sv.dataDouble(), n, g, 0, &inLanes, 1));
+            QCOMPARE(sv.amplitudes(), input);
+        }
+    }
+
     // Tensor products of four factors on qubits whose amplitudes lie 4 KiB or more apart (from qubit 8 in complex128,
     // 9 in complex64), which the tensor kernel runs as two passes of two factors, and on qubits straddling that
     // line, with and without a control above and among them: real, complex and with butterflies, against applying
