@@ -626,12 +626,18 @@ private:
         return b.diagonal || fitsCacheBlocks(numQubits, b.qubits, b.n, mode);
     }
     // The union of a and b's qubits (disjoint).
+    // Whether a and b may merge: their union fits a cache block, or neither does (each would cost a pass of its
+    // own, as a QFT's closing swaps of qubits 7 and 18, 8 and 17 at 26 qubits, and merged they cost one); never
+    // onto a global qubit.
     bool fitsCacheBlocks(int numQubits, const Block& a, const Block& b, Mode mode) const
     {
         int qs[2 * kernels::kMaxTargets];
         std::copy(a.qubits, a.qubits + a.n, qs);
         std::copy(b.qubits, b.qubits + b.n, qs + a.n);
-        return fitsCacheBlocks(numQubits, qs, a.n + b.n, mode);
+        if (fitsCacheBlocks(numQubits, qs, a.n + b.n, mode))
+            return true;
+        const bool local = std::all_of(qs, qs + a.n + b.n, [&](int q) { return q < localQubits_; });
+        return local && !fitsCacheBlocks(numQubits, a, mode) && !fitsCacheBlocks(numQubits, b, mode);
     }
     bool fitsCacheBlocks(int numQubits, const int* qubits, int n, Mode mode) const
     {

@@ -361,6 +361,25 @@ private slots:
         QVERIFY(qt::fidelity(qt::runOn(c, psi), qt::runOn(f, psi)) > 1 - 1e-12);
     }
 
+    // Two gates that each fit no cache block (swaps of a middle qubit, fixed in a tile and free in a chunk, with a
+    // high one, fixed in a chunk) merge even within the cache blocks: apart each costs a pass, merged they cost one.
+    void fuseMergesGatesThatFitNoCacheBlock()
+    {
+        const int n = 19;
+        const StateVector::Blocks blocks = StateVector::blocks(n, Precision::Double);
+        const int middle = blocks.tileLowQubits, high = blocks.chunkQubits;
+        const Circuit c = gatesOnly("swap q[" + std::to_string(middle) + "],q[" + std::to_string(high) + "];\nswap q[" + std::to_string(middle + 1) +
+                                        "],q[" + std::to_string(high + 1) + "];\n",
+                                    n);
+        Circuit f = c;
+        makeFusePassKeeping(4, "wide <= 4 in cache blocks")->run(f);
+        QCOMPARE(f.gateCount(), 1);
+        QCOMPARE(StateVector::countPasses(n, Precision::Double, prepareGates(c)).total(), 2);
+        QCOMPARE(StateVector::countPasses(n, Precision::Double, prepareGates(f)).total(), 1);
+        const auto psi = qt::randomState(n, 12);
+        QVERIFY(qt::fidelity(qt::runOn(c, psi), qt::runOn(f, psi)) > 1 - 1e-12);
+    }
+
     // A brickwork (rotations on every qubit, then cz on alternate pairs, as the peer harness's random circuits):
     // fused <= 2 every cz takes the rotations around it, and fused <= 3 the blocks follow the staircase (a block
     // {0,1} grows into {0,1,2} with the next layer's cz 1,2), as qsim's multi-qubit fuser does, instead of
