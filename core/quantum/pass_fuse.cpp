@@ -40,6 +40,7 @@
 #include "core/quantum/statevector.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <exception>
 #include <stdexcept>
@@ -400,18 +401,12 @@ public:
             }
             if (holdDiagonals && hits == 1 && info_[i].diagonalMatrix) {
                 // No block can take it: held, into a held block it shares a qubit with where their union fits.
-                for (Block& h : held)
-                    if ((h.mask & one.mask) != 0) {
-                        int size = h.n;
-                        for (int j = 0; j < one.n; ++j)
-                            size += !h.has(one.qubits[j]);
-                        if (size <= maxQubits) {
-                            h = merge(h, one);
-                            one.n = 0;
-                            break;
-                        }
-                    }
-                if (one.n)
+                const auto into = std::find_if(held.begin(), held.end(), [&](const Block& h) {
+                    return (h.mask & one.mask) != 0 && std::popcount(h.mask | one.mask) <= maxQubits;
+                });
+                if (into != held.end())
+                    *into = merge(*into, one);
+                else
                     held.push_back(std::move(one));
                 continue;
             }
