@@ -139,6 +139,11 @@ void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uin
     SPYGLASS_ON_ACTIVE_BUILD(swapTileRows(back, buf, next, rows, rowFloats, strideFloats))
 }
 
+void moveRuns(float* to, uint64_t toBase, const uint64_t* toRun, const float* from, uint64_t fromBase, const uint64_t* fromRun, size_t runs, uint64_t runFloats)
+{
+    SPYGLASS_ON_ACTIVE_BUILD(moveRuns(to, toBase, toRun, from, fromBase, fromRun, runs, runFloats))
+}
+
 void applyPhaseProduct(double* amps, int n, const PhaseProduct& p, uint64_t heldZero)
 {
     SPYGLASS_ON_ACTIVE_BUILD(applyPhaseProduct(amps, n, p, heldZero))

@@ -168,6 +168,10 @@ void sweepInPlace(double* x, int64_t count, double scale, double offset);
 // strideFloats apart) into the contiguous buffer `buf`, after streaming the buffer's row r to row r of `back` where
 // `back` is not null; with `next` null only the streaming back. Every pointer and row 64-byte aligned.
 void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats);
+// Copies `runs` runs of runFloats floats (whole 64-byte lines, 64-byte aligned) in the active build's widest vectors,
+// one thread: run c from run (fromBase | fromRun[c]) of `from` to run (toBase | toRun[c]) of `to` (run i of p starting
+// at p + i * runFloats). A swap network's gathering of a tile and scattering of it to its images (swap_network.cpp).
+void moveRuns(float* to, uint64_t toBase, const uint64_t* toRun, const float* from, uint64_t fromBase, const uint64_t* fromRun, size_t runs, uint64_t runFloats);
 // The qubits inside one vector of a build's lane kernels (whose targets there are permuted within the vector):
 // 512 bits hold 4 complex128 or 8 complex64 amplitudes, 256 bits half that; 0 for the portable build, which has none.
 int laneBits(Isa isa, bool single);
@@ -223,6 +227,7 @@ int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
 void sweepInPlace(double* x, int64_t count, double scale, double offset);
 void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats);
+void moveRuns(float* to, uint64_t toBase, const uint64_t* toRun, const float* from, uint64_t fromBase, const uint64_t* fromRun, size_t runs, uint64_t runFloats);
 }
 namespace avx2 {
 void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
@@ -236,6 +241,7 @@ int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
 void sweepInPlace(double* x, int64_t count, double scale, double offset);
 void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats);
+void moveRuns(float* to, uint64_t toBase, const uint64_t* toRun, const float* from, uint64_t fromBase, const uint64_t* fromRun, size_t runs, uint64_t runFloats);
 }
 namespace avx512 {
 void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
@@ -249,6 +255,7 @@ int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
 void sweepInPlace(double* x, int64_t count, double scale, double offset);
 void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats);
+void moveRuns(float* to, uint64_t toBase, const uint64_t* toRun, const float* from, uint64_t fromBase, const uint64_t* fromRun, size_t runs, uint64_t runFloats);
 }
 
 }  // namespace spyglass::quantum::kernels

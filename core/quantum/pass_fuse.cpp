@@ -620,10 +620,10 @@ private:
     {
         return b.diagonal || fitsCacheBlocks(numQubits, b.qubits, b.n, mode);
     }
-    // The union of a and b's qubits (disjoint).
-    // Whether a and b may merge: their union fits a cache block, or neither does (each would cost a pass of its
-    // own, as a QFT's closing swaps of qubits 7 and 18, 8 and 17 at 26 qubits, and merged they cost one); never
-    // onto a global qubit.
+    // Whether a and b may merge: their union fits a cache block, or neither does and each would cost a pass of
+    // its own (two rxx from the middle qubits, fixed in a tile, to the high ones, fixed in a chunk), and merged
+    // they cost one; never onto a global qubit. A lone SWAP that fits no block costs no pass of its own: it joins
+    // the swap network of the swaps around it (StateVector::applyAll), where merged it would cost one.
     bool fitsCacheBlocks(int numQubits, const Block& a, const Block& b, Mode mode) const
     {
         int qs[2 * kernels::kMaxTargets];
@@ -632,7 +632,10 @@ private:
         if (fitsCacheBlocks(numQubits, qs, a.n + b.n, mode))
             return true;
         const bool local = std::all_of(qs, qs + a.n + b.n, [&](int q) { return q < localQubits_; });
-        return local && !fitsCacheBlocks(numQubits, a, mode) && !fitsCacheBlocks(numQubits, b, mode);
+        const auto costsAPass = [&](const Block& x) {
+            return !fitsCacheBlocks(numQubits, x, mode) && !(x.gates.size() == 1 && info_[x.gates[0]].footprint.swap);
+        };
+        return local && costsAPass(a) && costsAPass(b);
     }
     bool fitsCacheBlocks(int numQubits, const int* qubits, int n, Mode mode) const
     {
@@ -829,6 +832,7 @@ public:
             for (int j = 0; j < static_cast<int>(op.qubits.size()); ++j)
                 (j < controls ? g.footprint.controls : g.footprint.targets) |= uint64_t(1) << op.qubits[static_cast<size_t>(j)];
             g.footprint.diagonalMatrix = p.diagonalMatrix;
+            g.footprint.swap = sg && op.name == "swap";
             if (static_cast<int>(op.qubits.size()) <= k_) {
                 g.matrix = opMatrix(op);
                 const kernels::MatrixShape p = productInfo(g.matrix.data(), op.qubits.data(), static_cast<int>(op.qubits.size()));

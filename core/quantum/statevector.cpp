@@ -1,4 +1,5 @@
 #include "core/quantum/statevector.h"
+#include "core/quantum/swap_network.h"
 
 #include "core/common/host_memory.h"
 
@@ -719,9 +720,14 @@ namespace {
 // (controls and diagonal factors on fixed qubits are resolved per block, see BlockGate). Each step takes the
 // longest run of gates fitting chunks (or tiles) that can move to the front past the gates it skips (gates on
 // disjoint qubits commute, and so do two diagonal gates) and applies it in one memory pass; a gate that fits
-// neither (or a run of one) is applied alone. step(kind, gate indices, gates applied before): kind 0 chunks,
-// 1 tiles, -1 one gate alone. The plan depends on the gates and n only, so the fuse pass can count the passes
-// of a gate list without a state.
+// neither (or a run of one) is applied alone. SWAP gates on disjoint qubits >= w (their runs whole tile rows)
+// that can move to the front go in one pass of their own, a swap network (swap_network.h), when one of them fits
+// no block, where each such swap cost a pass (a QFT's closing swaps from the middle qubits to the high ones:
+// qft_26 complex64 0.615 -> 0.533 s, median of 9 interleaved runs, qft_24 level, on the Xeon of BENCHMARKS.md,
+// 2026-12-06). The network waits while runs of two gates or more can go: they may free more swaps for it (at
+// 24 qubits one network instead of two). step(kind, gate indices, gates applied before): kind 0
+// chunks, 1 tiles, 2 a swap network, -1 one gate alone. The plan depends on the gates and n only, so the fuse
+// pass can count the passes of a gate list without a state.
 template <class Step>
 void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, Step step)
 {
@@ -738,9 +744,36 @@ void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, St
         fits[1][i] = fitsBlock(gates[i], tileFixed);
     }
     std::vector<char> done(count, 0), inRun(count, 0);
-    std::vector<size_t> run[2], seen;
+    std::vector<size_t> run[2], seen, network;
+    const uint64_t networkLow = (uint64_t(1) << w) - 1;   // qubits a swap network leaves to the blocks
+    const bool anySwaps = std::any_of(gates.begin(), gates.end(), [&](const auto& g) { return g.swap && !(g.targets & networkLow); });
     size_t first = 0, applied = 0;
+    const auto take = [&](const std::vector<size_t>& gateIndices) {
+        applied += gateIndices.size();
+        for (size_t i : gateIndices)
+            done[i] = 1;
+        while (first < count && done[first])
+            ++first;
+    };
     while (first < count) {
+        bool networkNeeded = false;   // a swap of the network fits no block
+        if (anySwaps) {
+            network.clear();
+            uint64_t skipped = 0, used = 0;
+            size_t looked = 0;
+            for (size_t i = first; i < count && skipped != all && looked < kLookAheadGates; ++i) {
+                if (done[i])
+                    continue;
+                ++looked;
+                if (gates[i].swap && !(masks[i] & (networkLow | skipped | used))) {
+                    network.push_back(i);
+                    used |= masks[i];
+                    networkNeeded = networkNeeded || !(fits[0][i] || fits[1][i]);
+                } else {
+                    skipped |= masks[i];
+                }
+            }
+        }
         for (int kind = 0; kind < 2; ++kind) {
             run[kind].clear();
             seen.clear();
@@ -787,18 +820,16 @@ void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, St
                 run[kind].erase(std::remove_if(run[kind].begin(), run[kind].end(), [&](size_t i) { return !inRun[i]; }), run[kind].end());
         }
         const int kind = run[1].size() > run[0].size() ? 1 : 0;
-        if (run[kind].size() < 2) {
+        if (run[kind].size() < 2 && networkNeeded) {
+            step(2, network, applied);
+            take(network);
+        } else if (run[kind].size() < 2) {
             step(-1, std::vector<size_t>{first}, applied);
-            done[first] = 1;
-            ++applied;
+            take(std::vector<size_t>{first});
         } else {
             step(kind, run[kind], applied);
-            applied += run[kind].size();
-            for (size_t i : run[kind])
-                done[i] = 1;
+            take(run[kind]);
         }
-        while (first < count && done[first])
-            ++first;
     }
 }
 
@@ -806,7 +837,8 @@ void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, St
 
 StateVector::Footprint StateVector::footprint(const kernels::PreparedGate& g)
 {
-    return Footprint{targetMask(g), qubitMask(g) & ~targetMask(g), g.diagonalMatrix};
+    const bool swap = g.permutation && g.k == 2 && g.controls.empty() && g.permSource == std::vector<int>{0, 2, 1, 3};
+    return Footprint{targetMask(g), qubitMask(g) & ~targetMask(g), g.diagonalMatrix, swap};
 }
 
 namespace {
@@ -832,7 +864,7 @@ StateVector::Passes StateVector::countPasses(int n, Precision p, const std::vect
         return passes;
     }
     planRuns(n, tileLowQubits(n, p), gates, [&](int kind, const std::vector<size_t>&, size_t) {
-        ++(kind < 0 ? passes.singleGates : kind == 0 ? passes.chunkRuns : passes.tileRuns);
+        ++(kind < 0 ? passes.singleGates : kind == 0 ? passes.chunkRuns : kind == 1 ? passes.tileRuns : passes.swapNetworks);
     });
     return passes;
 }
@@ -866,6 +898,17 @@ StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGat
         if (kind < 0) {
             apply(gates[run[0]]);
             ++passes.singleGates;
+            return;
+        }
+        if (kind == 2) {
+            std::vector<std::pair<int, int>> swaps;
+            for (size_t i : run)
+                swaps.emplace_back(gates[i].targets[0], gates[i].targets[1]);
+            if (prec_ == Precision::Double)
+                applySwapNetwork(dataDouble(), n_, swaps);
+            else
+                applySwapNetwork(dataFloat(), n_, swaps);
+            ++passes.swapNetworks;
             return;
         }
         const uint64_t fixed = kind == 0 ? chunkFixed : tileFixed;

@@ -48,12 +48,13 @@ public:
     void apply(const kernels::PreparedGate& g);
     // Applies a gate list in cache-blocked runs: chunk by chunk (2^15 or 2^16 contiguous amplitudes) or tile by tile
     // (the lowest few and the high qubits), each run one memory pass. Diagonal gates on any qubits and controls
-    // on any qubits fit a run; gates move only past gates they commute with (statevector.cpp). `job` is
+    // on any qubits fit a run; SWAP gates that fit neither go in one pass together (a swap network); gates move
+    // only past gates they commute with (statevector.cpp). `job` is
     // checked and told the progress between runs.
     // Returns how many passes over the state it made, of each kind.
     struct Passes {
-        int chunkRuns = 0, tileRuns = 0, singleGates = 0;
-        int total() const { return chunkRuns + tileRuns + singleGates; }
+        int chunkRuns = 0, tileRuns = 0, singleGates = 0, swapNetworks = 0;
+        int total() const { return chunkRuns + tileRuns + singleGates + swapNetworks; }
     };
     Passes applyAll(const std::vector<kernels::PreparedGate>& gates, JobControl* job = nullptr);
     // The passes applyAll would make for `gates` on an n-qubit state, without one.
@@ -63,6 +64,7 @@ public:
     struct Footprint {
         uint64_t targets = 0, controls = 0;   // qubit masks
         bool diagonalMatrix = false;          // kernels::PreparedGate::diagonalMatrix
+        bool swap = false;                    // a SWAP gate without controls (it may join a swap network)
     };
     static Footprint footprint(const kernels::PreparedGate& g);
     static Passes countPasses(int numQubits, Precision p, const std::vector<Footprint>& gates);

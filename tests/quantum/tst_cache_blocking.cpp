@@ -5,6 +5,7 @@
 
 #include "core/quantum/generators.h"
 #include "core/quantum/pipeline.h"
+#include "core/quantum/swap_network.h"
 
 #include <QtTest>
 
@@ -296,6 +297,109 @@ private slots:
                                                       .arg(passes.singleGates)
                                                       .arg(gates.size())));
         QVERIFY(passes.chunkRuns >= 1 && passes.tileRuns >= 1);
+    }
+
+    // applySwapNetwork against moving each amplitude to its index with the pairs' bits exchanged: pairs of
+    // neighbours, pairs within a tile (its own image) and across tiles, runs of one cache line and of more than
+    // the kernel's 4 KiB piece.
+    void swapNetworkMovesEveryAmplitude_data()
+    {
+        QTest::addColumn<int>("n");
+        QTest::addColumn<QList<int>>("pairs");   // q0, q1, q0, q1, ...
+        QTest::newRow("bit reversal above 3") << 14 << QList<int>{3, 13, 4, 12, 5, 11, 6, 10, 7, 9};
+        QTest::newRow("neighbours") << 14 << QList<int>{3, 4, 5, 6, 9, 8};
+        QTest::newRow("mixed") << 15 << QList<int>{4, 14, 5, 6, 8, 11, 12, 7};
+        QTest::newRow("one pair, long runs") << 16 << QList<int>{10, 15};
+    }
+
+    void swapNetworkMovesEveryAmplitude()
+    {
+        QFETCH(int, n);
+        QFETCH(QList<int>, pairs);
+        std::vector<std::pair<int, int>> swaps;
+        for (qsizetype i = 0; i + 1 < pairs.size(); i += 2)
+            swaps.emplace_back(pairs[i], pairs[i + 1]);
+        const auto psi = quantum::test::randomState(n, 5);
+        const auto moved = [&](uint64_t i) {
+            for (const auto& [p, q] : swaps)
+                if ((i >> p & 1) != (i >> q & 1))
+                    i ^= (uint64_t(1) << p) | (uint64_t(1) << q);
+            return i;
+        };
+        const kernels::Isa widest = kernels::activeIsa();
+        for (kernels::Isa isa : kernels::kAllIsas) {
+            if (!kernels::setActiveIsa(isa))
+                continue;
+            // 64-byte aligned, as a state is.
+            StateVector d(n, Precision::Double), f(n, Precision::Single);
+            d.setAmplitudes(psi);
+            f.setAmplitudes(psi);
+            applySwapNetwork(d.dataDouble(), n, swaps);
+            applySwapNetwork(f.dataFloat(), n, swaps);
+            for (uint64_t i = 0; i < psi.size(); ++i) {
+                const uint64_t j = moved(i);
+                const QByteArray at = QByteArray(kernels::isaName(isa)) + " amplitude " + QByteArray::number(qulonglong(i));
+                QVERIFY2(d.amplitude(j) == psi[i], at.constData());
+                QVERIFY2(f.amplitude(j) == cplx(std::complex<float>(psi[i])), at.constData());
+            }
+        }
+        kernels::setActiveIsa(widest);
+    }
+
+    // Swaps between the middle qubits (fixed in a tile) and the high ones (fixed in a chunk) fit no cache block:
+    // a layer of them, with swaps of the tiles' columns and rows among them (a QFT's closing bit reversal is
+    // both kinds), after gates on every qubit, takes one swap network, and a second layer sharing qubits with the
+    // first takes a second. Blocked and gate by gate agree, in both precisions, with tiles in place (20 qubits)
+    // and copied (22, 24); countPasses counts the same passes.
+    void swapLayersRunAsNetworks_data()
+    {
+        QTest::addColumn<int>("n");
+        for (int n : {20, 22, 24})
+            QTest::addRow("%d", n) << n;
+    }
+
+    void swapLayersRunAsNetworks()
+    {
+        QFETCH(int, n);
+        Circuit c;
+        c.numQubits = n;
+        auto add = [&](const char* name, std::vector<int> qubits, std::vector<double> params = {}) {
+            Op op;
+            op.name = name;
+            op.qubits = std::move(qubits);
+            op.params = std::move(params);
+            c.ops.push_back(op);
+        };
+        // The middle qubits of both precisions (complex64's tiles have one more column qubit).
+        const int middle = StateVector::blocks(n, Precision::Single).tileLowQubits, high = StateVector::blocks(n, Precision::Double).chunkQubits;
+        QVERIFY(middle == StateVector::blocks(n, Precision::Double).tileLowQubits + 1 && high - middle >= 2 && n - high >= 3);
+        for (int q = 0; q < n; ++q)
+            add("ry", {q}, {0.3 + 0.11 * q});
+        add("swap", {0, n - 1});
+        for (int q = middle; q < high && high + q - middle < n - 1; ++q)
+            add("swap", {q, high + q - middle});
+        for (int q = 0; q + 1 < n; q += 2)
+            add("cx", {q, q + 1});
+        add("swap", {high, middle + 1});
+        add("swap", {middle, high + 1});
+        const auto gates = prepared(c);
+        for (Precision p : {Precision::Double, Precision::Single}) {
+            StateVector one(n, p), all(n, p);
+            const auto psi = quantum::test::randomState(n, 8);
+            one.setAmplitudes(psi);
+            all.setAmplitudes(psi);
+            for (const auto& g : gates)
+                one.apply(g);
+            const StateVector::Passes passes = all.applyAll(gates);
+            QCOMPARE(passes.swapNetworks, 2);
+            const StateVector::Passes counted = StateVector::countPasses(n, p, gates);
+            QCOMPARE(counted.total(), passes.total());
+            QCOMPARE(counted.swapNetworks, passes.swapNetworks);
+            double diff = 0;
+            for (uint64_t i = 0; i < one.size(); ++i)
+                diff = std::max(diff, double(std::abs(one.amplitude(i) - all.amplitude(i))));
+            QVERIFY2(diff < (p == Precision::Double ? 1e-12 : 1e-5), qPrintable(QString::number(diff)));
+        }
     }
 
     // Diagonal gates and far controls resolved per block: a gate list made only of them (cp, crz, rzz, cx

@@ -346,7 +346,8 @@ private slots:
         const int pairs[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {1, 2}, {2, 0}};
         for (const auto& pr : pairs) {
             Op op;
-            op.name = "swap";
+            op.name = "rxx";
+            op.params = {0.3 + 0.1 * pr[0] + 0.05 * pr[1]};
             op.qubits = {middle + pr[0], high + pr[1]};
             c.ops.push_back(op);
         }
@@ -361,15 +362,15 @@ private slots:
         QVERIFY(qt::fidelity(qt::runOn(c, psi), qt::runOn(f, psi)) > 1 - 1e-12);
     }
 
-    // Two gates that each fit no cache block (swaps of a middle qubit, fixed in a tile and free in a chunk, with a
+    // Two gates that each fit no cache block (rxx of a middle qubit, fixed in a tile and free in a chunk, with a
     // high one, fixed in a chunk) merge even within the cache blocks: apart each costs a pass, merged they cost one.
     void fuseMergesGatesThatFitNoCacheBlock()
     {
         const int n = 19;
         const StateVector::Blocks blocks = StateVector::blocks(n, Precision::Double);
         const int middle = blocks.tileLowQubits, high = blocks.chunkQubits;
-        const Circuit c = gatesOnly("swap q[" + std::to_string(middle) + "],q[" + std::to_string(high) + "];\nswap q[" + std::to_string(middle + 1) +
-                                        "],q[" + std::to_string(high + 1) + "];\n",
+        const Circuit c = gatesOnly("rxx(0.3) q[" + std::to_string(middle) + "],q[" + std::to_string(high) + "];\nrxx(0.7) q[" +
+                                        std::to_string(middle + 1) + "],q[" + std::to_string(high + 1) + "];\n",
                                     n);
         Circuit f = c;
         makeFusePassKeeping(4, "wide <= 4 in cache blocks")->run(f);
