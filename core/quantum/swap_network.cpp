@@ -117,6 +117,18 @@ void swapNetwork(T* amps, int n, const std::vector<std::pair<int, int>>& swaps)
         source[c] = extract(sigma(offset[c]), tileMask);
         order[c] = c;
     }
+    // A tile that is its own image moves only its runs that are not their own (a quarter of all runs stay at two
+    // swaps, every one of them in such a tile): those runs' offsets, and for each where in the buffer its image is.
+    std::vector<uint64_t> movedOffset, movedSource, movedOrder, slot(tileRuns);
+    for (size_t c = 0; c < tileRuns; ++c)
+        if (source[c] != c) {
+            slot[c] = movedOffset.size();
+            movedOrder.push_back(movedOffset.size());
+            movedOffset.push_back(offset[c]);
+        }
+    for (size_t c = 0; c < tileRuns; ++c)
+        if (source[c] != c)
+            movedSource.push_back(slot[source[c]]);
     const int64_t tiles = int64_t(1) << std::popcount(heldMask);
 #pragma omp parallel if (tiles >= 32)
     {
@@ -133,11 +145,13 @@ void swapNetwork(T* amps, int n, const std::vector<std::pair<int, int>>& swaps)
             // Each pair of tiles once, from the lower base.
             if (imageBase < base)
                 continue;
-            gather(base, tileCopy);
             if (imageBase == base) {
-                scatter(base, tileCopy);
+                const size_t moved = movedOffset.size();
+                kernels::moveRuns(tileCopy, 0, movedOrder.data(), state, base, movedOffset.data(), moved, runFloats);
+                kernels::moveRuns(state, base, movedOffset.data(), tileCopy, 0, movedSource.data(), moved, runFloats);
                 continue;
             }
+            gather(base, tileCopy);
             gather(imageBase, imageCopy);
             scatter(base, imageCopy);
             scatter(imageBase, tileCopy);
