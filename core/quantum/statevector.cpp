@@ -460,8 +460,8 @@ public:
     }
     // g, not diagonal, after the gates held. The groups on none of its qubits stay held (they commute with it);
     // the others go first. Where g is a program (no controls), a group whose controls are off g's targets and above
-    // the vector, and whose factors on g's targets are on targets above the vector, gives g those factors (and its
-    // scale) to apply in g's own sweep, and stays held with the rest, which commutes with g. The program kernel
+    // the vector gives g its factors on g's targets and on the vector's lanes (and its scale) to apply in g's own
+    // sweep, and stays held with the rest, which commutes with g. The program kernel
     // works the factors out again for every base whose controls differ from the last one's, so only groups whose
     // lowest control has kSlowControlBits of the bases' bits below it go in (a QFT's, controlled from above the
     // targets, do; a cz controlled from just above the vector would have them worked out for every base, where
@@ -484,17 +484,17 @@ public:
             if (gr.qubits & mask) {
                 const uint64_t belowControls = p.controls ? (p.controls & -p.controls) - 1 : 0;
                 const bool slow = std::popcount(belowControls & ~(targets | laneBits_ | held_)) >= kSlowControlBits || !p.controls;
-                if (program && slow && !(p.controls & (targets | laneBits_)) && !(p.targets & targets & laneBits_)) {
+                if (program && slow && !(p.controls & (targets | laneBits_))) {
                     kernels::PhaseProduct& on = before[beforeCount++];
                     on.controls = p.controls;
-                    on.targets = p.targets & targets;
+                    on.targets = p.targets & (targets | laneBits_);
                     on.scale[0] = p.scale[0];
                     on.scale[1] = p.scale[1];
                     for (uint64_t t = on.targets; t; t &= t - 1) {
                         on.factor[std::countr_zero(t)][0] = p.factor[std::countr_zero(t)][0];
                         on.factor[std::countr_zero(t)][1] = p.factor[std::countr_zero(t)][1];
                     }
-                    gr.product.targets &= ~targets;
+                    gr.product.targets &= ~(targets | laneBits_);
                     gr.product.scale[0] = 1;
                     gr.product.scale[1] = 0;
                     gr.split = true;

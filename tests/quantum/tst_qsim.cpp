@@ -761,9 +761,10 @@ private slots:
 
     // A program with products of phases before it in its own sweep (kernels::applyProgram, as PhaseRun hands a
     // QFT's phases to the qubits of the next block to that block's program): the same state as the products applied
-    // one by one and then the program, for targets inside the vector and above it, controls just above the vector
-    // (the factors worked out for every base) and far above the targets, none, and with a bit held in place; in
-    // both precisions and every build whose program kernel runs (the portable one declines and leaves the state).
+    // one by one and then the program, for targets inside the vector and above it, factors on the targets and on
+    // the vector's lanes (targets or not), controls just above the vector (the factors worked out for every base)
+    // and far above the targets, none, and with a bit held in place; in both precisions and every build whose
+    // program kernel runs (the portable one declines and leaves the state).
     void programsTakePhaseProductsBefore()
     {
         const int n = 12;
@@ -805,8 +806,8 @@ private slots:
                             const double a = angle(rng);
                             pp.scale[0] = std::cos(a);
                             pp.scale[1] = std::sin(a);
-                            for (int t : targets)
-                                if (t >= laneBits && rng() % 4) {
+                            for (int t = 0; t < n; ++t)
+                                if ((targetBits >> t & 1 || t < laneBits) && rng() % 4) {
                                     const double b = angle(rng);
                                     pp.targets |= uint64_t(1) << t;
                                     pp.factor[t][0] = std::cos(b);
@@ -842,7 +843,8 @@ private slots:
                     }
             }
         QVERIFY(ran >= (supportedIsas().size() > 1 ? 20 : 0));
-        // A product with a control on a target, or a factor on a target inside the vector, is declined.
+        // A product with a control on a target, or in the vector, or a factor on a qubit that is neither a target
+        // nor in the vector, is declined.
         if (supportedIsas().size() > 1) {
             const IsaScope scope(supportedIsas().back());
             std::vector<kernels::ProgramStep> steps{{0, {0, 0, 1, 0, 1, 0, 0, 0}}, {1, {0, 0, 1, 0, 1, 0, 0, 0}}};
@@ -850,13 +852,15 @@ private slots:
             kernels::setProgram(g, {0, 6}, steps);
             StateVector sv(n, Precision::Double);
             sv.setAmplitudes(input);
-            kernels::PhaseProduct onTarget, inLanes;
+            kernels::PhaseProduct onTarget, inLanes, offTargets;
             onTarget.controls = uint64_t(1) << 6;
-            inLanes.targets = 1;
-            inLanes.factor[0][0] = 0;
-            inLanes.factor[0][1] = 1;
+            inLanes.controls = 1;
+            offTargets.targets = uint64_t(1) << 7;
+            offTargets.factor[7][0] = 0;
+            offTargets.factor[7][1] = 1;
             QVERIFY(!kernels::applyProgram(sv.dataDouble(), n, g, 0, &onTarget, 1));
             QVERIFY(!kernels::applyProgram(sv.dataDouble(), n, g, 0, &inLanes, 1));
+            QVERIFY(!kernels::applyProgram(sv.dataDouble(), n, g, 0, &offTargets, 1));
             QCOMPARE(sv.amplitudes(), input);
         }
     }
