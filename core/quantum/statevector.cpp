@@ -462,10 +462,9 @@ public:
     // the others go first. Where g is a program (no controls), a group whose controls are off g's targets and above
     // the vector gives g its factors on g's targets and on the vector's lanes (and its scale) to apply in g's own
     // sweep, and stays held with the rest, which commutes with g. The program kernel
-    // works the factors out again for every base whose controls differ from the last one's, so only groups whose
-    // lowest control has kSlowControlBits of the bases' bits below it go in (a QFT's, controlled from above the
-    // targets, do; a cz controlled from just above the vector would have them worked out for every base, where
-    // on its own it sweeps only the quarter of the amplitudes it changes). A diagonal g commutes with them all.
+    // works the factors out again for every base whose controls differ from the last one's, but for a few fast
+    // controls on the lowest bits the bases vary (kernels::applyProgram): groups go in while their fast controls
+    // stay within those few. A diagonal g commutes with them all.
     void applyAfter(const kernels::PreparedGate& g)
     {
         const uint64_t mask = qubitMask(g);
@@ -475,6 +474,15 @@ public:
         }
         const uint64_t targets = targetMask(g);
         const bool program = g.program && g.controls.empty();
+        // The lowest bits the program's bases vary: controls there are fast (kernels::applyProgram).
+        uint64_t fastWindow = 0;
+        for (int b = 0, found = 0; b < n_ && found < kernels::kFastControlBits; ++b)
+            if (!((targets | laneBits_ | held_) >> b & 1)) {
+                fastWindow |= uint64_t(1) << b;
+                ++found;
+            }
+        const int maxFast = kernels::maxFastControls(std::popcount(targets & ~laneBits_));
+        uint64_t fastTaken = 0;
         kernels::PhaseProduct before[kMaxGroups];
         int beforeCount = 0, kept = 0;
         qubits_ = 0;
@@ -482,9 +490,11 @@ public:
             Group& gr = group_[i];
             const kernels::PhaseProduct& p = gr.product;
             if (gr.qubits & mask) {
-                const uint64_t belowControls = p.controls ? (p.controls & -p.controls) - 1 : 0;
-                const bool slow = std::popcount(belowControls & ~(targets | laneBits_ | held_)) >= kSlowControlBits || !p.controls;
-                if (program && slow && !(p.controls & (targets | laneBits_))) {
+                // (The kernel takes no fast controls when a product has both kinds.)
+                const bool fastFits = !((p.controls & fastWindow) && (p.controls & ~fastWindow)) &&
+                                      std::popcount(fastTaken | (p.controls & fastWindow)) <= maxFast;
+                if (program && fastFits && !(p.controls & (targets | laneBits_))) {
+                    fastTaken |= p.controls & fastWindow;
                     kernels::PhaseProduct& on = before[beforeCount++];
                     on.controls = p.controls;
                     on.targets = p.targets & (targets | laneBits_);
@@ -538,7 +548,7 @@ public:
     }
 
 private:
-    static constexpr int kMaxGates = 64, kMaxGroups = 16, kSlowControlBits = 3;
+    static constexpr int kMaxGates = 64, kMaxGroups = 16;
     struct Group {
         kernels::PhaseProduct product;
         const kernels::PreparedGate* gates[kMaxGates];
