@@ -795,13 +795,17 @@ private slots:
                         const IsaScope scope(isa);
                         const int laneBits = kernels::laneBits(isa, p == Precision::Single);
                         const uint64_t above = ~((uint64_t(1) << laneBits) - 1) & ((uint64_t(1) << n) - 1) & ~held;
-                        // Three products: controls just above the vector, two far above (or none), none at all.
-                        std::vector<kernels::PhaseProduct> before(3);
+                        // Three products: controls just above the vector (fast: worked out once per value),
+                        // two far above (or none), none at all; with a bit held, a fourth with one control of each
+                        // kind (then none is taken as fast).
+                        std::vector<kernels::PhaseProduct> before(held ? 4 : 3);
                         const uint64_t free = above & ~targetBits;
                         const uint64_t lowest = free & -free, highest = uint64_t(1) << (63 - std::countl_zero(free));
                         before[0].controls = lowest;
                         before[1].controls = held ? highest : highest | (uint64_t(1) << (63 - std::countl_zero(free & ~highest)));
                         before[2].controls = 0;
+                        if (held)
+                            before[3].controls = lowest | highest;
                         for (kernels::PhaseProduct& pp : before) {
                             const double a = angle(rng);
                             pp.scale[0] = std::cos(a);
@@ -822,12 +826,12 @@ private slots:
                             for (const auto& pp : before)
                                 kernels::applyPhaseProduct(apart.dataDouble(), n, pp, held);
                             kernels::apply(apart.dataDouble(), n, g, held);
-                            applied = kernels::applyProgram(together.dataDouble(), n, g, held, before.data(), 3);
+                            applied = kernels::applyProgram(together.dataDouble(), n, g, held, before.data(), int(before.size()));
                         } else {
                             for (const auto& pp : before)
                                 kernels::applyPhaseProduct(apart.dataFloat(), n, pp, held);
                             kernels::apply(apart.dataFloat(), n, g, held);
-                            applied = kernels::applyProgram(together.dataFloat(), n, g, held, before.data(), 3);
+                            applied = kernels::applyProgram(together.dataFloat(), n, g, held, before.data(), int(before.size()));
                         }
                         double diff = 0;
                         for (uint64_t i = 0; i < apart.size(); ++i)
