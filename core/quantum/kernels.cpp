@@ -320,6 +320,17 @@ bool mergePhaseProducts(PhaseProduct& into, const PhaseProduct& next)
     return true;
 }
 
+uint64_t fastControlWindow(uint64_t notVarying)
+{
+    uint64_t window = 0;
+    for (int b = 0, found = 0; b < 64 && found < kFastControlBits; ++b)
+        if (!(notVarying >> b & 1)) {
+            window |= uint64_t(1) << b;
+            ++found;
+        }
+    return window;
+}
+
 double diagonalTouched(const PreparedGate& g)
 {
     // A diagonal matrix on a dense kernel (rz) reads and writes every amplitude its controls select.

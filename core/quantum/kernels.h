@@ -144,18 +144,22 @@ void applyPhaseProduct(float* amps, int numQubits, const PhaseProduct& p, uint64
 // g, a program gate, with the products before[0..beforeCount) applied first, in the same sweep: the program kernel
 // multiplies each base's vectors by their factors after it loads them (a QFT's phases to the qubits of the block
 // after, applied with it where they took sweeps of their own). Every product's controls must be off g's targets and
-// above the vector, its targets among g's targets and the vector's lanes (at most 16 products, where any has
-// factors on the lanes). False, nothing done, where the program kernel does not run g (the portable build, a
-// program that does not fit it) or a product is not so; as apply() with heldZero otherwise. The factors are worked out again for every base whose controls differ from the last
-// one's, but for the controls on the lowest kFastControlBits bits the bases vary (the bits above the vector that
-// are neither g's targets nor held): with at most maxFastControls(g's targets above the vector) of those, their
-// factors are worked out once for each of their values.
+// above the vector, its targets among g's targets and the vector's lanes (at most kMaxLaneProducts products, where
+// any has factors on the lanes). False, nothing done, where the program kernel does not run g (the portable build,
+// a program that does not fit it) or a product is not so; as apply() with heldZero otherwise.
+// The factors are worked out again for every base whose controls differ from the last one's, but for the fast
+// controls, those in fastControlWindow(the vector's lanes, g's targets and the held bits): when no product has
+// controls of both kinds and there are at most maxFastControls(g's targets above the vector) of them, their factors
+// are worked out once for each of their values.
+constexpr int kMaxLaneProducts = 16;
 constexpr int kFastControlBits = 3;
 constexpr int maxFastControls(int highTargets)
 {
     // A table of at most 64 vectors, 2^(highTargets + 1) for each value of the fast controls.
     return std::min(kFastControlBits, 5 - highTargets);
 }
+// The lowest kFastControlBits bits not in `notVarying`: the bits a program's bases vary fastest.
+uint64_t fastControlWindow(uint64_t notVarying);
 bool applyProgram(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero, const PhaseProduct* before, int beforeCount);
 bool applyProgram(float* amps, int numQubits, const PreparedGate& g, uint64_t heldZero, const PhaseProduct* before, int beforeCount);
 

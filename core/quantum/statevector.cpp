@@ -1,4 +1,5 @@
 #include "core/quantum/statevector.h"
+
 #include "core/quantum/swap_network.h"
 
 #include "core/common/host_memory.h"
@@ -475,12 +476,7 @@ public:
         const uint64_t targets = targetMask(g);
         const bool program = g.program && g.controls.empty();
         // The lowest bits the program's bases vary: controls there are fast (kernels::applyProgram).
-        uint64_t fastWindow = 0;
-        for (int b = 0, found = 0; b < n_ && found < kernels::kFastControlBits; ++b)
-            if (!((targets | laneBits_ | held_) >> b & 1)) {
-                fastWindow |= uint64_t(1) << b;
-                ++found;
-            }
+        const uint64_t fastWindow = kernels::fastControlWindow(targets | laneBits_ | held_);
         const int maxFast = kernels::maxFastControls(std::popcount(targets & ~laneBits_));
         uint64_t fastTaken = 0;
         kernels::PhaseProduct before[kMaxGroups];
@@ -549,6 +545,7 @@ public:
 
 private:
     static constexpr int kMaxGates = 64, kMaxGroups = 16;
+    static_assert(kMaxGroups <= kernels::kMaxLaneProducts);   // every group's factors on the lanes may go to a program
     struct Group {
         kernels::PhaseProduct product;
         const kernels::PreparedGate* gates[kMaxGates];
