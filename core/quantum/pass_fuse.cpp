@@ -460,10 +460,9 @@ public:
     {
         const int dim = 1 << b.n;
         const bool diagonal = item.diagonal;
-        const std::vector<int> order(b.qubits, b.qubits + b.n);
-        std::vector<int> qs = order;
+        std::vector<int> qs(b.qubits, b.qubits + b.n);
         std::sort(qs.begin(), qs.end());
-        std::vector<cplx> m = embedMatrix(b.matrix, order, qs);
+        std::vector<cplx> m = productOf(b, qs);
         auto fb = std::make_shared<FusedBlock>();
         fb->gateCount = static_cast<int>(b.gates.size());
         fb->diagonal = diagonal;
@@ -495,6 +494,25 @@ public:
 
 private:
     const cplx* matrixOf(const Block& b) const { return b.matrix.empty() ? info_[b.gates[0]].matrix.data() : b.matrix.data(); }
+
+    // The product of b's gates on `qubits` (b's, ascending), multiplied again one gate at a time: emit() lets go of
+    // the product merge() built, since only the fusion kept needs its blocks' products. b.gates is an order the
+    // gates may run in (merge() puts a block's parts, which are disjoint, before the gate that joins them).
+    std::vector<cplx> productOf(const Block& b, const std::vector<int>& qubits) const
+    {
+        const size_t dim = size_t(1) << b.n;
+        std::vector<cplx> m(dim * dim), scratch;
+        for (size_t r = 0; r < dim; ++r)
+            m[r * dim + r] = 1;
+        for (uint32_t g : b.gates) {
+            const std::vector<int>& on = c_->ops[g].qubits;
+            int pos[kernels::kMaxTargets];
+            for (size_t j = 0; j < on.size(); ++j)
+                pos[j] = static_cast<int>(std::find(qubits.begin(), qubits.end(), on[j]) - qubits.begin());
+            applyLeft(m, b.n, info_[g].matrix.data(), static_cast<int>(on.size()), pos, scratch);
+        }
+        return m;
+    }
 
     Block single(uint32_t i) const
     {
@@ -679,6 +697,10 @@ private:
             }
         }
         out.items->push_back(Item{b.gates[0], true, diagonal, asProgram, b.mask, cost, static_cast<uint32_t>(out.blocks->size())});
+        // Its product goes back to the heap, where the next merges take it: kept, the products of every fusion
+        // tried were 2.3 MB of fresh pages (random_20), a fault each, which took 6 ms of the pass's 9 on the EPYC
+        // of BENCHMARKS.md; fusedOp() multiplies out the kept fusion's again.
+        std::vector<cplx>().swap(b.matrix);
         out.blocks->push_back(std::move(b));
     }
 
