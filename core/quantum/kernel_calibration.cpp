@@ -302,6 +302,65 @@ double measureInPlaceBandwidth(size_t bytes)
     return best;
 }
 
+int measureTileRowsAhead(int numQubits)
+{
+    const StateVector::Blocks blocks = StateVector::blocks(numQubits, Precision::Single);
+    if (blocks.tilesInPlace)
+        return 0;
+    std::optional<StateVector> state;
+    try {
+        state.emplace(numQubits, Precision::Single);
+    } catch (const std::exception&) {
+        return 0;
+    }
+    float* const a = state->dataFloat();
+    const int b = blocks.chunkQubits, w = blocks.tileLowQubits;
+    const uint64_t rows = uint64_t(1) << (numQubits - b), rowFloats = uint64_t(2) << w, strideFloats = uint64_t(2) << b;
+    const int64_t tiles = int64_t(1) << (b - w);
+    // Each thread's buffer (64-byte aligned, as the kernel needs) made and touched once, so no round pays its page
+    // faults.
+    const int threads = omp_get_max_threads();
+    struct Free {
+        void operator()(float* p) const { std::free(p); }
+    };
+    std::vector<std::unique_ptr<float[], Free>> buffers;
+    for (int t = 0; t < threads; ++t) {
+        buffers.emplace_back(static_cast<float*>(std::aligned_alloc(64, rows * rowFloats * sizeof(float))));
+        if (!buffers.back())
+            return 0;
+        std::fill_n(buffers.back().get(), rows * rowFloats, 0.0f);
+    }
+    constexpr int kAhead[] = {0, 4, 8, 16};
+    double best[std::size(kAhead)];
+    std::fill(std::begin(best), std::end(best), 1e300);
+    for (int round = 0; round < 3; ++round) {
+        for (size_t c = 0; c < std::size(kAhead); ++c) {
+            const uint64_t ahead = static_cast<uint64_t>(kAhead[c]);
+            const double t0 = seconds();
+#pragma omp parallel
+            {
+                float* const buf = buffers[static_cast<size_t>(omp_get_thread_num())].get();
+                float* held = nullptr;
+#pragma omp for schedule(dynamic, 1) nowait
+                for (int64_t t = 0; t < tiles; ++t) {
+                    float* const tile = a + 2 * (uint64_t(t) << w);
+                    swapTileRows(held, buf, tile, rows, rowFloats, strideFloats, ahead);
+                    held = tile;
+                }
+                if (held)
+                    swapTileRows(held, buf, nullptr, rows, rowFloats, strideFloats, ahead);
+            }
+            best[c] = std::min(best[c], seconds() - t0);
+        }
+    }
+    // Asking ahead has to win by more than the rounds' noise (3 %) to be kept.
+    size_t chosen = 0;
+    for (size_t c = 1; c < std::size(kAhead); ++c)
+        if (best[c] < best[chosen] && best[c] < 0.97 * best[0])
+            chosen = c;
+    return kAhead[chosen];
+}
+
 double passCostFromBandwidth(double gbs, int threads) { return 2.0 * double(threads) * 32.0 / gbs; }
 
 CostTable fitCostTable(const std::vector<KernelTiming>& timings, double passCost)
@@ -459,6 +518,10 @@ Calibration measureCalibration(int qubits, int stateQubits, const std::function<
     char line[128];
     std::snprintf(line, sizeof line, "  %.1f GB/s: a pass costs %.3g thread-ns per amplitude", gbs, pass);
     tell(line);
+    // The tiles of a complex64 state as large as the one the bandwidth was measured over.
+    tell("tiles of a 2^" + std::to_string(stateQubits + 1) + "-amplitude complex64 state copied in and out, rows asked for 0-16 ahead");
+    const int ahead = measureTileRowsAhead(stateQubits + 1);
+    tell("  " + std::to_string(ahead) + " rows ahead");
     char when[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
@@ -474,6 +537,7 @@ Calibration measureCalibration(int qubits, int stateQubits, const std::function<
         e.threads = threads;
         e.measured = when;
         e.table = fitCostTable(timeKernels(qubits, false, {}, effort), pass);
+        e.table.tileRowsAhead = ahead;
         c.entries.push_back(e);
     }
     setActiveIsa(active);

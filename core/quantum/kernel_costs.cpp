@@ -68,6 +68,7 @@ const CostTable& builtinCostTable()
         // above: 0.135 + 1.45 x 0.045.
         t.programRxLike = 0.2;
         t.passCost = 1.2;
+        // tileRowsAhead stays 0: on that Xeon the tiles' rows copied slower when asked for ahead (kernels_impl.inc).
         return t;
     }();
     return table;
@@ -163,6 +164,7 @@ const std::vector<CostField>& costFields()
         {"program", "program base, real, other, diagonal step, + in lanes", 5, [](CostTable& t) { return t.program; }},
         {"program_rx", "program rx-like step", 1, [](CostTable& t) { return &t.programRxLike; }},
         {"pass", "pass", 1, [](CostTable& t) { return &t.passCost; }},
+        {"tile_ahead", "tile rows read ahead", 1, [](CostTable& t) { return &t.tileRowsAhead; }},
     };
     return fields;
 }
@@ -284,7 +286,8 @@ bool readCalibration(const std::string& path, Calibration& out, std::string& err
                 continue;
             }
             // A file written before factors inside the lanes were priced apart: nothing added for them, as then.
-            if (std::string(f.key) == "tensor_lanes")
+            // One written before the tiles' rows were read ahead: none, as then.
+            if (std::string(f.key) == "tensor_lanes" || std::string(f.key) == "tile_ahead")
                 continue;
             error = path + ":" + std::to_string(line) + ": section [" + isaName(entry->isa) + "] has no " + f.key;
             return false;
@@ -494,5 +497,6 @@ double relativeCost(const CostShape& g)
 }
 
 double passCost() { return activeCostTable().passCost; }
+int tileRowsAhead() { return static_cast<int>(activeCostTable().tileRowsAhead); }
 
 }  // namespace spyglass::quantum::kernels

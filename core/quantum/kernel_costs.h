@@ -56,6 +56,8 @@ struct CostTable {
     double programRxLike = 0;   // a one-qubit step of a real diagonal and an imaginary off it (rx), which the kernel
                                 // runs nearly as cheaply as a real one (kernel_program.cpp, pairOps)
     double passCost = 0;        // one pass over a state too large for the cache (StateVector::countPasses)
+    double tileRowsAhead = 0;   // not a cost: how many rows ahead a copied tile's next rows are asked for
+                                // (kernels::swapTileRows), 0 none; the fastest on this machine (qcalibrate)
 };
 
 // The fields of a table, each a run of `count` numbers: what the calibration file, `qcalibrate`'s text and its
@@ -113,5 +115,7 @@ void placeTargets(CostShape& s, const int* targets, int n);
 int targetsInLanes(const CostShape& s);
 // One pass over the state, in relativeCost's units per amplitude.
 double passCost();
+// CostTable::tileRowsAhead of the active table.
+int tileRowsAhead();
 
 }  // namespace spyglass::quantum::kernels

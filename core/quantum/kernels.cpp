@@ -134,9 +134,9 @@ void sweepInPlace(double* x, int64_t count, double scale, double offset)
     SPYGLASS_ON_ACTIVE_BUILD(sweepInPlace(x, count, scale, offset))
 }
 
-void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats)
+void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats, uint64_t ahead)
 {
-    SPYGLASS_ON_ACTIVE_BUILD(swapTileRows(back, buf, next, rows, rowFloats, strideFloats))
+    SPYGLASS_ON_ACTIVE_BUILD(swapTileRows(back, buf, next, rows, rowFloats, strideFloats, ahead))
 }
 
 void moveRuns(float* to, uint64_t toBase, const uint64_t* toRun, const float* from, uint64_t fromBase, const uint64_t* fromRun, size_t runs, uint64_t runFloats)

@@ -180,8 +180,10 @@ bool setActiveIsa(Isa isa);
 void sweepInPlace(double* x, int64_t count, double scale, double offset);
 // Moves a copied tile's rows (StateVector::applyAll, one thread): row r of `next` (rowFloats floats each,
 // strideFloats apart) into the contiguous buffer `buf`, after streaming the buffer's row r to row r of `back` where
-// `back` is not null; with `next` null only the streaming back. Every pointer and row 64-byte aligned.
-void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats);
+// `back` is not null; with `next` null only the streaming back. Row r + ahead of `next` is asked for (prefetched)
+// as row r comes in, where ahead > 0 (tileRowsAhead(): how far pays depends on the machine). Every pointer and row
+// 64-byte aligned.
+void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats, uint64_t ahead);
 // Copies `runs` runs of runFloats floats (whole 64-byte lines, 64-byte aligned) in the active build's widest vectors,
 // one thread: run c from run (fromBase | fromRun[c]) of `from` to run (toBase | toRun[c]) of `to` (run i of p starting
 // at p + i * runFloats). A swap network's gathering of a tile and scattering of it to its images (swap_network.cpp).
@@ -240,7 +242,7 @@ int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; w
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
 void sweepInPlace(double* x, int64_t count, double scale, double offset);
-void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats);
+void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats, uint64_t ahead);
 void moveRuns(float* to, uint64_t toBase, const uint64_t* toRun, const float* from, uint64_t fromBase, const uint64_t* fromRun, size_t runs, uint64_t runFloats);
 }
 namespace avx2 {
@@ -254,7 +256,7 @@ int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; w
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
 void sweepInPlace(double* x, int64_t count, double scale, double offset);
-void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats);
+void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats, uint64_t ahead);
 void moveRuns(float* to, uint64_t toBase, const uint64_t* toRun, const float* from, uint64_t fromBase, const uint64_t* fromRun, size_t runs, uint64_t runFloats);
 }
 namespace avx512 {
@@ -268,7 +270,7 @@ int fillLaneTable(const PreparedGate& g, double* out);   // length in numbers; w
 int fillLaneTable(const PreparedGate& g, float* out);
 int vectorBytes();
 void sweepInPlace(double* x, int64_t count, double scale, double offset);
-void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats);
+void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats, uint64_t ahead);
 void moveRuns(float* to, uint64_t toBase, const uint64_t* toRun, const float* from, uint64_t fromBase, const uint64_t* fromRun, size_t runs, uint64_t runFloats);
 }
 

@@ -665,15 +665,16 @@ void tileRun(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
         // Rows as floats for kernels::swapTileRows, which moves them a 64-byte line at a time.
         const auto floats = [](T* p) { return reinterpret_cast<float*>(p); };
         const uint64_t rowFloats = 2 * cols * sizeof(T) / sizeof(float), strideFloats = (uint64_t(2) << b) * sizeof(T) / sizeof(float);
+        const uint64_t ahead = static_cast<uint64_t>(kernels::tileRowsAhead());
 #pragma omp for schedule(dynamic, 1) nowait
         for (int64_t t = 0; t < tiles; ++t) {
             T* const tile = a + 2 * (uint64_t(t) << w);
-            kernels::swapTileRows(held ? floats(held) : nullptr, floats(buf), floats(tile), rows, rowFloats, strideFloats);
+            kernels::swapTileRows(held ? floats(held) : nullptr, floats(buf), floats(tile), rows, rowFloats, strideFloats, ahead);
             applyInBlock(buf, tq, gates, uint64_t(t) << w);
             held = tile;
         }
         if (held)
-            kernels::swapTileRows(floats(held), floats(buf), nullptr, rows, rowFloats, strideFloats);
+            kernels::swapTileRows(floats(held), floats(buf), nullptr, rows, rowFloats, strideFloats, ahead);
 #if defined(__SSE__)
         _mm_sfence();   // the streamed rows are visible before another thread (or the next run) reads them
 #endif

@@ -312,6 +312,46 @@ private slots:
         QTest::newRow("one pair, long runs") << 16 << QList<int>{10, 15};
     }
 
+    // Copied tiles move the same amplitudes whether their next rows are asked for ahead or not (the calibration's
+    // tileRowsAhead, kernels::swapTileRows), in every kernel build: 0, a few rows, and more rows than a tile has.
+    void tileRowsReadAheadChangeNothing()
+    {
+        const int n = 22;
+        QVERIFY(!StateVector::blocks(n, Precision::Single).tilesInPlace);
+        const uint64_t rows = uint64_t(1) << (n - StateVector::blocks(n, Precision::Single).chunkQubits);
+        Circuit c = randomCircuit(n, 60, 17);
+        c = prepareForSimulation(c, 4);
+        const auto gates = prepared(c);
+        QVERIFY(StateVector::countPasses(n, Precision::Single, gates).tileRuns >= 1);
+        const auto psi = quantum::test::randomState(n, 29);
+        const kernels::Isa active = kernels::activeIsa();
+        for (kernels::Isa isa : {kernels::Isa::Portable, kernels::Isa::Avx2, kernels::Isa::Avx512}) {
+            if (!kernels::setActiveIsa(isa))
+                continue;
+            std::vector<cplx> first;
+            for (uint64_t ahead : {uint64_t(0), uint64_t(3), uint64_t(8), 2 * rows}) {
+                kernels::Calibration cal;
+                kernels::Calibration::Entry e;
+                e.isa = isa;
+                e.cpu = kernels::cpuIdentity();
+                e.table = kernels::builtinCostTable();
+                e.table.tileRowsAhead = double(ahead);
+                cal.entries.push_back(e);
+                kernels::useCalibration(cal, "rows ahead");
+                QCOMPARE(kernels::tileRowsAhead(), int(ahead));
+                StateVector s(n, Precision::Single);
+                s.setAmplitudes(psi);
+                s.applyAll(gates);
+                if (first.empty())
+                    first = s.amplitudes();
+                else
+                    QVERIFY2(s.amplitudes() == first, kernels::isaName(isa));
+            }
+        }
+        kernels::setActiveIsa(active);
+        kernels::useCalibration({}, {});
+    }
+
     void swapNetworkMovesEveryAmplitude()
     {
         QFETCH(int, n);

@@ -63,6 +63,7 @@ kernels::CostTable distinctTable()
     for (int i = 0; i < 5; ++i)
         t.program[i] = 0.015625 * (i + 3);
     t.programRxLike = 0.171875;
+    t.tileRowsAhead = 8;
     return t;
 }
 
@@ -179,7 +180,7 @@ private slots:
 
     // A file qcalibrate wrote before permutations and tensor products had kernels of their own still reads: their
     // costs are the built-in ones relative to a one-qubit dense gate, scaled by the file's; a factor inside the
-    // vector lanes adds nothing, as it did then.
+    // vector lanes adds nothing, as it did then, and no tile's rows are read ahead.
     void aFileWithoutPermutationsOrTensorsReads()
     {
         const QString text = QString::fromLatin1(kValidSection)
@@ -203,6 +204,8 @@ private slots:
         // Nor rx-like steps: a third of the way from a real step to a complex one, as their vector operations are.
         const kernels::CostTable& t = c.entries[0].table;
         QCOMPARE(t.programRxLike, t.program[1] + (t.program[2] - t.program[1]) / 3);
+        // Nor how far ahead the tiles' rows are read: not at all, as then.
+        QCOMPARE(t.tileRowsAhead, 0.0);
     }
 
     void aTableAppliesOnlyToItsCpuAndBuild()
