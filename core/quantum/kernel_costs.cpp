@@ -411,6 +411,8 @@ bool writeCalibration(const std::string& path, const Calibration& c, std::string
            "#                      one-qubit matrix, any other one, a diagonal), and what a one-qubit step adds inside the lanes\n"
            "#   program_rx         what a one-qubit step of a real diagonal and an imaginary off it (rx) costs a program\n"
            "#   pass               one pass over a state larger than the cache (threads x 2 x 32 B / in-place bandwidth)\n"
+           "#   tile_ahead         not a cost: how many rows ahead a copied tile's next rows are read (0: none), the\n"
+           "#                      fastest on this machine\n"
            "# A section is used only on the CPU it names; `spyglass-cli qcalibrate` measures it anew.\n";
     char number[32];
     for (const Calibration::Entry& e : c.entries) {

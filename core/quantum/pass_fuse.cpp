@@ -178,6 +178,38 @@ void applyLeft(std::vector<cplx>& m, int n, const cplx* g, int gn, const int* po
         for (int j = 0; j < gn; ++j)
             offset[s] |= (s >> j & 1) << pos[j];
     }
+    if (gn == 1) {
+        // A one-qubit gate (most of them) mixes two rows at a time: each pair updated in place, column by column,
+        // the same products summed in the same order as below, without the copies into `scratch`.
+        const double* const e = reinterpret_cast<const double*>(g);
+        const bool nonZero[4] = {g[0] != cplx(0), g[1] != cplx(0), g[2] != cplx(0), g[3] != cplx(0)};
+        // y += g[k] x, skipped where g[k] is zero (as scaleInto's callers below skip it).
+        const auto add = [&](double& yr, double& yi, int k, double xr, double xi) {
+            if (!nonZero[k])
+                return;
+            yr += e[2 * k] * xr - e[2 * k + 1] * xi;
+            yi += e[2 * k] * xi + e[2 * k + 1] * xr;
+        };
+        for (int base = 0; base < dim; ++base) {
+            if (base & mask)
+                continue;
+            double* const r0 = reinterpret_cast<double*>(m.data() + size_t(base) * dim);
+            double* const r1 = reinterpret_cast<double*>(m.data() + size_t(base | mask) * dim);
+            for (int c = 0; c < dim; ++c) {
+                const double x0r = r0[2 * c], x0i = r0[2 * c + 1], x1r = r1[2 * c], x1i = r1[2 * c + 1];
+                double y0r = 0, y0i = 0, y1r = 0, y1i = 0;
+                add(y0r, y0i, 0, x0r, x0i);
+                add(y0r, y0i, 1, x1r, x1i);
+                add(y1r, y1i, 2, x0r, x0i);
+                add(y1r, y1i, 3, x1r, x1i);
+                r0[2 * c] = y0r;
+                r0[2 * c + 1] = y0i;
+                r1[2 * c] = y1r;
+                r1[2 * c + 1] = y1i;
+            }
+        }
+        return;
+    }
     scratch.resize(size_t(gdim) * dim);
     for (int base = 0; base < dim; ++base) {
         if (base & mask)
