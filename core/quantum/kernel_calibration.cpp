@@ -304,8 +304,7 @@ double measureInPlaceBandwidth(size_t bytes)
 
 int measureTileRowsAhead(int numQubits)
 {
-    const StateVector::Blocks blocks = StateVector::blocks(numQubits, Precision::Single);
-    if (blocks.tilesInPlace)
+    if (StateVector::blocks(numQubits, Precision::Single).tilesInPlace)
         return 0;
     std::optional<StateVector> state;
     try {
@@ -313,43 +312,14 @@ int measureTileRowsAhead(int numQubits)
     } catch (const std::exception&) {
         return 0;
     }
-    float* const a = state->dataFloat();
-    const int b = blocks.chunkQubits, w = blocks.tileLowQubits;
-    const uint64_t rows = uint64_t(1) << (numQubits - b), rowFloats = uint64_t(2) << w, strideFloats = uint64_t(2) << b;
-    const int64_t tiles = int64_t(1) << (b - w);
-    // Each thread's buffer (64-byte aligned, as the kernel needs) made and touched once, so no round pays its page
-    // faults.
-    const int threads = omp_get_max_threads();
-    struct Free {
-        void operator()(float* p) const { std::free(p); }
-    };
-    std::vector<std::unique_ptr<float[], Free>> buffers;
-    for (int t = 0; t < threads; ++t) {
-        buffers.emplace_back(static_cast<float*>(std::aligned_alloc(64, rows * rowFloats * sizeof(float))));
-        if (!buffers.back())
-            return 0;
-        std::fill_n(buffers.back().get(), rows * rowFloats, 0.0f);
-    }
+    state->copyTiles(0);   // the threads' tile buffers mapped before any round is timed
     constexpr int kAhead[] = {0, 4, 8, 16};
     double best[std::size(kAhead)];
     std::fill(std::begin(best), std::end(best), 1e300);
     for (int round = 0; round < 3; ++round) {
         for (size_t c = 0; c < std::size(kAhead); ++c) {
-            const uint64_t ahead = static_cast<uint64_t>(kAhead[c]);
             const double t0 = seconds();
-#pragma omp parallel
-            {
-                float* const buf = buffers[static_cast<size_t>(omp_get_thread_num())].get();
-                float* held = nullptr;
-#pragma omp for schedule(dynamic, 1) nowait
-                for (int64_t t = 0; t < tiles; ++t) {
-                    float* const tile = a + 2 * (uint64_t(t) << w);
-                    swapTileRows(held, buf, tile, rows, rowFloats, strideFloats, ahead);
-                    held = tile;
-                }
-                if (held)
-                    swapTileRows(held, buf, nullptr, rows, rowFloats, strideFloats, ahead);
-            }
+            state->copyTiles(static_cast<uint64_t>(kAhead[c]));
             best[c] = std::min(best[c], seconds() - t0);
         }
     }

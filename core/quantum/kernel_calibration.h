@@ -65,8 +65,8 @@ double passCostFromBandwidth(double gbs, int threads);
 
 // How many rows ahead a copied tile's next rows are best asked for (CostTable::tileRowsAhead) on this machine: 0,
 // 4, 8 or 16, whichever copies the tiles of a 2^numQubits complex64 state in and out fastest at the OpenMP thread
-// count, as StateVector::applyAll does (best of 3 interleaved rounds). 0 where such a state's tiles are not
-// copied or cannot be allocated.
+// count (StateVector::copyTiles, best of 3 interleaved rounds). 0 where such a state's tiles are not copied or
+// cannot be allocated.
 int measureTileRowsAhead(int numQubits);
 
 // The table of one kernel build from its timings (kernelProbes' order or any other) and a pass cost.

@@ -653,7 +653,7 @@ T* tileBuffer(size_t count)
 // complex64 0.428 -> 0.392 s, ghz_26 0.090 -> 0.083 s on the EPYC of BENCHMARKS.md ("permutations and swapped
 // tiles").
 template <class T>
-void tileRun(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
+void tileRun(T* a, int n, int b, int w, const std::vector<BlockGate>& gates, uint64_t ahead)
 {
     const int h = n - b, tq = w + h;
     const int64_t tiles = int64_t(1) << (b - w);
@@ -665,7 +665,6 @@ void tileRun(T* a, int n, int b, int w, const std::vector<BlockGate>& gates)
         // Rows as floats for kernels::swapTileRows, which moves them a 64-byte line at a time.
         const auto floats = [](T* p) { return reinterpret_cast<float*>(p); };
         const uint64_t rowFloats = 2 * cols * sizeof(T) / sizeof(float), strideFloats = (uint64_t(2) << b) * sizeof(T) / sizeof(float);
-        const uint64_t ahead = static_cast<uint64_t>(kernels::tileRowsAhead());
 #pragma omp for schedule(dynamic, 1) nowait
         for (int64_t t = 0; t < tiles; ++t) {
             T* const tile = a + 2 * (uint64_t(t) << w);
@@ -944,13 +943,25 @@ StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGat
             else
                 tileRunInPlace(dataFloat(), n_, w, tileFixed, blockGates);
         } else {
+            const uint64_t ahead = static_cast<uint64_t>(kernels::tileRowsAhead());
             if (prec_ == Precision::Double)
-                tileRun(dataDouble(), n_, b, w, blockGates);
+                tileRun(dataDouble(), n_, b, w, blockGates, ahead);
             else
-                tileRun(dataFloat(), n_, b, w, blockGates);
+                tileRun(dataFloat(), n_, b, w, blockGates, ahead);
         }
     });
     return passes;
+}
+
+void StateVector::copyTiles(uint64_t rowsAhead)
+{
+    if (n_ <= kChunkQubits + 1 || blocks(n_, prec_).tilesInPlace)
+        return;
+    const int b = chunkQubits(n_), w = tileLowQubits(n_, prec_);
+    if (prec_ == Precision::Double)
+        tileRun(dataDouble(), n_, b, w, {}, rowsAhead);
+    else
+        tileRun(dataFloat(), n_, b, w, {}, rowsAhead);
 }
 
 namespace {

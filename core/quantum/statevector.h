@@ -79,6 +79,10 @@ public:
         bool tilesInPlace = false;
     };
     static Blocks blocks(int numQubits, Precision p);
+    // A run of copied tiles without gates: every tile copied into its thread's buffer and back, the next tile's rows
+    // asked for `rowsAhead` ahead (kernels::swapTileRows). What the calibration times (measureTileRowsAhead).
+    // Nothing is done where the tiles are not copied (blocks().tilesInPlace, or a state too small to be blocked).
+    void copyTiles(uint64_t rowsAhead);
     double probabilityOfOne(int qubit) const;
     // Projects `qubit` onto `outcome` and renormalises (prob = probability of that outcome).
     void collapse(int qubit, int outcome, double prob);
