@@ -167,10 +167,27 @@ void runTrajectories(const Circuit& c, const SimOptions& opt, const std::vector<
     auto measureQubit = [&](int q) {
         const double p1 = sv.probabilityOfOne(q);
         const int outcome = u(rng) < p1 ? 1 : 0;
-        sv.collapse(q, outcome, outcome ? p1 : 1 - p1);
+        // A qubit with no weight at all on |1> (an ancilla back in |0>, as resets and syndrome measurements often
+        // find it) is left as it is: the collapse would scale by 1 and clear amplitudes that are 0 already.
+        if (p1 != 0)
+            sv.collapse(q, outcome, outcome ? p1 : 1 - p1);
         return outcome;
     };
     const size_t prefix = unitaryPrefix(c);
+    // The unconditioned gates between two measurements (resets, conditions) go to applyAll together, as its
+    // cache-blocked runs, not a pass each: runs[i] is the list starting at op i (empty where none starts).
+    std::vector<std::vector<kernels::PreparedGate>> runs(c.ops.size());
+    std::vector<size_t> runEnd(c.ops.size(), 0);
+    for (size_t i = prefix; i < c.ops.size();) {
+        size_t j = i;
+        while (j < c.ops.size() && (c.ops[j].kind == OpKind::Gate || c.ops[j].kind == OpKind::Barrier) && !c.ops[j].cond.active()) {
+            if (c.ops[j].kind == OpKind::Gate)
+                runs[i].push_back(prepared[j]);
+            ++j;
+        }
+        runEnd[i] = j;
+        i = j > i ? j : i + 1;
+    }
     for (int shot = 0; shot < opt.shots; ++shot) {
         if (job) {
             job->checkpoint();   // every shot: a Cancel (Ctrl+C) is honoured within one shot
@@ -180,6 +197,11 @@ void runTrajectories(const Circuit& c, const SimOptions& opt, const std::vector<
         sv.copyFrom(start);
         std::fill(bits.begin(), bits.end(), 0);
         for (size_t i = prefix; i < c.ops.size(); ++i) {
+            if (runEnd[i] > i) {
+                sv.applyAll(runs[i], job);
+                i = runEnd[i] - 1;
+                continue;
+            }
             const Op& op = c.ops[i];
             if (op.cond.active() && regValue(op.cond.creg) != op.cond.value)
                 continue;
@@ -314,8 +336,7 @@ SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job)
         } else {
             checkMemory(c.numQubits, opt.precision, 2);
             StateVector start(c.numQubits, opt.precision), sv(c.numQubits, opt.precision);
-            for (const kernels::PreparedGate& g : prefixGates)
-                start.apply(g);
+            start.applyAll(prefixGates, job);
             runTrajectories(c, opt, prepared, start, sv, rng, res, job);
         }
     }

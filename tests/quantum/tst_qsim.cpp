@@ -225,6 +225,51 @@ private slots:
             QCOMPARE(o.value(QStringLiteral("fused_blocks")).toInt(), 0);
     }
 
+    // probabilityOfOne and collapse walk the state in pieces and lane patterns (statevector.cpp): against the
+    // definition, amplitude by amplitude, on random states of every size that takes a different path (fewer than
+    // 8 amplitudes, pieces shorter than 2^12, one thread and all of them), on every qubit, in both precisions.
+    void measurementMatchesElementByElement()
+    {
+        std::mt19937_64 rng(5);
+        std::normal_distribution<double> normal;
+        for (const Precision p : {Precision::Double, Precision::Single})
+            for (const int n : {1, 2, 3, 4, 9, 14, 17}) {
+                const uint64_t size = uint64_t(1) << n;
+                std::vector<double> amp(2 * size);
+                for (double& x : amp)
+                    x = normal(rng);
+                const auto load = [&](StateVector& sv) {
+                    for (uint64_t i = 0; i < 2 * size; ++i)
+                        p == Precision::Double ? void(sv.dataDouble()[i] = amp[i]) : void(sv.dataFloat()[i] = float(amp[i]));
+                };
+                const auto at = [&](StateVector& sv, uint64_t i) { return p == Precision::Double ? sv.dataDouble()[i] : double(sv.dataFloat()[i]); };
+                StateVector sv(n, p);
+                load(sv);
+                for (int q = 0; q < n; ++q) {
+                    double expected = 0;
+                    for (uint64_t i = 0; i < size; ++i)
+                        if (i >> q & 1)
+                            expected += at(sv, 2 * i) * at(sv, 2 * i) + at(sv, 2 * i + 1) * at(sv, 2 * i + 1);
+                    const double p1 = sv.probabilityOfOne(q);
+                    if (std::abs(p1 - expected) > 1e-12 * expected)
+                        QFAIL(qPrintable(QStringLiteral("n %1 q %2: probability of 1 %3, not %4").arg(n).arg(q).arg(p1).arg(expected)));
+                    for (const int outcome : {0, 1}) {
+                        StateVector c(n, p);
+                        load(c);
+                        const double prob = outcome ? p1 : sv.norm2() - p1;
+                        c.collapse(q, outcome, prob);
+                        const double scale = 1 / std::sqrt(prob);
+                        for (uint64_t i = 0; i < 2 * size; ++i) {
+                            const bool kept = int(i / 2 >> q & 1) == outcome;
+                            const double got = at(c, i), want = kept ? at(sv, i) * scale : 0;
+                            if (std::abs(got - want) > (p == Precision::Double ? 1e-15 : 1e-6) * std::abs(want) || (got == 0 && std::signbit(got)))
+                                QFAIL(qPrintable(QStringLiteral("n %1 q %2 outcome %3 real %4: %5, not %6").arg(n).arg(q).arg(outcome).arg(i).arg(got).arg(want)));
+                        }
+                    }
+                }
+            }
+    }
+
     void catAndGhzStatesSplitEvenly_data()
     {
         QTest::addColumn<QString>("file");
