@@ -49,6 +49,7 @@ uint64_t DistributedState::offset() const { return 0; }
 const StateVector* DistributedState::local() const { return nullptr; }
 double DistributedState::probabilityOfOne(int) const { return 0; }
 void DistributedState::collapse(int, int, double) {}
+void DistributedState::resetAfter(int, int, double) {}
 double DistributedState::expectation(const PauliSum&) { return 0; }
 std::vector<uint64_t> DistributedState::sample(int, std::mt19937_64&) { return {}; }
 Traffic DistributedState::traffic() const { return {}; }

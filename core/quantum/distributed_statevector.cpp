@@ -436,6 +436,14 @@ void DistributedState::collapse(int q, int outcome, double prob)
     }
 }
 
+void DistributedState::resetAfter(int q, int outcome, double prob)
+{
+    // Every rank takes the same steps (apply is collective), whether the qubit is local or global.
+    collapse(q, outcome, prob);
+    if (outcome)
+        apply(kernels::prepare({}, {q}, {0, 0, 1, 0, 1, 0, 0, 0}));
+}
+
 double DistributedState::expectation(const PauliSum& h)
 {
     Impl& s = *impl_;

@@ -77,6 +77,8 @@ public:
 
     double probabilityOfOne(int qubit) const;
     void collapse(int qubit, int outcome, double prob);
+    // StateVector::resetAfter: here the collapse, then an X gate where the outcome was 1.
+    void resetAfter(int qubit, int outcome, double prob);
     double expectation(const PauliSum& h);
     // The same draws as StateVector::sample on the whole state with the same generator state (restores order).
     std::vector<uint64_t> sample(int shots, std::mt19937_64& rng);

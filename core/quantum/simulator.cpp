@@ -164,13 +164,19 @@ void runTrajectories(const Circuit& c, const SimOptions& opt, const std::vector<
             v |= uint64_t(bits[r.offset + i]) << i;
         return v;
     };
-    auto measureQubit = [&](int q) {
+    // Measures q (and, for a reset, puts it back to |0>); returns the outcome.
+    auto measureQubit = [&](int q, bool reset) {
         const double p1 = sv.probabilityOfOne(q);
         const int outcome = u(rng) < p1 ? 1 : 0;
         // A qubit with no weight at all on |1> (an ancilla back in |0>, as resets and syndrome measurements often
         // find it) is left as it is: the collapse would scale by 1 and clear amplitudes that are 0 already.
-        if (p1 != 0)
-            sv.collapse(q, outcome, outcome ? p1 : 1 - p1);
+        if (p1 != 0) {
+            const double prob = outcome ? p1 : 1 - p1;
+            if (reset)
+                sv.resetAfter(q, outcome, prob);
+            else
+                sv.collapse(q, outcome, prob);
+        }
         return outcome;
     };
     const size_t prefix = unitaryPrefix(c);
@@ -210,15 +216,11 @@ void runTrajectories(const Circuit& c, const SimOptions& opt, const std::vector<
             case OpKind::Barrier: break;
             case OpKind::Measure:
                 for (size_t j = 0; j < op.qubits.size(); ++j)
-                    bits[op.clbits[j]] = char(measureQubit(op.qubits[j]));
+                    bits[op.clbits[j]] = char(measureQubit(op.qubits[j], false));
                 break;
             case OpKind::Reset:
                 for (int q : op.qubits)
-                    if (measureQubit(q)) {
-                        // flip back to |0>
-                        kernels::PreparedGate x = kernels::prepare({}, {q}, {0, 0, 1, 0, 1, 0, 0, 0});
-                        sv.apply(x);
-                    }
+                    measureQubit(q, true);
                 break;
             }
         }

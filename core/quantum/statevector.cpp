@@ -1097,6 +1097,48 @@ void collapseImpl(T* a, int n, int q, int outcome, double prob)
     }
 }
 
+// A reset measured 1: the collapse onto 1 and the flip back to |0> in one pass, each amplitude with bit q set
+// scaled into its partner without it, and cleared.
+template <class T>
+void resetFromOne(T* a, int n, int q, double prob)
+{
+    typedef T Vec __attribute__((vector_size(16)));
+    constexpr int lanes = int(sizeof(Vec) / sizeof(T));
+    const T scale = T(1 / std::sqrt(prob));
+    const uint64_t bit = uint64_t(1) << q;
+    if (q < kMeasureGroupQubits) {
+        // Partners inside groups of 8 amplitudes (or the whole of a smaller state).
+        const int groupQubits = std::min(n, kMeasureGroupQubits);
+        const int64_t groups = int64_t(1) << (n - groupQubits);
+#pragma omp parallel for schedule(static) if (n > kMeasureParallelQubits)
+        for (int64_t g = 0; g < groups; ++g) {
+            T* const x = a + 2 * (g << groupQubits);
+            for (uint64_t k = 0; k < uint64_t(1) << groupQubits; ++k)
+                if (!(k & bit)) {
+                    x[2 * k] = x[2 * (k | bit)] * scale;
+                    x[2 * k + 1] = x[2 * (k | bit) + 1] * scale;
+                    x[2 * (k | bit)] = x[2 * (k | bit) + 1] = T(0);
+                }
+        }
+        return;
+    }
+    const int pieceQubits = std::min(q, kMeasurePieceQubits);
+    const int64_t pieces = int64_t(1) << (n - 1 - pieceQubits), pieceVectors = (int64_t(2) << pieceQubits) / lanes;
+#pragma omp parallel for schedule(static) if (n > kMeasureParallelQubits)
+    for (int64_t p = 0; p < pieces; ++p) {
+        const uint64_t i = uint64_t(p) << pieceQubits;   // index among the amplitudes with bit q clear
+        T* const to = a + 2 * (((i >> q) << (q + 1)) | (i & (bit - 1)));
+        T* const from = to + 2 * bit;
+        for (int64_t v = 0; v < pieceVectors; ++v) {
+            Vec y;
+            std::memcpy(&y, from + v * lanes, sizeof y);
+            y *= scale;
+            std::memcpy(to + v * lanes, &y, sizeof y);
+        }
+        std::memset(from, 0, size_t(pieceVectors) * sizeof(Vec));
+    }
+}
+
 template <class T>
 double norm2Impl(const T* a, int n)
 {
@@ -1251,6 +1293,16 @@ void StateVector::collapse(int q, int outcome, double prob)
         collapseImpl(dataDouble(), n_, q, outcome, prob);
     else
         collapseImpl(dataFloat(), n_, q, outcome, prob);
+}
+
+void StateVector::resetAfter(int q, int outcome, double prob)
+{
+    if (outcome == 0)
+        collapse(q, 0, prob);
+    else if (prec_ == Precision::Double)
+        resetFromOne(dataDouble(), n_, q, prob);
+    else
+        resetFromOne(dataFloat(), n_, q, prob);
 }
 
 double StateVector::norm2() const

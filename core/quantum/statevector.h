@@ -86,6 +86,8 @@ public:
     double probabilityOfOne(int qubit) const;
     // Projects `qubit` onto `outcome` and renormalises (prob = probability of that outcome).
     void collapse(int qubit, int outcome, double prob);
+    // A reset that measured `outcome` (with probability prob): the collapse, then `qubit` back to |0> (one pass).
+    void resetAfter(int qubit, int outcome, double prob);
     double norm2() const;
     double expectation(const PauliSum& h) const;
     // Draws `shots` basis-state indices from |amplitude|^2 (one pass over the state).

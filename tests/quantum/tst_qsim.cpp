@@ -225,7 +225,7 @@ private slots:
             QCOMPARE(o.value(QStringLiteral("fused_blocks")).toInt(), 0);
     }
 
-    // probabilityOfOne and collapse walk the state in pieces and lane patterns (statevector.cpp): against the
+    // probabilityOfOne, collapse and resetAfter walk the state in pieces and lane patterns (statevector.cpp): against the
     // definition, amplitude by amplitude, on random states of every size that takes a different path (fewer than
     // 8 amplitudes, pieces shorter than 2^12, one thread and all of them), on every qubit, in both precisions.
     void measurementMatchesElementByElement()
@@ -264,6 +264,16 @@ private slots:
                             const double got = at(c, i), want = kept ? at(sv, i) * scale : 0;
                             if (std::abs(got - want) > (p == Precision::Double ? 1e-15 : 1e-6) * std::abs(want) || (got == 0 && std::signbit(got)))
                                 QFAIL(qPrintable(QStringLiteral("n %1 q %2 outcome %3 real %4: %5, not %6").arg(n).arg(q).arg(outcome).arg(i).arg(got).arg(want)));
+                        }
+                        // A reset: the same collapse, moved to bit q = 0.
+                        StateVector r(n, p);
+                        load(r);
+                        r.resetAfter(q, outcome, prob);
+                        for (uint64_t i = 0; i < 2 * size; ++i) {
+                            const bool kept = !(i / 2 >> q & 1);
+                            const double got = at(r, i), want = kept ? at(sv, i | uint64_t(outcome) << (q + 1)) * scale : 0;
+                            if (std::abs(got - want) > (p == Precision::Double ? 1e-15 : 1e-6) * std::abs(want) || (got == 0 && std::signbit(got)))
+                                QFAIL(qPrintable(QStringLiteral("reset: n %1 q %2 outcome %3 real %4: %5, not %6").arg(n).arg(q).arg(outcome).arg(i).arg(got).arg(want)));
                         }
                     }
                 }
