@@ -7,6 +7,7 @@
 #include <cmath>
 #include <sstream>
 #include <set>
+#include <utility>
 
 namespace spyglass::quantum {
 
@@ -152,7 +153,7 @@ size_t unitaryPrefix(const Circuit& c)
 
 // Shot by shot (mid-circuit measurement, reset, if) on a StateVector or a DistributedState.
 template <class State>
-void runTrajectories(const Circuit& c, const SimOptions& opt, const std::vector<kernels::PreparedGate>& prepared, State& start, State& sv,
+void runTrajectories(const Circuit& c, const SimOptions& opt, std::vector<kernels::PreparedGate>& prepared, State& start, State& sv,
                      std::mt19937_64& rng, SimResult& res, JobControl* job)
 {
     std::vector<char> bits(static_cast<size_t>(c.numClbits), 0);
@@ -181,14 +182,15 @@ void runTrajectories(const Circuit& c, const SimOptions& opt, const std::vector<
     };
     const size_t prefix = unitaryPrefix(c);
     // The unconditioned gates between two measurements (resets, conditions) go to applyAll together, as its
-    // cache-blocked runs, not a pass each: runs[i] is the list starting at op i (empty where none starts).
+    // cache-blocked runs, not a pass each: runs[i] is the list starting at op i (empty where none starts). Its
+    // gates move out of `prepared`, which then serves the conditioned gates alone.
     std::vector<std::vector<kernels::PreparedGate>> runs(c.ops.size());
     std::vector<size_t> runEnd(c.ops.size(), 0);
     for (size_t i = prefix; i < c.ops.size();) {
         size_t j = i;
         while (j < c.ops.size() && (c.ops[j].kind == OpKind::Gate || c.ops[j].kind == OpKind::Barrier) && !c.ops[j].cond.active()) {
             if (c.ops[j].kind == OpKind::Gate)
-                runs[i].push_back(prepared[j]);
+                runs[i].push_back(std::move(prepared[j]));
             ++j;
         }
         runEnd[i] = j;
@@ -312,7 +314,7 @@ SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job)
     } else {
         res.trajectories = true;
         // Prepare gates once; run the unitary prefix once and copy it for every shot.
-        std::vector<kernels::PreparedGate> prepared(c.ops.size()), prefixGates, all;
+        std::vector<kernels::PreparedGate> prepared(c.ops.size()), prefixGates;
         bool inPrefix = true;
         for (size_t i = 0; i < c.ops.size(); ++i) {
             const Op& op = c.ops[i];
@@ -320,11 +322,14 @@ SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job)
             if (op.kind != OpKind::Gate)
                 continue;
             prepared[i] = prepareOp(c, op);
-            all.push_back(prepared[i]);
             if (inPrefix)
                 prefixGates.push_back(prepared[i]);
         }
         if (spread) {
+            std::vector<kernels::PreparedGate> all;
+            for (size_t i = 0; i < c.ops.size(); ++i)
+                if (c.ops[i].kind == OpKind::Gate)
+                    all.push_back(prepared[i]);
             const int minLocal = distributed::minLocalQubits(all);
             distributed::DistributedState start(c.numQubits, opt.precision, minLocal), sv(c.numQubits, opt.precision, minLocal);
             checkWork();
