@@ -7,6 +7,7 @@
 #include <cmath>
 #include <sstream>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 namespace spyglass::quantum {
@@ -180,7 +181,73 @@ void runTrajectories(const Circuit& c, const SimOptions& opt, std::vector<kernel
         }
         return outcome;
     };
+    // Unconditioned measurements and resets in a row, on distinct qubits, measured together on a StateVector (a
+    // pass for their outcomes' probabilities and one to project, where each qubit alone takes two): the outcomes
+    // are drawn qubit by qubit, each from its probability given those before it, so the draws are the ones the
+    // qubits measured one by one would make. Up to 2^10 outcomes at a time.
+    struct Measured {
+        int qubit = 0;
+        int clbit = -1;   // -1: a reset
+    };
+    constexpr size_t kMaxMeasuredTogether = 10;
+    auto measureTogether = [&](const std::vector<Measured>& group) {
+        if constexpr (std::is_same_v<State, StateVector>) {
+            if (group.size() > 1) {
+                std::vector<int> qubits;
+                uint64_t resets = 0;
+                for (size_t j = 0; j < group.size(); ++j) {
+                    qubits.push_back(group[j].qubit);
+                    resets |= uint64_t(group[j].clbit < 0) << j;
+                }
+                const std::vector<double> p = sv.outcomeProbabilities(qubits);
+                uint64_t drawn = 0;
+                for (size_t j = 0; j < group.size(); ++j) {
+                    double given = 0, one = 0;   // the weight of the outcomes drawn so far, and of those with qubit j at 1
+                    for (uint64_t o = 0; o < p.size(); ++o)
+                        if ((o & ((uint64_t(1) << j) - 1)) == drawn) {
+                            given += p[o];
+                            one += (o >> j & 1) ? p[o] : 0.0;
+                        }
+                    if (u(rng) < (given > 0 ? one / given : 0.0))
+                        drawn |= uint64_t(1) << j;
+                    if (group[j].clbit >= 0)
+                        bits[static_cast<size_t>(group[j].clbit)] = char(drawn >> j & 1);
+                }
+                // As for one qubit: an outcome that holds all the weight leaves the state as it is (unless it resets).
+                bool certain = true;
+                for (uint64_t o = 0; o < p.size(); ++o)
+                    certain = certain && (o == drawn || p[o] == 0);
+                if (!certain || (drawn & resets))
+                    sv.projectOntoOutcome(qubits, drawn & ~resets, drawn & resets, p[drawn]);
+                return;
+            }
+        }
+        for (const Measured& m : group) {
+            const int outcome = measureQubit(m.qubit, m.clbit < 0);
+            if (m.clbit >= 0)
+                bits[static_cast<size_t>(m.clbit)] = char(outcome);
+        }
+    };
     const size_t prefix = unitaryPrefix(c);
+    std::vector<std::vector<std::vector<Measured>>> measured(c.ops.size());   // the groups starting at op i
+    std::vector<size_t> measuredEnd(c.ops.size(), 0);
+    for (size_t i = prefix; i < c.ops.size(); ++i) {
+        size_t j = i;
+        uint64_t seen = 0;   // the qubits of the last group (a repeated one starts another)
+        for (; j < c.ops.size() && (c.ops[j].kind == OpKind::Measure || c.ops[j].kind == OpKind::Reset) && !c.ops[j].cond.active(); ++j)
+            for (size_t k = 0; k < c.ops[j].qubits.size(); ++k) {
+                const int q = c.ops[j].qubits[k];
+                if (measured[i].empty() || (seen >> q & 1) || measured[i].back().size() == kMaxMeasuredTogether) {
+                    measured[i].emplace_back();
+                    seen = 0;
+                }
+                measured[i].back().push_back(Measured{q, c.ops[j].kind == OpKind::Measure ? c.ops[j].clbits[k] : -1});
+                seen |= uint64_t(1) << q;
+            }
+        measuredEnd[i] = j;
+        if (j > i)
+            i = j - 1;
+    }
     // The unconditioned gates between two measurements (resets, conditions) go to applyAll together, as its
     // cache-blocked runs, not a pass each: runs[i] is the list starting at op i (empty where none starts). Its
     // gates move out of `prepared`, which then serves the conditioned gates alone.
@@ -208,6 +275,12 @@ void runTrajectories(const Circuit& c, const SimOptions& opt, std::vector<kernel
             if (runEnd[i] > i) {
                 sv.applyAll(runs[i], job);
                 i = runEnd[i] - 1;
+                continue;
+            }
+            if (measuredEnd[i] > i) {
+                for (const std::vector<Measured>& group : measured[i])
+                    measureTogether(group);
+                i = measuredEnd[i] - 1;
                 continue;
             }
             const Op& op = c.ops[i];

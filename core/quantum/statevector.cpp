@@ -1139,6 +1139,78 @@ void resetFromOne(T* a, int n, int q, double prob)
     }
 }
 
+// Several qubits measured at once (Qiskit Aer's measurement of a list of qubits): one pass for the probabilities
+// of all their 2^k outcomes, one to project onto the outcome drawn, where each qubit had taken two. The state is
+// walked in pieces on which the qubits' values are constant: 2^min(lowest qubit, 12) amplitudes.
+inline uint64_t outcomeOf(uint64_t index, const std::vector<int>& qubits)
+{
+    uint64_t bits = 0;
+    for (size_t j = 0; j < qubits.size(); ++j)
+        bits |= (index >> qubits[j] & 1) << j;
+    return bits;
+}
+
+template <class T>
+std::vector<double> outcomeProbabilitiesImpl(const T* a, int n, const std::vector<int>& qubits)
+{
+    const int pieceQubits = std::min(*std::min_element(qubits.begin(), qubits.end()), kMeasurePieceQubits);
+    const int64_t pieces = int64_t(1) << (n - pieceQubits), length = int64_t(1) << pieceQubits;
+    std::vector<double> table(size_t(1) << qubits.size(), 0.0);
+#pragma omp parallel if (n > kMeasureParallelQubits)
+    {
+        std::vector<double> mine(table.size(), 0.0);
+#pragma omp for schedule(static) nowait
+        for (int64_t p = 0; p < pieces; ++p) {
+            const T* x = a + 2 * (p << pieceQubits);
+            double sum = 0;
+            if (length >= 4) {
+                sum = sumSquares(x, length);
+            } else {
+                for (int64_t k = 0; k < 2 * length; ++k)
+                    sum += double(x[k]) * double(x[k]);
+            }
+            mine[outcomeOf(uint64_t(p) << pieceQubits, qubits)] += sum;
+        }
+#pragma omp critical(spyglass_outcome_probabilities)
+        for (size_t o = 0; o < table.size(); ++o)
+            table[o] += mine[o];
+    }
+    return table;
+}
+
+template <class T>
+void projectImpl(T* a, int n, const std::vector<int>& qubits, uint64_t target, uint64_t flip, double prob)
+{
+    const int pieceQubits = std::min(*std::min_element(qubits.begin(), qubits.end()), kMeasurePieceQubits);
+    const int64_t pieces = int64_t(1) << (n - pieceQubits), reals = int64_t(2) << pieceQubits;
+    const T scale = T(1 / std::sqrt(prob));
+    uint64_t flipIndex = 0;   // the flipped qubits as bits of an amplitude's index
+    for (size_t j = 0; j < qubits.size(); ++j)
+        if (flip >> j & 1)
+            flipIndex |= uint64_t(1) << qubits[j];
+    // The pieces of the target outcome, from themselves or (flip) from those of the outcome measured, whose
+    // pieces no other thread writes in this loop; then every other piece cleared.
+#pragma omp parallel if (n > kMeasureParallelQubits)
+    {
+#pragma omp for schedule(static)
+        for (int64_t p = 0; p < pieces; ++p) {
+            const uint64_t start = uint64_t(p) << pieceQubits;
+            if (outcomeOf(start, qubits) != target)
+                continue;
+            T* const to = a + 2 * start;
+            const T* const from = a + 2 * (start ^ flipIndex);
+            for (int64_t k = 0; k < reals; ++k)
+                to[k] = from[k] * scale;
+        }
+#pragma omp for schedule(static)
+        for (int64_t p = 0; p < pieces; ++p) {
+            const uint64_t start = uint64_t(p) << pieceQubits;
+            if (outcomeOf(start, qubits) != target)
+                std::memset(a + 2 * start, 0, size_t(reals) * sizeof(T));
+        }
+    }
+}
+
 template <class T>
 double norm2Impl(const T* a, int n)
 {
@@ -1303,6 +1375,19 @@ void StateVector::resetAfter(int q, int outcome, double prob)
         resetFromOne(dataDouble(), n_, q, prob);
     else
         resetFromOne(dataFloat(), n_, q, prob);
+}
+
+std::vector<double> StateVector::outcomeProbabilities(const std::vector<int>& qubits) const
+{
+    return prec_ == Precision::Double ? outcomeProbabilitiesImpl(as<double>(data_), n_, qubits) : outcomeProbabilitiesImpl(as<float>(data_), n_, qubits);
+}
+
+void StateVector::projectOntoOutcome(const std::vector<int>& qubits, uint64_t target, uint64_t flip, double prob)
+{
+    if (prec_ == Precision::Double)
+        projectImpl(dataDouble(), n_, qubits, target, flip, prob);
+    else
+        projectImpl(dataFloat(), n_, qubits, target, flip, prob);
 }
 
 double StateVector::norm2() const

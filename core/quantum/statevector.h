@@ -88,6 +88,11 @@ public:
     void collapse(int qubit, int outcome, double prob);
     // A reset that measured `outcome` (with probability prob): the collapse, then `qubit` back to |0> (one pass).
     void resetAfter(int qubit, int outcome, double prob);
+    // Measuring several qubits at once (one pass each, where each qubit alone takes two): the probability of each
+    // of their 2^k outcomes (bit j = qubits[j]), then the projection onto the outcome `target ^ flip` drawn (of
+    // probability prob), renormalised, with the qubits of `flip` put back to 0 (resets).
+    std::vector<double> outcomeProbabilities(const std::vector<int>& qubits) const;
+    void projectOntoOutcome(const std::vector<int>& qubits, uint64_t target, uint64_t flip, double prob);
     double norm2() const;
     double expectation(const PauliSum& h) const;
     // Draws `shots` basis-state indices from |amplitude|^2 (one pass over the state).

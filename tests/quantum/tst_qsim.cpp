@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <random>
+#include <tuple>
 
 using namespace spyglass;
 using namespace spyglass::quantum;
@@ -275,6 +276,66 @@ private slots:
                             if (std::abs(got - want) > (p == Precision::Double ? 1e-15 : 1e-6) * std::abs(want) || (got == 0 && std::signbit(got)))
                                 QFAIL(qPrintable(QStringLiteral("reset: n %1 q %2 outcome %3 real %4: %5, not %6").arg(n).arg(q).arg(outcome).arg(i).arg(got).arg(want)));
                         }
+                    }
+                }
+            }
+    }
+
+    // Several qubits measured together (outcomeProbabilities, projectOntoOutcome) against the same qubits measured
+    // one by one (probabilityOfOne, collapse, resetAfter), on random states, for every outcome, with and without
+    // resets among them, the lowest qubit inside and outside a piece of 8 amplitudes.
+    void measuringTogetherMatchesOneByOne()
+    {
+        std::mt19937_64 rng(9);
+        std::normal_distribution<double> normal;
+        for (const Precision p : {Precision::Double, Precision::Single})
+            for (const auto& [n, qubits, resets] : std::vector<std::tuple<int, std::vector<int>, uint64_t>>{
+                     {3, {2, 0}, 0}, {5, {1, 4, 3}, 0b010}, {13, {12, 5, 9}, 0b101}, {17, {0, 16, 8, 3}, 0b1111}, {17, {13, 14, 15}, 0}}) {
+                const uint64_t size = uint64_t(1) << n;
+                std::vector<double> amp(2 * size);
+                double norm = 0;
+                for (double& x : amp) {
+                    x = normal(rng);
+                    norm += x * x;
+                }
+                for (double& x : amp)
+                    x /= std::sqrt(norm);
+                const auto load = [&](StateVector& sv) {
+                    for (uint64_t i = 0; i < 2 * size; ++i)
+                        p == Precision::Double ? void(sv.dataDouble()[i] = amp[i]) : void(sv.dataFloat()[i] = float(amp[i]));
+                };
+                const auto at = [&](const StateVector& sv, uint64_t i) {
+                    return p == Precision::Double ? const_cast<StateVector&>(sv).dataDouble()[i] : double(const_cast<StateVector&>(sv).dataFloat()[i]);
+                };
+                StateVector together(n, p);
+                load(together);
+                const std::vector<double> probs = together.outcomeProbabilities(qubits);
+                QCOMPARE(probs.size(), size_t(1) << qubits.size());
+                for (uint64_t o = 0; o < probs.size(); ++o) {
+                    double expected = 0;
+                    for (uint64_t i = 0; i < size; ++i) {
+                        uint64_t bits = 0;
+                        for (size_t j = 0; j < qubits.size(); ++j)
+                            bits |= (i >> qubits[j] & 1) << j;
+                        if (bits == o)
+                            expected += at(together, 2 * i) * at(together, 2 * i) + at(together, 2 * i + 1) * at(together, 2 * i + 1);
+                    }
+                    if (std::abs(probs[o] - expected) > 1e-12)
+                        QFAIL(qPrintable(QStringLiteral("n %1 outcome %2: %3, not %4").arg(n).arg(o).arg(probs[o]).arg(expected)));
+                    StateVector oneByOne(n, p), projected(n, p);
+                    load(oneByOne);
+                    load(projected);
+                    for (size_t j = 0; j < qubits.size(); ++j) {
+                        const int bit = int(o >> j & 1);
+                        const double p1 = oneByOne.probabilityOfOne(qubits[j]) / oneByOne.norm2();
+                        const double prob = (bit ? p1 : 1 - p1) * oneByOne.norm2();
+                        (resets >> j & 1) ? oneByOne.resetAfter(qubits[j], bit, prob) : oneByOne.collapse(qubits[j], bit, prob);
+                    }
+                    projected.projectOntoOutcome(qubits, o & ~resets, o & resets, probs[o]);
+                    for (uint64_t i = 0; i < 2 * size; ++i) {
+                        const double got = at(projected, i), want = at(oneByOne, i);
+                        if (std::abs(got - want) > (p == Precision::Double ? 1e-12 : 1e-5) * std::abs(want) || (got == 0 && std::signbit(got)))
+                            QFAIL(qPrintable(QStringLiteral("n %1 outcome %2 real %3: %4, not %5").arg(n).arg(o).arg(i).arg(got).arg(want)));
                     }
                 }
             }
