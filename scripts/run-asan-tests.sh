@@ -16,7 +16,7 @@ start=$(date +%s)
 if [ "$build" = build-asan ]; then
   cmake --preset asan >/dev/null
 else
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g -O1" "-DCMAKE_C_FLAGS_DEBUG=-g -O1" \
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1" "-DCMAKE_C_FLAGS_DEBUG=-g1 -O1" \
     -DSPYGLASS_SANITIZE=ON -DSPYGLASS_BUILD_BENCHMARKS=OFF >/dev/null
 fi
 cmake --build "$build" -j"$jobs"
