@@ -142,19 +142,80 @@ std::unique_ptr<distributed::DistributedState> finalDistributedState(const Circu
 
 namespace {
 
+bool unconditionedGate(const Op& op)
+{
+    return (op.kind == OpKind::Gate || op.kind == OpKind::Barrier) && !op.cond.active();
+}
+
 // Ops before the first measurement, reset or condition: run once, then copied for every shot.
 size_t unitaryPrefix(const Circuit& c)
 {
     size_t prefix = 0;
-    while (prefix < c.ops.size() && (c.ops[prefix].kind == OpKind::Gate || c.ops[prefix].kind == OpKind::Barrier) &&
-           !c.ops[prefix].cond.active())
+    while (prefix < c.ops.size() && unconditionedGate(c.ops[prefix]))
         ++prefix;
     return prefix;
 }
 
-// Shot by shot (mid-circuit measurement, reset, if) on a StateVector or a DistributedState.
+// A measurement (clbit >= 0) or a reset (clbit -1) of one qubit.
+struct Measured {
+    int qubit = 0;
+    int clbit = -1;
+};
+
+// What every shot runs after the unitary prefix, in order, each built once: a run of unconditioned gates (applyAll's
+// cache-blocked runs, not a pass each), a row of unconditioned measurements and resets (in groups on distinct
+// qubits, each group measured together), or one op with a condition (its gate prepared here, if it is one). Only
+// the ops after the prefix take room here, and a run or a row takes one step however many ops it holds.
+struct ShotStep {
+    std::vector<kernels::PreparedGate> gates;       // a run, or the conditioned op's gate
+    std::vector<std::vector<Measured>> groups;      // a row of measurements and resets
+    const Op* conditioned = nullptr;
+};
+
+// Up to 2^10 outcomes at a time.
+constexpr size_t kMaxMeasuredTogether = 10;
+
+bool unconditionedMeasurement(const Op& op)
+{
+    return (op.kind == OpKind::Measure || op.kind == OpKind::Reset) && !op.cond.active();
+}
+
+std::vector<ShotStep> shotSteps(const Circuit& c, size_t prefix)
+{
+    std::vector<ShotStep> steps;
+    for (size_t i = prefix; i < c.ops.size();) {
+        ShotStep step;
+        if (unconditionedGate(c.ops[i])) {
+            for (; i < c.ops.size() && unconditionedGate(c.ops[i]); ++i)
+                if (c.ops[i].kind == OpKind::Gate)
+                    step.gates.push_back(prepareOp(c, c.ops[i]));
+        } else if (unconditionedMeasurement(c.ops[i])) {
+            uint64_t seen = 0;   // the qubits of the last group (a repeated one starts another)
+            for (; i < c.ops.size() && unconditionedMeasurement(c.ops[i]); ++i)
+                for (size_t k = 0; k < c.ops[i].qubits.size(); ++k) {
+                    const int q = c.ops[i].qubits[k];
+                    if (step.groups.empty() || (seen >> q & 1) || step.groups.back().size() == kMaxMeasuredTogether) {
+                        step.groups.emplace_back();
+                        seen = 0;
+                    }
+                    step.groups.back().push_back(Measured{q, c.ops[i].kind == OpKind::Measure ? c.ops[i].clbits[k] : -1});
+                    seen |= uint64_t(1) << q;
+                }
+        } else {
+            step.conditioned = &c.ops[i];
+            if (c.ops[i].kind == OpKind::Gate)
+                step.gates.push_back(prepareOp(c, c.ops[i]));
+            ++i;
+        }
+        steps.push_back(std::move(step));
+    }
+    return steps;
+}
+
+// Shot by shot (mid-circuit measurement, reset, if) on a StateVector or a DistributedState, from `start` (the
+// state after the unitary prefix).
 template <class State>
-void runTrajectories(const Circuit& c, const SimOptions& opt, std::vector<kernels::PreparedGate>& prepared, State& start, State& sv,
+void runTrajectories(const Circuit& c, const SimOptions& opt, const std::vector<ShotStep>& steps, State& start, State& sv,
                      std::mt19937_64& rng, SimResult& res, JobControl* job)
 {
     std::vector<char> bits(static_cast<size_t>(c.numClbits), 0);
@@ -181,15 +242,9 @@ void runTrajectories(const Circuit& c, const SimOptions& opt, std::vector<kernel
         }
         return outcome;
     };
-    // Unconditioned measurements and resets in a row, on distinct qubits, measured together on a StateVector (a
-    // pass for their outcomes' probabilities and one to project, where each qubit alone takes two): the outcomes
-    // are drawn qubit by qubit, each from its probability given those before it, so the draws are the ones the
-    // qubits measured one by one would make. Up to 2^10 outcomes at a time.
-    struct Measured {
-        int qubit = 0;
-        int clbit = -1;   // -1: a reset
-    };
-    constexpr size_t kMaxMeasuredTogether = 10;
+    // A group measured together on a StateVector (a pass for their outcomes' probabilities and one to project,
+    // where each qubit alone takes two): the outcomes are drawn qubit by qubit, each from its probability given
+    // those before it, so the draws are the ones the qubits measured one by one would make.
     auto measureTogether = [&](const std::vector<Measured>& group) {
         if constexpr (std::is_same_v<State, StateVector>) {
             if (group.size() > 1) {
@@ -228,41 +283,6 @@ void runTrajectories(const Circuit& c, const SimOptions& opt, std::vector<kernel
                 bits[static_cast<size_t>(m.clbit)] = char(outcome);
         }
     };
-    const size_t prefix = unitaryPrefix(c);
-    std::vector<std::vector<std::vector<Measured>>> measured(c.ops.size());   // the groups starting at op i
-    std::vector<size_t> measuredEnd(c.ops.size(), 0);
-    for (size_t i = prefix; i < c.ops.size(); ++i) {
-        size_t j = i;
-        uint64_t seen = 0;   // the qubits of the last group (a repeated one starts another)
-        for (; j < c.ops.size() && (c.ops[j].kind == OpKind::Measure || c.ops[j].kind == OpKind::Reset) && !c.ops[j].cond.active(); ++j)
-            for (size_t k = 0; k < c.ops[j].qubits.size(); ++k) {
-                const int q = c.ops[j].qubits[k];
-                if (measured[i].empty() || (seen >> q & 1) || measured[i].back().size() == kMaxMeasuredTogether) {
-                    measured[i].emplace_back();
-                    seen = 0;
-                }
-                measured[i].back().push_back(Measured{q, c.ops[j].kind == OpKind::Measure ? c.ops[j].clbits[k] : -1});
-                seen |= uint64_t(1) << q;
-            }
-        measuredEnd[i] = j;
-        if (j > i)
-            i = j - 1;
-    }
-    // The unconditioned gates between two measurements (resets, conditions) go to applyAll together, as its
-    // cache-blocked runs, not a pass each: runs[i] is the list starting at op i (empty where none starts). Its
-    // gates move out of `prepared`, which then serves the conditioned gates alone.
-    std::vector<std::vector<kernels::PreparedGate>> runs(c.ops.size());
-    std::vector<size_t> runEnd(c.ops.size(), 0);
-    for (size_t i = prefix; i < c.ops.size();) {
-        size_t j = i;
-        while (j < c.ops.size() && (c.ops[j].kind == OpKind::Gate || c.ops[j].kind == OpKind::Barrier) && !c.ops[j].cond.active()) {
-            if (c.ops[j].kind == OpKind::Gate)
-                runs[i].push_back(std::move(prepared[j]));
-            ++j;
-        }
-        runEnd[i] = j;
-        i = j > i ? j : i + 1;
-    }
     for (int shot = 0; shot < opt.shots; ++shot) {
         if (job) {
             job->checkpoint();   // every shot: a Cancel (Ctrl+C) is honoured within one shot
@@ -271,30 +291,26 @@ void runTrajectories(const Circuit& c, const SimOptions& opt, std::vector<kernel
         }
         sv.copyFrom(start);
         std::fill(bits.begin(), bits.end(), 0);
-        for (size_t i = prefix; i < c.ops.size(); ++i) {
-            if (runEnd[i] > i) {
-                sv.applyAll(runs[i], job);
-                i = runEnd[i] - 1;
-                continue;
-            }
-            if (measuredEnd[i] > i) {
-                for (const std::vector<Measured>& group : measured[i])
+        for (const ShotStep& step : steps) {
+            const Op* op = step.conditioned;
+            if (!op) {
+                if (!step.gates.empty())
+                    sv.applyAll(step.gates, job);
+                for (const std::vector<Measured>& group : step.groups)
                     measureTogether(group);
-                i = measuredEnd[i] - 1;
                 continue;
             }
-            const Op& op = c.ops[i];
-            if (op.cond.active() && regValue(op.cond.creg) != op.cond.value)
+            if (regValue(op->cond.creg) != op->cond.value)
                 continue;
-            switch (op.kind) {
-            case OpKind::Gate: sv.apply(prepared[i]); break;
+            switch (op->kind) {
+            case OpKind::Gate: sv.apply(step.gates.front()); break;
             case OpKind::Barrier: break;
             case OpKind::Measure:
-                for (size_t j = 0; j < op.qubits.size(); ++j)
-                    bits[op.clbits[j]] = char(measureQubit(op.qubits[j], false));
+                for (size_t j = 0; j < op->qubits.size(); ++j)
+                    bits[op->clbits[j]] = char(measureQubit(op->qubits[j], false));
                 break;
             case OpKind::Reset:
-                for (int q : op.qubits)
+                for (int q : op->qubits)
                     measureQubit(q, true);
                 break;
             }
@@ -387,27 +403,20 @@ SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job)
     } else {
         res.trajectories = true;
         // Prepare gates once; run the unitary prefix once and copy it for every shot.
-        std::vector<kernels::PreparedGate> prepared(c.ops.size()), prefixGates;
-        bool inPrefix = true;
-        for (size_t i = 0; i < c.ops.size(); ++i) {
-            const Op& op = c.ops[i];
-            inPrefix = inPrefix && (op.kind == OpKind::Gate || op.kind == OpKind::Barrier) && !op.cond.active();
-            if (op.kind != OpKind::Gate)
-                continue;
-            prepared[i] = prepareOp(c, op);
-            if (inPrefix)
-                prefixGates.push_back(prepared[i]);
-        }
+        const size_t prefix = unitaryPrefix(c);
+        std::vector<kernels::PreparedGate> prefixGates;
+        for (size_t i = 0; i < prefix; ++i)
+            if (c.ops[i].kind == OpKind::Gate)
+                prefixGates.push_back(prepareOp(c, c.ops[i]));
+        const std::vector<ShotStep> steps = shotSteps(c, prefix);
         if (spread) {
-            std::vector<kernels::PreparedGate> all;
-            for (size_t i = 0; i < c.ops.size(); ++i)
-                if (c.ops[i].kind == OpKind::Gate)
-                    all.push_back(prepared[i]);
-            const int minLocal = distributed::minLocalQubits(all);
+            int minLocal = distributed::minLocalQubits(prefixGates);
+            for (const ShotStep& step : steps)
+                minLocal = std::max(minLocal, distributed::minLocalQubits(step.gates));
             distributed::DistributedState start(c.numQubits, opt.precision, minLocal), sv(c.numQubits, opt.precision, minLocal);
             checkWork();
             start.applyAll(prefixGates, job);
-            runTrajectories(c, opt, prepared, start, sv, rng, res, job);
+            runTrajectories(c, opt, steps, start, sv, rng, res, job);
             res.ranks = sv.usedRanks();
             res.traffic = start.traffic();
             res.traffic.exchanges += sv.traffic().exchanges;
@@ -417,7 +426,7 @@ SimResult simulate(const Circuit& c, const SimOptions& opt, JobControl* job)
             checkMemory(c.numQubits, opt.precision, 2);
             StateVector start(c.numQubits, opt.precision), sv(c.numQubits, opt.precision);
             start.applyAll(prefixGates, job);
-            runTrajectories(c, opt, prepared, start, sv, rng, res, job);
+            runTrajectories(c, opt, steps, start, sv, rng, res, job);
         }
     }
     res.simMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
