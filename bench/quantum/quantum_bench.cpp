@@ -241,17 +241,20 @@ Circuit circuitOf(const peers::GateList& l)
     return c;
 }
 
-// Floating-point operations the kernels do for g on an n-qubit state (a complex multiply-add 8, or 4 by a real
-// coefficient where the dense kernels have their real form, at 2 and 3 targets (but for the portable build's
-// blocks on qubit 0, which have none: counted 4 all the same); a complex product 6; a permutation none; a tensor
-// product two multiply-adds per factor, real or complex, but a butterfly above the vector lanes one addition, and
-// the butterflies' scales one real product): the work the FMA bound divides by the CPU's peak.
+// Floating-point operations the kernels do for g on an n-qubit state, counted as the FMA pipes see them: every
+// vector multiply takes the slot of an FMA, so it counts as the 2 flops a lane the FMA peak credits an FMA with (a
+// complex multiply-add 8, or 4 by a real coefficient where the dense kernels have their real form, at 2 and 3
+// targets (but for the portable build's blocks on qubit 0, which have none: counted 4 all the same); a complex
+// product, a multiply and an FMA a lane, 8; a product by a real factor, a multiply, 4; a permutation none; a tensor
+// product two multiply-adds per factor, real or complex, but a butterfly above the vector lanes one addition (2: an
+// addition pipe's work here, counted as its flops), and the butterflies' scales one real product, 4): the work the
+// FMA bound divides by the CPU's peak.
 double gateFlops(const kernels::PreparedGate& g, int n, Precision prec)
 {
     const double rows = std::ldexp(1.0, n - int(g.controls.size()));   // amplitudes the gate writes
     const double dim = double(1 << g.k);
     if (g.diagonal)
-        return rows * double(g.diagIndex.size()) / dim * 6;
+        return rows * double(g.diagIndex.size()) / dim * 8;
     if (g.permutation)
         return 0;   // the amplitudes only move
     if (g.sparse)
@@ -265,20 +268,20 @@ double gateFlops(const kernels::PreparedGate& g, int n, Precision prec)
             butterflies |= butterfly;
             perAmplitude += butterfly ? 2 : 2 * (g.realMatrix ? 4 : 8);
         }
-        return rows * (perAmplitude + (butterflies ? 2 : 0));
+        return rows * (perAmplitude + (butterflies ? 4 : 0));
     }
     if (g.program && kernels::activeIsa() != kernels::Isa::Portable) {
         // Per amplitude, per step: a one-qubit matrix with real entries or entries each real or imaginary (ry, rx)
         // two real-by-complex multiply-adds (8), any other two complex ones (16); a diagonal a real-by-complex
-        // product (2) or a complex one (6).
+        // product (4) or a complex one (8).
         double perAmplitude = 0;
         for (const kernels::ProgramStep& s : g.programSteps)
             switch (kernels::programStepKind(s, g.k)) {
             case kernels::ProgramStepKind::Real:
             case kernels::ProgramStepKind::ImagOff: perAmplitude += 8; break;
             case kernels::ProgramStepKind::Complex: perAmplitude += 16; break;
-            case kernels::ProgramStepKind::Diagonal: perAmplitude += 2; break;
-            case kernels::ProgramStepKind::ComplexDiagonal: perAmplitude += 6; break;
+            case kernels::ProgramStepKind::Diagonal: perAmplitude += 4; break;
+            case kernels::ProgramStepKind::ComplexDiagonal: perAmplitude += 8; break;
             }
         return rows * perAmplitude;
     }
