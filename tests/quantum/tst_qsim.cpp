@@ -15,6 +15,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <bit>
 #include <cmath>
@@ -1043,6 +1044,63 @@ private slots:
                 QVERIFY2(miss.isEmpty(), qPrintable(QStringLiteral("k=%1 variant %2 %3").arg(k).arg(variant).arg(miss)));
             }
         QVERIFY(checked >= 16);
+    }
+
+    // Permutations with targets inside the vector lanes that draw each output from few inputs, as CNOT chains do
+    // (the lane kernel shuffles only the inputs an output draws from: one, two, or as many as its lanes): X on a
+    // high target beside a lane one, CNOTs from a high target onto a lane one and back, chains of CNOTs through the
+    // lanes (a GHZ state's), and random permutations, 2 to 4 targets, with and without a control, on every build.
+    void permutationsThroughTheLanesDrawOnFewInputs()
+    {
+        const int n = 9;
+        std::mt19937_64 rng(61);
+        const auto input = quantum::test::randomState(n, 17);
+        // Row y of the matrix takes column f(x = column): a permutation of the basis given as a function.
+        const auto matrixOf = [](int k, const std::function<int(int)>& f) {
+            const int dim = 1 << k;
+            std::vector<double> m(size_t(2) * dim * dim, 0.0);
+            for (int x = 0; x < dim; ++x)
+                m[2 * (size_t(f(x)) * dim + static_cast<size_t>(x))] = 1;
+            return m;
+        };
+        const auto chain = [](int k) {   // cx(t0, t1), cx(t1, t2), ...: y = x's prefix parities
+            return [k](int x) {
+                for (int j = 1; j < k; ++j)
+                    x ^= (x >> (j - 1) & 1) << j;
+                return x;
+            };
+        };
+        int checked = 0;
+        for (const std::vector<int>& targets : {std::vector<int>{0, 4}, std::vector<int>{1, 3}, std::vector<int>{0, 1, 5},
+                                                std::vector<int>{1, 2, 3, 4}, std::vector<int>{0, 1, 2, 3}, std::vector<int>{2, 3, 4, 5},
+                                                std::vector<int>{0, 3, 4, 6}})
+            for (int kind = 0; kind < 5; ++kind) {
+                const int k = static_cast<int>(targets.size());
+                std::vector<double> m;
+                if (kind == 0)
+                    m = matrixOf(k, [k](int x) { return x ^ (1 << (k - 1)); });   // X on the last target
+                else if (kind == 1)
+                    m = matrixOf(k, [k](int x) { return x ^ ((x >> (k - 1) & 1)); });   // cx(last, first)
+                else if (kind == 2)
+                    m = matrixOf(k, [k](int x) { return x ^ ((x & 1) << (k - 1)); });   // cx(first, last)
+                else if (kind == 3)
+                    m = matrixOf(k, chain(k));
+                else
+                    m = randomPermutationMatrix(1 << k, rng);
+                for (const std::vector<int>& controls : {std::vector<int>{}, std::vector<int>{7}}) {
+                    const std::vector<cplx> ref = applyByHand(input, controls, targets, m);
+                    const kernels::PreparedGate g = kernels::prepare(controls, targets, m);
+                    QVERIFY(g.permutation);
+                    const QString miss = missOnEveryBuild(n, input, g, ref, 1e-15, 1e-6, checked);
+                    QVERIFY2(miss.isEmpty(), qPrintable(QStringLiteral("targets from %1 (%2 of them), kind %3, %4 control(s), %5")
+                                                            .arg(targets[0])
+                                                            .arg(k)
+                                                            .arg(kind)
+                                                            .arg(controls.size())
+                                                            .arg(miss)));
+                }
+            }
+        QVERIFY(checked >= 70);
     }
 
     // Permutations whose rows are 4 KiB or more apart (the lowest target at qubit 9 or above in complex64, 8 in
