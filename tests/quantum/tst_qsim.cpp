@@ -102,6 +102,24 @@ std::vector<double> randomPermutationMatrix(int dim, std::mt19937_64& rng)
     return m;
 }
 
+// The permutation matrix on k qubits whose column x has its 1 in row rowOf(x), interleaved re/im.
+std::vector<double> permutationMatrix(int k, const std::function<int(int)>& rowOf)
+{
+    const int dim = 1 << k;
+    std::vector<double> m(size_t(2) * dim * dim, 0.0);
+    for (int x = 0; x < dim; ++x)
+        m[2 * (size_t(rowOf(x)) * dim + static_cast<size_t>(x))] = 1;
+    return m;
+}
+
+// cx(t0, t1), cx(t1, t2), ... on k targets: the row column x goes to, x's prefix parities.
+int cnotChainRow(int x, int k)
+{
+    for (int j = 1; j < k; ++j)
+        x ^= (x >> (j - 1) & 1) << j;
+    return x;
+}
+
 // A tensor product of k random one-qubit matrices (Gaussian entries; real ones when asked), factor j on index bit
 // j, interleaved re/im. butterflies: the even factors are [[s, s], [t, -t]] (a Hadamard, its second row negated
 // from the third factor on), which the tensor kernel applies as additions.
@@ -1055,21 +1073,6 @@ private slots:
         const int n = 9;
         std::mt19937_64 rng(61);
         const auto input = quantum::test::randomState(n, 17);
-        // Row y of the matrix takes column f(x = column): a permutation of the basis given as a function.
-        const auto matrixOf = [](int k, const std::function<int(int)>& f) {
-            const int dim = 1 << k;
-            std::vector<double> m(size_t(2) * dim * dim, 0.0);
-            for (int x = 0; x < dim; ++x)
-                m[2 * (size_t(f(x)) * dim + static_cast<size_t>(x))] = 1;
-            return m;
-        };
-        const auto chain = [](int k) {   // cx(t0, t1), cx(t1, t2), ...: y = x's prefix parities
-            return [k](int x) {
-                for (int j = 1; j < k; ++j)
-                    x ^= (x >> (j - 1) & 1) << j;
-                return x;
-            };
-        };
         int checked = 0;
         for (const std::vector<int>& targets : {std::vector<int>{0, 4}, std::vector<int>{1, 3}, std::vector<int>{0, 1, 5},
                                                 std::vector<int>{1, 2, 3, 4}, std::vector<int>{0, 1, 2, 3}, std::vector<int>{2, 3, 4, 5},
@@ -1078,13 +1081,13 @@ private slots:
                 const int k = static_cast<int>(targets.size());
                 std::vector<double> m;
                 if (kind == 0)
-                    m = matrixOf(k, [k](int x) { return x ^ (1 << (k - 1)); });   // X on the last target
+                    m = permutationMatrix(k, [k](int x) { return x ^ (1 << (k - 1)); });   // X on the last target
                 else if (kind == 1)
-                    m = matrixOf(k, [k](int x) { return x ^ ((x >> (k - 1) & 1)); });   // cx(last, first)
+                    m = permutationMatrix(k, [k](int x) { return x ^ ((x >> (k - 1) & 1)); });   // cx(last, first)
                 else if (kind == 2)
-                    m = matrixOf(k, [k](int x) { return x ^ ((x & 1) << (k - 1)); });   // cx(first, last)
+                    m = permutationMatrix(k, [k](int x) { return x ^ ((x & 1) << (k - 1)); });   // cx(first, last)
                 else if (kind == 3)
-                    m = matrixOf(k, chain(k));
+                    m = permutationMatrix(k, [k](int x) { return cnotChainRow(x, k); });
                 else
                     m = randomPermutationMatrix(1 << k, rng);
                 for (const std::vector<int>& controls : {std::vector<int>{}, std::vector<int>{7}}) {
@@ -1118,15 +1121,8 @@ private slots:
             for (int kind = 0; kind < 2; ++kind) {
                 const int k = static_cast<int>(targets.size()), dim = 1 << k;
                 std::vector<double> m = randomPermutationMatrix(dim, rng);
-                if (kind == 1) {   // cx(t0, t1), cx(t1, t2), ...: row y takes column x with y = x's prefix parities
-                    std::fill(m.begin(), m.end(), 0.0);
-                    for (int x = 0; x < dim; ++x) {
-                        int y = x;
-                        for (int j = 1; j < k; ++j)
-                            y ^= (y >> (j - 1) & 1) << j;
-                        m[2 * (size_t(y) * dim + static_cast<size_t>(x))] = 1;
-                    }
-                }
+                if (kind == 1)
+                    m = permutationMatrix(k, [k](int x) { return cnotChainRow(x, k); });
                 for (const std::vector<int>& controls : {std::vector<int>{}, std::vector<int>{k == 6 ? 7 : 11 == targets[0] ? 13 : 11},
                                                          std::vector<int>{2}}) {
                     if (std::find(targets.begin(), targets.end(), controls.empty() ? -1 : controls[0]) != targets.end())
