@@ -172,6 +172,23 @@ double differenceAfterApply(int n, Precision p, const std::vector<cplx>& input, 
 }
 
 // Runs the simulator on one kernel build for a scope, then restores the one before.
+// Zeroed floats on a 64-byte boundary (kernels::swapTileRows moves whole aligned lines).
+struct AlignedFloats {
+    explicit AlignedFloats(size_t n) : size(n), p(static_cast<float*>(std::aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64)))
+    {
+        std::fill(p, p + n, 0.0f);
+    }
+    AlignedFloats(const AlignedFloats&) = delete;
+    AlignedFloats& operator=(const AlignedFloats&) = delete;
+    ~AlignedFloats() { std::free(p); }
+    float& operator[](size_t i) { return p[i]; }
+    float* data() { return p; }
+    const size_t size;
+
+private:
+    float* const p;
+};
+
 struct IsaScope {
     explicit IsaScope(kernels::Isa isa) : before(kernels::activeIsa()) { kernels::setActiveIsa(isa); }
     ~IsaScope() { kernels::setActiveIsa(before); }
@@ -810,6 +827,39 @@ private slots:
                 ++checked;
             }
         QVERIFY(checked >= 2);
+    }
+
+    // kernels::swapTileRows moves a row in segments of up to 16 lines that divide it (rows of 1, 2, 4 and 8 lines
+    // are those of 24-28 qubits, which no state in these tests reaches): every row length from 1 line to 64, rows
+    // ahead or not, streaming back and reading in together or alone, on every build, against moving them by hand.
+    void tileRowsMoveWholeInEveryRowLength()
+    {
+        constexpr uint64_t rows = 8, strideLines = 80;   // a stride no power of two, longer than any row
+        int checked = 0;
+        for (kernels::Isa isa : supportedIsas())
+            for (uint64_t lines : {1, 2, 4, 8, 16, 32, 64})
+                for (int what = 0; what < 3; ++what) {   // back and next, next only, back only
+                    const IsaScope scope(isa);
+                    const uint64_t rowFloats = 16 * lines, strideFloats = 16 * strideLines;
+                    AlignedFloats back(rows * strideFloats), next(rows * strideFloats), buf(rows * rowFloats);
+                    for (size_t i = 0; i < next.size; ++i)
+                        next[i] = float(i) + 0.5f;
+                    for (size_t i = 0; i < buf.size; ++i)
+                        buf[i] = -float(i) - 1.0f;
+                    const std::vector<float> heldBefore(buf.data(), buf.data() + buf.size);
+                    kernels::swapTileRows(what == 1 ? nullptr : back.data(), buf.data(), what == 2 ? nullptr : next.data(), rows, rowFloats,
+                                          strideFloats, what == 0 ? 2 : 0);
+                    for (uint64_t r = 0; r < rows; ++r)
+                        for (uint64_t i = 0; i < strideFloats; ++i) {
+                            const bool inRow = i < rowFloats;
+                            const float wantBack = what != 1 && inRow ? heldBefore[r * rowFloats + i] : 0.0f;
+                            QCOMPARE(back[r * strideFloats + i], wantBack);
+                            if (inRow)
+                                QCOMPARE(buf[r * rowFloats + i], what == 2 ? heldBefore[r * rowFloats + i] : next[r * strideFloats + i]);
+                        }
+                    ++checked;
+                }
+        QVERIFY(checked >= 21);
     }
 
     // Program gates (a fused block of one-qubit gates and diagonals run as its steps): random steps of every kind
