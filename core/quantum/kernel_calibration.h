@@ -35,7 +35,7 @@ struct KernelProbe {
 struct KernelTiming {
     KernelProbe probe;
     PreparedGate gate;       // as prepare() makes it (relativeCost reads its shape)
-    double complex128Ns = 0; // ns per amplitude, one thread, best of TimingEffort::samples
+    double complex128Ns = 0; // ns per amplitude, one thread, best of TimingEffort::samples (timeKernels: on each CPU)
     double complex64Ns = 0;  // the same in complex64; 0 when not asked for
 };
 
@@ -44,8 +44,9 @@ struct KernelTiming {
 // them with a target inside the vector lanes, which the fit leaves out).
 std::vector<KernelProbe> kernelProbes();
 // How long each probe is timed: the best of `samples` samples of about `sampleSeconds` each (the least disturbed
-// by other processes). The default is what qcalibrate measures with; quick() is a rough table in about a second,
-// for smoke checks and for builds (sanitizers) that run the kernels ten times slower.
+// by other processes), taken in rounds of one sample of every probe. The default is what qcalibrate measures with;
+// quick() is a rough table in about a second, for smoke checks and for builds (sanitizers) that run the kernels
+// ten times slower.
 struct TimingEffort {
     int samples = 7;
     double sampleSeconds = 2e-3;
@@ -53,7 +54,8 @@ struct TimingEffort {
 };
 
 // Times every probe (kernelProbes(), or the caller's) on a 2^qubits state with the active kernel build, one thread
-// (the caller's OpenMP setting is restored). `progress` is called after each probe.
+// held on each CPU it may run on in turn (up to 4; the caller's OpenMP setting and CPU affinity are restored): a
+// probe's time is the harmonic mean of its CPUs'. `progress` is called for each probe, in order, once all are timed.
 std::vector<KernelTiming> timeKernels(int qubits, bool alsoComplex64, const std::function<void(const KernelTiming&)>& progress = {},
                                       TimingEffort effort = {}, const std::vector<KernelProbe>& probes = kernelProbes());
 

@@ -17,6 +17,10 @@
 #include <cmath>
 #include <fstream>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 using namespace spyglass;
 using namespace spyglass::quantum;
 using namespace spyglass::test;
@@ -463,9 +467,22 @@ private slots:
     }
 
     // A table measured here (small state, so it is quick) is a table of times: positive, growing with the block.
+    // The probes are timed on every CPU the thread may run on, held on one at a time: its affinity is what it was
+    // afterwards, and a probe has both precisions' times where both are asked for.
     void aMeasuredTableIsSane()
     {
+#if defined(__linux__)
+        cpu_set_t before, after;
+        QCOMPARE(sched_getaffinity(0, sizeof before, &before), 0);
+#endif
         const auto timings = kernels::timeKernels(10, false, {}, kernels::TimingEffort::quick());
+#if defined(__linux__)
+        QCOMPARE(sched_getaffinity(0, sizeof after, &after), 0);
+        QVERIFY(CPU_EQUAL(&before, &after));
+#endif
+        const auto both = kernels::timeKernels(10, true, {}, kernels::TimingEffort::quick(), {kernels::kernelProbes().front()});
+        QCOMPARE(both.size(), size_t(1));
+        QVERIFY(both[0].complex128Ns > 0 && both[0].complex128Ns < 1e4 && both[0].complex64Ns > 0 && both[0].complex64Ns < 1e4);
         QCOMPARE(timings.size(), kernels::kernelProbes().size());
         const kernels::CostTable t = kernels::fitCostTable(timings, 0.7);
         for (int k = 1; k <= 6; ++k) {
