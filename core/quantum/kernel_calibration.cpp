@@ -167,10 +167,9 @@ double sampleNs(std::vector<T>& amps, int n, const PreparedGate& g, int reps)
 
 // The CPUs the calling thread may run on (at most kMaxTimedCpus of them), and the thread held on one of them at a
 // time; the thread's affinity is restored when destroyed. The probes' timings are differences the fit takes apart
-// (a program's base is its 4-step time less 4 of its step costs), and on the VM of BENCHMARKS.md the two vCPUs
-// ran the cache-bound probes 2x apart: a one-qubit dense gate 0.196 against 0.396 ns an amplitude, a program's base
-// 0.044 against 0.252, its real step 0.072 against 0.082 (qcalibrate under `taskset -c 1` and `-c 0`). A table
-// timed on the faster one made qft_26 take 121 gates and 0.98 s on both, against 111 and 0.65 s.
+// (a program's base is its 4-step time less 4 of its step costs), and on the VM of BENCHMARKS.md the two vCPUs ran
+// the cache-bound probes 2x apart (a program's base 0.044 against 0.252 ns an amplitude): a table timed on the
+// faster one made qft_26 1.5x slower on both (BENCHMARKS.md, "a calibration timed on every CPU").
 class CpuPins {
 public:
     static constexpr int kMaxTimedCpus = 4;
