@@ -329,13 +329,16 @@ std::vector<KernelTiming> timeKernels(int qubits, bool alsoComplex64, const std:
     std::vector<double> amps128 = uniformState<double>(qubits);
     std::vector<float> amps64 = alsoComplex64 ? uniformState<float>(qubits) : std::vector<float>();
     // Each probe's gate laid out as the cache-blocked runs apply it, for complex128 and complex64.
+    const int precisions = 1 + alsoComplex64;
     std::vector<PreparedGate> laidOut[2];
-    for (int single = 0; single < 1 + alsoComplex64; ++single)
+    for (int single = 0; single < precisions; ++single)
         for (const KernelTiming& t : out) {
             laidOut[single].push_back(t.gate);
             prepareLaneTable(laidOut[single].back(), single);
         }
-    std::vector<double> best[2] = {std::vector<double>(out.size() * cpus, 1e30), std::vector<double>(out.size() * cpus, 1e30)};
+    std::vector<double> best[2];
+    for (int single = 0; single < precisions; ++single)
+        best[single].assign(out.size() * cpus, 1e30);
     for (int sample = 0; sample < std::max(1, effort.samples); ++sample)
         for (size_t c = 0; c < cpus; ++c) {
             pins.pin(pins.cpus()[c]);
@@ -351,7 +354,7 @@ std::vector<KernelTiming> timeKernels(int qubits, bool alsoComplex64, const std:
     for (size_t i = 0; i < out.size(); ++i) {
         double rate[2] = {0, 0};
         for (size_t c = 0; c < cpus; ++c)
-            for (int single = 0; single < 2; ++single)
+            for (int single = 0; single < precisions; ++single)
                 rate[single] += 1 / best[single][i * cpus + c];
         out[i].complex128Ns = double(cpus) / rate[0];
         out[i].complex64Ns = alsoComplex64 ? double(cpus) / rate[1] : 0;
