@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The side-by-side run: the same gate lists (quantum_bench --emit-peer-circuits) on Spyglass (complex128 and
-# complex64, fused <= 4 as `qsim` runs by default), qsim (complex64, fusion 2, 3 and 4), qulacs (complex128, its
-# optimize_light and optimize(2)) and QuEST (complex128, no fusion), in interleaved rounds: every round runs every
-# circuit on every simulator once, so a change in the machine's load hits all of them alike.
+# The side-by-side run: the same gate lists (quantum_bench --emit-peer-circuits and --emit-qasm-circuits) on
+# Spyglass (complex128 and complex64, fused <= 4 as `qsim` runs by default), qsim (complex64, fusion 2, 3 and 4),
+# qulacs (complex128, its optimize_light and optimize(2)) and QuEST (complex128, no fusion), in interleaved rounds:
+# every round runs every circuit on every simulator once, so a change in the machine's load hits all of them alike.
 #
 #   bench/peers/run_peers.sh BUILD [ROUNDS]      (BUILD: the Spyglass build folder, peers built into BUILD/peers)
 #
@@ -26,7 +26,14 @@ mkdir -p "$work" "$build/peers/circuits"
 # Everything printed also goes to BUILD/peers/report.md.
 exec > >(tee "$build/peers/report.md") 2>&1
 "$bench" --emit-peer-circuits "$build/peers/circuits" > /dev/null || exit 1
-circuits=${CIRCUITS:-"qft_20 qft_22 qft_24 qft_26 qft_28 random_20 random_22 random_24 random_26 h20_26 ghz_26 vqe_24"}
+# And the QASMBench circuits of 20 qubits or more (tests/data/qasmbench: circuits we did not write), rewritten into
+# rz, ry and cx (quantum_bench --emit-qasm-circuits). bwt_n21 resets qubits mid-circuit: it has no one state to
+# compare, and is left out.
+qasmbench_circuits="cat_state_n22 ghz_state_n23 ising_n26 knn_n25 qram_n20 swap_test_n25 wstate_n27"
+qasmbench=$(cd "$(dirname "$0")/../../tests/data/qasmbench/medium" && pwd)
+"$bench" --emit-qasm-circuits "$build/peers/circuits" $(for c in $qasmbench_circuits; do echo "$qasmbench/$c/$c.qasm"; done) > /dev/null ||
+    exit 1
+circuits=${CIRCUITS:-"qft_20 qft_22 qft_24 qft_26 qft_28 random_20 random_22 random_24 random_26 h20_26 ghz_26 vqe_24 $qasmbench_circuits"}
 
 variants="ours-f64 ours-f32"
 [ -x "$drivers/qsim_driver" ] && variants="$variants qsim-f32-fuse2 qsim-f32-fuse3 qsim-f32-fuse4"

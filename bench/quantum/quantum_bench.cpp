@@ -3,6 +3,7 @@
 //   quantum_bench [--min-qubits 22] [--max-qubits 26] [--qft-min 20] [--qft-max 26] [--fuse-max 4]
 //                 [--vqe-qubits 20] [--no-vqe] [--no-table] [--single]
 //   quantum_bench --emit-peer-circuits DIR       the circuits of the peer harness (bench/peers), as gate lists
+//   quantum_bench --emit-qasm-circuits DIR FILE...   OpenQASM files as gate lists of the harness (in {rz, ry, cx})
 //   quantum_bench --peer-run LIST [--single] [--fuse K] [--dump OUT] [--fusion NAME]   our side of the harness:
 //                                                one timed run (--fusion: keep that fusion, not the estimate's pick)
 //   quantum_bench --fidelity DUMP_A DUMP_B       |<a|b>|^2 / (<a|a><b|b>) over the dumped amplitudes
@@ -29,6 +30,7 @@
 #include "core/quantum/kernels.h"
 #include "core/quantum/pass.h"
 #include "core/quantum/pipeline.h"
+#include "core/quantum/qasm_parser.h"
 #include "core/quantum/simulator.h"
 #include "core/quantum/vqe.h"
 
@@ -223,6 +225,64 @@ int emitPeerCircuits(const std::string& dir)
         std::printf("%s/%s.txt: %d qubits, %d gates\n", dir.c_str(), name.c_str(), c.numQubits, c.gateCount());
     }
     return 0;
+}
+
+// OpenQASM files (QASMBench's, which we did not write) as gate lists of the harness, each named after its file:
+// parsed, its gates rewritten into {u3, cx} by the decompose pass and each u3(theta, phi, lambda) into rz(lambda)
+// ry(theta) rz(phi) (the same matrix up to a global phase, which the harness's fidelity does not see; rotations by
+// exactly 0 left out), measurements and barriers dropped (the harness times the state the gates make). A file with a
+// reset or a conditioned gate has no one state every simulator could make: it is refused with its line, and the
+// others are still written.
+int emitQasmCircuits(const std::string& dir, const std::vector<std::string>& files)
+{
+    int refused = 0;
+    for (const std::string& file : files) {
+        Circuit c = parseQasmFile(file).circuit;
+        const auto mixed = std::find_if(c.ops.begin(), c.ops.end(), [](const Op& op) { return op.kind == OpKind::Reset || op.cond.active(); });
+        if (mixed != c.ops.end()) {
+            std::fprintf(stderr, "%s:%d: %s: the harness times one pure state; not written\n", file.c_str(), mixed->line,
+                         mixed->kind == OpKind::Reset ? "reset" : "a conditioned gate");
+            ++refused;
+            continue;
+        }
+        PassContext context;
+        makeInlineGatesPass()->run(c, context);
+        makeDecomposePass(Basis::U3Cx)->run(c, context);
+        Circuit out;
+        out.numQubits = c.numQubits;
+        const size_t slash = file.find_last_of('/');
+        out.name = file.substr(slash == std::string::npos ? 0 : slash + 1);
+        if (out.name.size() > 5 && out.name.ends_with(".qasm"))
+            out.name.resize(out.name.size() - 5);
+        const auto add = [&](const char* name, std::vector<int> qubits, std::vector<double> params = {}) {
+            Op op;
+            op.name = name;
+            op.qubits = std::move(qubits);
+            op.params = std::move(params);
+            out.ops.push_back(std::move(op));
+        };
+        for (const Op& op : c.ops) {
+            if (op.kind != OpKind::Gate)
+                continue;
+            if (op.name == "cx") {
+                add("cx", op.qubits);
+            } else if (op.name == "u3") {
+                const int q = op.qubits[0];
+                const double theta = op.params[0], phi = op.params[1], lambda = op.params[2];
+                if (lambda != 0)
+                    add("rz", {q}, {lambda});
+                if (theta != 0)
+                    add("ry", {q}, {theta});
+                if (phi != 0)
+                    add("rz", {q}, {phi});
+            } else {
+                throw std::runtime_error(file + ":" + std::to_string(op.line) + ": '" + op.name + "' is left after the decompose pass");
+            }
+        }
+        writeGateList(dir + "/" + out.name + ".txt", out);
+        std::printf("%s/%s.txt: %d qubits, %d gates (from %s)\n", dir.c_str(), out.name.c_str(), out.numQubits, out.gateCount(), file.c_str());
+    }
+    return refused ? 2 : 0;
 }
 
 Circuit circuitOf(const peers::GateList& l)
@@ -503,6 +563,8 @@ int main(int argc, char** argv)
     try {
         if (const char* dir = argValue(argc, argv, "--emit-peer-circuits"))
             return emitPeerCircuits(dir);
+        if (argc >= 3 && std::strcmp(argv[1], "--emit-qasm-circuits") == 0)
+            return emitQasmCircuits(argv[2], std::vector<std::string>(argv + 3, argv + argc));
         if (const char* file = argValue(argc, argv, "--peer-run"))
             return peerRun(file, flagArg(argc, argv, "--single") ? Precision::Single : Precision::Double, intArg(argc, argv, "--fuse", 4),
                            argValue(argc, argv, "--dump"), argValue(argc, argv, "--fusion"));
