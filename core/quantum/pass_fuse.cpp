@@ -12,8 +12,10 @@
 // - wide, as qsim's multi-qubit fuser does: gates on different qubits grow a block up to a size whatever the
 //   kernel costs, which pays where a block of a few qubits runs faster than the gates it holds (a real 2-qubit
 //   block, or a 3-qubit one that takes six gates of a brickwork), and where blocks save passes over the state that
-//   the cache blocking cannot (gates that fit no cache block each cost a pass). Built once within the cache blocks
-//   for every size from 2 to k, and once across them at k;
+//   the cache blocking cannot (gates that fit no cache block each cost a pass). Built within the cache blocks and
+//   across them, each at every size from 2 to k: a greedy block grown to k qubits may take in part of the next
+//   group of gates and be cut apart there (QASMBench's controlled swaps, 21 gates on 3 qubits each, make 12 blocks
+//   at 3 and 23 at 4 in swap_test_n25);
 // - wide within the cache blocks at k, diagonals held: a diagonal gate that no open block can take waits instead of
 //   closing the blocks it shares a qubit with, which so keep growing past it (a QFT's blocks then take four whole
 //   qubits each, not one Hadamard each: see fuseOps).
@@ -905,9 +907,9 @@ public:
             all[static_cast<size_t>(q)] = q;
         // A state small enough for every gate to fit the cache blocks is one the simulator does not block at all.
         const bool countPasses = !StateVector::fitsCacheBlocks(c.numQubits, all);
-        // The fusions tried: wide fusion within the cache blocks at every block size up to k, as one would try
-        // qsim's fuser at each max_fused_size (a dense block's flops double with every qubit, so the widest blocks
-        // are not always the fastest), the same at k with diagonals held, and wide fusion across them at k. Each is built and weighed by a Fuser of its
+        // The fusions tried: wide fusion within the cache blocks and across them at every block size up to k, as
+        // one would try qsim's fuser at each max_fused_size (a dense block's flops double with every qubit, so the
+        // widest blocks are not always the fastest), and within them at k with diagonals held. Each is built and weighed by a Fuser of its
         // own, side by side on OpenMP's threads (the pass's time is part of every run; the cost-aware fusion, the
         // dearest, first).
         struct Candidate {
@@ -925,6 +927,8 @@ public:
         for (int k = 2; k <= k_; ++k)
             tried.push_back({"wide <= " + std::to_string(k) + " in cache blocks", Mode::WideInCacheBlocks, k, false, {}, {}, 0, 0});
         tried.push_back({"wide <= " + std::to_string(k_) + " in cache blocks, diagonals held", Mode::WideInCacheBlocks, k_, true, {}, {}, 0, 0});
+        for (int k = 2; k < k_; ++k)
+            tried.push_back({"wide <= " + std::to_string(k), Mode::Wide, k, false, {}, {}, 0, 0});
         tried.push_back({"wide", Mode::Wide, k_, false, {}, {}, 0, 0});
         parallelFor(tried.size(), [&](size_t t) {
             Candidate& next = tried[t];

@@ -362,6 +362,48 @@ private slots:
         QVERIFY(qt::fidelity(qt::runOn(c, psi), qt::runOn(f, psi)) > 1 - 1e-12);
     }
 
+    // A swap test as QASMBench writes it (swap_test_n25, knn_n25), rewritten into {u3, cx}: controlled swaps of a
+    // middle qubit (fixed in a tile, free in a chunk) with a high one (fixed in a chunk), all controlled by qubit 0,
+    // each 21 gates on three qubits. Wide fusion across the cache blocks at three qubits closes each as one block,
+    // as qsim's fuser at 3 does; at four the greedy blocks take in a second swap's qubits and are cut apart, and
+    // within the cache blocks the gates across them stay unfused. So the 3-qubit candidate is kept, one op a swap.
+    void fuseClosesControlledSwapsAtThreeQubits()
+    {
+        const int n = 19;
+        const StateVector::Blocks blocks = StateVector::blocks(n, Precision::Double);
+        const int middle = blocks.tileLowQubits, high = blocks.chunkQubits;
+        QVERIFY(high - middle >= 3 && n - high >= 3);
+        Circuit c;
+        c.numQubits = n;
+        c.qregs.push_back({"q", n, 0});
+        const auto add = [&](const char* name, std::vector<int> qubits, std::vector<double> params = {}) {
+            Op op;
+            op.name = name;
+            op.qubits = std::move(qubits);
+            op.params = std::move(params);
+            c.ops.push_back(std::move(op));
+        };
+        add("h", {0});
+        for (int i = 0; i < 3; ++i) {
+            add("ry", {middle + i}, {0.4 + 0.3 * i});
+            add("ry", {high + i}, {1.1 - 0.2 * i});
+        }
+        for (int i = 0; i < 3; ++i)
+            add("cswap", {0, middle + i, high + i});
+        add("h", {0});
+        makeDecomposePass(Basis::U3Cx)->run(c);
+        Circuit f = c;
+        const PassResult r = makeFusePass(4)->run(f);
+        QVERIFY2(r.summary.rfind("wide <= 3:", 0) == 0, r.summary.c_str());
+        QVERIFY2(f.gateCount() <= 4, r.summary.c_str());
+        Circuit atFour = c;
+        makeFusePassKeeping(4, "wide")->run(atFour);
+        const auto passes = [&](const Circuit& x) { return StateVector::countPasses(n, Precision::Double, prepareGates(x)).total(); };
+        QVERIFY2(passes(f) < passes(atFour), qPrintable(QStringLiteral("%1 passes, %2 at four qubits").arg(passes(f)).arg(passes(atFour))));
+        const auto psi = qt::randomState(n, 5);
+        QVERIFY(qt::fidelity(qt::runOn(c, psi), qt::runOn(f, psi)) > 1 - 1e-12);
+    }
+
     // Two gates that each fit no cache block (rxx of a middle qubit, fixed in a tile and free in a chunk, with a
     // high one, fixed in a chunk) merge even within the cache blocks: apart each costs a pass, merged they cost one.
     void fuseMergesGatesThatFitNoCacheBlock()
