@@ -539,6 +539,12 @@ PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& t
             g.matrix[dst] = m[src];
             g.matrix[dst + 1] = m[src + 1];
         }
+    int mixed = 0;
+    for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c)
+            if (g.matrix[2 * (r * dim + c)] != 0 || g.matrix[2 * (r * dim + c) + 1] != 0)
+                mixed |= r ^ c;
+    g.unmixedBits = (dim - 1) & ~mixed;
     const MatrixShape shape = shapeOfMatrix(g.matrix.data(), k);
     g.diagonalMatrix = shape.diagonalMatrix;
     g.realMatrix = shape.realMatrix;

@@ -49,6 +49,10 @@ struct PreparedGate {
     bool diagonal = false;            // runs on the diagonal kernel
     bool diagonalMatrix = false;      // the matrix is diagonal (also when a dense kernel runs it, as for rz)
     bool realMatrix = false;          // every imaginary part is zero: the dense kernels make one FMA a product
+    // The local index bits (bit j: targets[j]) that no non-zero entry changes: the gate only selects by them between
+    // matrices on its other targets, as a control selects between the identity and one. Where they are all its
+    // targets inside a vector, the dense kernel there needs no lane flips (kernels_impl.inc, laneTable).
+    int unmixedBits = 0;
     std::vector<double> matrix;       // 2^k x 2^k complex, row-major, interleaved re/im (dense gates)
     std::vector<int> diagIndex;       // diagonal gates: local indices whose factor is not 1 ...
     std::vector<double> diagValue;    // ... and those factors (re, im)

@@ -703,12 +703,21 @@ private slots:
                     targets.push_back(q);
             std::shuffle(targets.begin(), targets.end(), rng);   // prepare() sorts them and permutes the matrix
             const int dim = 1 << k;
-            for (int kind : {0, 1, 2, 3, 4, 5, 6, 7}) {
+            // Targets below qubit 3 (inside a vector in both precisions on the wide builds): the matrix bits kinds 8
+            // and 9 leave unmixed.
+            int lowBits = 0;
+            for (int j = 0; j < k; ++j)
+                lowBits |= (targets[size_t(j)] < 3) << j;
+            for (int kind : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) {
+            // Kinds 8 and 9: a block its targets inside the vector only select in (no entry changes their bits), as
+            // a controlled swap with its control on qubit 0 fuses into; complex and real.
+            if (kind >= 8 && (lowBits == 0 || lowBits == dim - 1))
+                continue;
             // Kind 6: butterflies (Hadamards) among complex factors; one target is a Hadamard alone, a real matrix.
             // Kind 7: butterflies among real factors, which the tensor kernel pivots from three targets above the
             // vector (both scale its outputs at the end).
-            const bool real = kind == 1 || kind == 3 || kind == 5 || kind == 7 || (kind == 6 && k == 1), diagonal = kind == 2,
-                       permutation = kind == 3, tensor = kind >= 4;
+            const bool real = kind == 1 || kind == 3 || kind == 5 || kind == 7 || kind == 9 || (kind == 6 && k == 1), diagonal = kind == 2,
+                       permutation = kind == 3, tensor = kind >= 4 && kind <= 7;
             std::vector<double> m(size_t(2) * dim * dim);
             for (double& x : m)
                 x = normal(rng);
@@ -729,6 +738,11 @@ private slots:
                             m[2 * (size_t(r) * dim + col)] = r == col ? 1 : 0;
                             m[2 * (size_t(r) * dim + col) + 1] = 0;
                         }
+            if (kind >= 8)
+                for (int r = 0; r < dim; ++r)
+                    for (int col = 0; col < dim; ++col)
+                        if ((r ^ col) & lowBits)
+                            m[2 * (size_t(r) * dim + col)] = m[2 * (size_t(r) * dim + col) + 1] = 0;
             // A real matrix (every imaginary part zero, as Hadamards and ry and their products): the dense
             // kernels' one-FMA form.
             if (real)
@@ -736,7 +750,7 @@ private slots:
                     m[e] = 0;
             // Every other target set with half its entries zero (row and column differing in an odd number of
             // bits): a sparse gate, which the wide builds run on the lane-flip kernel when a target is in a vector.
-            if (set % 2 == 0 && !permutation && !tensor)
+            if (set % 2 == 0 && !permutation && !tensor && kind < 8)
                 for (int r = 0; r < dim; ++r)
                     for (int col = 0; col < dim; ++col)
                         if (std::popcount(unsigned(r ^ col)) % 2)
@@ -773,7 +787,9 @@ private slots:
                                                     .arg(QLatin1String(kind == 7   ? " (real tensor product with butterflies)"
                                                                        : kind == 6 ? " (tensor product with butterflies)"
                                                                        : tensor ? (real ? " (real tensor product)" : " (tensor product)")
-                                                                       : permutation ? " (permutation)" : real ? " (real)" : diagonal ? " (diagonal)" : ""))));
+                                                                       : permutation ? " (permutation)"
+                                                                       : kind >= 8   ? " (lanes only select)"
+                                                                       : real ? " (real)" : diagonal ? " (diagonal)" : ""))));
                         }
             }
             }
