@@ -87,6 +87,8 @@ inline std::vector<uint64_t> sampleIndices(int n)
     // A sparse state lives on few indices, which a spread sample misses: there the fidelity would compare rounding
     // noise (a W state's 27 amplitudes, each 2^-11 likely in a sample of 2^16 of 2^27, gave 0.96-0.999 for states
     // that agree to 1e-16). So every index with one bit set or one bit clear (a W state and its complement) is in.
+    idx.push_back(0);
+    idx.push_back(size - 1);
     for (int b = 0; b < n; ++b) {
         idx.push_back(uint64_t(1) << b);
         idx.push_back((size - 1) ^ (uint64_t(1) << b));
