@@ -878,6 +878,60 @@ private slots:
         QVERIFY(checked >= 21);
     }
 
+    // Lone gates on a state many times the L2 (21 qubits: 32 MiB in complex128, 16 in complex64), where the kernels
+    // ask for their inputs ahead of reading them (kernels_impl.inc, kAheadVectors) and walk the bases twice: a
+    // one-qubit gate on a middle qubit, with and without a control; a dense 2-qubit gate above the lanes; a block
+    // whose target on qubit 0 only selects (a fused controlled swap); a dense 4-qubit block; program gates above the
+    // lanes and across them; against the matrix applied by hand, on every build and in both precisions.
+    void kernelsStreamingFromMemoryMatchTheMatrix()
+    {
+        const int n = 21;
+        std::mt19937_64 rng(83);
+        std::normal_distribution<double> normal;
+        const auto input = quantum::test::randomState(n, 29);
+        const auto randomMatrix = [&](int k, bool lowSelects) {
+            const int dim = 1 << k;
+            std::vector<double> m(size_t(2) * dim * dim);
+            for (int r = 0; r < dim; ++r)
+                for (int c = 0; c < dim; ++c)
+                    if (!lowSelects || ((r ^ c) & 1) == 0) {
+                        m[2 * (size_t(r) * dim + c)] = normal(rng);
+                        m[2 * (size_t(r) * dim + c) + 1] = normal(rng);
+                    }
+            return m;
+        };
+        struct Case {
+            std::vector<int> controls, targets;
+            bool lowSelects = false, program = false;
+        };
+        const std::vector<Case> cases = {{{}, {6}},          {{20}, {6}},           {{}, {6, 14}},
+                                         {{}, {0, 6, 18}, true}, {{}, {5, 9, 13, 17}}, {{}, {6, 10, 14, 18}, false, true},
+                                         {{}, {1, 9, 16}, false, true}};
+        int checked = 0;
+        for (const Case& c : cases) {
+            const int k = static_cast<int>(c.targets.size());
+            std::vector<double> m = randomMatrix(k, c.lowSelects);
+            std::vector<kernels::ProgramStep> steps;
+            if (c.program) {
+                for (int s = 0; s < 3 * k; ++s) {
+                    kernels::ProgramStep step;
+                    step.target = s % k;
+                    for (int e = 0; e < 8; ++e)
+                        step.values.push_back(normal(rng));
+                    steps.push_back(std::move(step));
+                }
+                m = kernels::programMatrix(k, steps);
+            }
+            const std::vector<cplx> ref = applyByHand(input, c.controls, c.targets, m);
+            kernels::PreparedGate g = kernels::prepare(c.controls, c.targets, m);
+            if (c.program)
+                kernels::setProgram(g, c.targets, steps);
+            const QString miss = missOnEveryBuild(n, input, g, ref, 1e-10, 1e-3, checked);
+            QVERIFY2(miss.isEmpty(), qPrintable(QStringLiteral("targets from %1 (%2 of them): %3").arg(c.targets[0]).arg(k).arg(miss)));
+        }
+        QVERIFY(checked >= int(cases.size()) * 2);
+    }
+
     // Program gates (a fused block of one-qubit gates and diagonals run as its steps): random steps of every kind
     // (real, rx-like and complex one-qubit matrices, one-qubit and wider diagonals, real and complex) on targets
     // inside the vector lanes, above them, across both, unordered, 4 KiB or more apart, and with a control above
