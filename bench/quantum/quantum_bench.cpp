@@ -41,6 +41,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -309,6 +310,31 @@ Circuit circuitOf(const peers::GateList& l)
 // product two multiply-adds per factor, real or complex, but a butterfly above the vector lanes one addition (2: an
 // addition pipe's work here, counted as its flops), and the butterflies' scales one real product, 4): the work the
 // FMA bound divides by the CPU's peak.
+// g's targets inside a vector of the active build (bit q: qubit q), as kernels_impl.inc's laneTargetMask.
+unsigned lanesOf(const kernels::PreparedGate& g, Precision prec)
+{
+    const int laneBits = kernels::laneBits(kernels::activeIsa(), prec == Precision::Single);
+    unsigned mask = 0;
+    for (int j = 0; j < g.k; ++j)
+        if (g.targets[j] < laneBits)
+            mask |= 1u << g.targets[j];
+    return mask;
+}
+
+// Whether the active build runs g (dense or sparse, not diagonal, a permutation, a tensor product or a program)
+// on its lane kernel, denseLanesRange: the wide builds, up to 4 targets, no control inside the vector, and a
+// target inside it or 4 targets of a dense matrix (kernels_impl.inc, laneTargetMask).
+bool runsOnLaneKernel(const kernels::PreparedGate& g, Precision prec)
+{
+    if (kernels::activeIsa() == kernels::Isa::Portable || g.diagonal || g.permutation || g.k > 4)
+        return false;
+    const int laneBits = kernels::laneBits(kernels::activeIsa(), prec == Precision::Single);
+    for (int c : g.controls)
+        if (c < laneBits)
+            return false;
+    return lanesOf(g, prec) != 0 || (g.k == 4 && !g.sparse);
+}
+
 double gateFlops(const kernels::PreparedGate& g, int n, Precision prec)
 {
     const double rows = std::ldexp(1.0, n - int(g.controls.size()));   // amplitudes the gate writes
@@ -317,7 +343,7 @@ double gateFlops(const kernels::PreparedGate& g, int n, Precision prec)
         return rows * double(g.diagIndex.size()) / dim * 8;
     if (g.permutation)
         return 0;   // the amplitudes only move
-    if (g.sparse)
+    if (g.sparse && !runsOnLaneKernel(g, prec))
         return rows * double(g.sparseCol.size()) / dim * 8;
     if (g.tensor && kernels::activeIsa() != kernels::Isa::Portable) {
         const int laneBits = kernels::laneBits(kernels::activeIsa(), prec == Precision::Single);
@@ -344,6 +370,13 @@ double gateFlops(const kernels::PreparedGate& g, int n, Precision prec)
             case kernels::ProgramStepKind::ComplexDiagonal: perAmplitude += 8; break;
             }
         return rows * perAmplitude;
+    }
+    if (runsOnLaneKernel(g, prec)) {
+        // Products per output: every input, or where its targets in the vector only select (unmixedBits), those
+        // of its other targets; real ones one FMA each up to 3 of them.
+        const int inVector = std::popcount(unsigned(lanesOf(g, prec))), lanesLocal = (1 << inVector) - 1;
+        const int inputs = inVector < g.k && (g.unmixedBits & lanesLocal) == lanesLocal ? 1 << (g.k - inVector) : 1 << g.k;
+        return rows * inputs * (g.realMatrix && inputs <= 8 ? 4 : 8);
     }
     return rows * dim * (g.realMatrix && (g.k == 2 || g.k == 3) ? 4 : 8);
 }
