@@ -378,7 +378,12 @@ double gateFlops(const kernels::PreparedGate& g, int n, Precision prec)
         const int inputs = inVector < g.k && (g.unmixedBits & lanesLocal) == lanesLocal ? 1 << (g.k - inVector) : 1 << g.k;
         return rows * inputs * (g.realMatrix && inputs <= 8 ? 4 : 8);
     }
-    return rows * dim * (g.realMatrix && (g.k == 2 || g.k == 3) ? 4 : 8);
+    // The segment kernel at 3 targets, above qubit 0, does half the products where a target only selects.
+    int lowest = g.targets[0];
+    for (int c : g.controls)
+        lowest = std::min(lowest, c);
+    const bool selects = g.k == 3 && lowest >= 1 && g.unmixedBits != 0 && !g.sparse;
+    return rows * (selects ? dim / 2 : dim) * (g.realMatrix && (g.k == 2 || g.k == 3) ? 4 : 8);
 }
 
 // Peak FMA throughput: every thread runs 12 independent chains of vector FMAs (enough to cover the FMA latency on

@@ -708,10 +708,13 @@ private slots:
             int lowBits = 0;
             for (int j = 0; j < k; ++j)
                 lowBits |= (targets[size_t(j)] < 3) << j;
-            for (int kind : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) {
             // Kinds 8 and 9: a block its targets inside the vector only select in (no entry changes their bits), as
-            // a controlled swap with its control on qubit 0 fuses into; complex and real.
-            if (kind >= 8 && (lowBits == 0 || lowBits == dim - 1))
+            // a controlled swap with its control on qubit 0 fuses into; complex and real. Where all its targets or
+            // none are inside the vector, the last target selects (a W state's blocks: a controlled rotation and
+            // the CNOT after it).
+            const int selectBits = lowBits != 0 && lowBits != dim - 1 ? lowBits : k >= 2 ? 1 << (k - 1) : 0;
+            for (int kind : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) {
+            if (kind >= 8 && selectBits == 0)
                 continue;
             // Kind 6: butterflies (Hadamards) among complex factors; one target is a Hadamard alone, a real matrix.
             // Kind 7: butterflies among real factors, which the tensor kernel pivots from three targets above the
@@ -741,7 +744,7 @@ private slots:
             if (kind >= 8)
                 for (int r = 0; r < dim; ++r)
                     for (int col = 0; col < dim; ++col)
-                        if ((r ^ col) & lowBits)
+                        if ((r ^ col) & selectBits)
                             m[2 * (size_t(r) * dim + col)] = m[2 * (size_t(r) * dim + col) + 1] = 0;
             // A real matrix (every imaginary part zero, as Hadamards and ry and their products): the dense
             // kernels' one-FMA form.
@@ -788,7 +791,7 @@ private slots:
                                                                        : kind == 6 ? " (tensor product with butterflies)"
                                                                        : tensor ? (real ? " (real tensor product)" : " (tensor product)")
                                                                        : permutation ? " (permutation)"
-                                                                       : kind >= 8   ? " (lanes only select)"
+                                                                       : kind >= 8   ? " (some targets only select)"
                                                                        : real ? " (real)" : diagonal ? " (diagonal)" : ""))));
                         }
             }
@@ -880,21 +883,22 @@ private slots:
 
     // Lone gates on a state many times the L2 (21 qubits: 32 MiB in complex128, 16 in complex64), where the kernels
     // ask for their inputs ahead of reading them (kernels_impl.inc, kAheadVectors) and walk the bases twice: a
-    // one-qubit gate on a middle qubit, with and without a control; a dense 2-qubit gate above the lanes; a block
-    // whose target on qubit 0 only selects (a fused controlled swap); a dense 4-qubit block; program gates above the
-    // lanes and across them; against the matrix applied by hand, on every build and in both precisions.
+    // one-qubit gate on a middle qubit, with and without a control; a dense 2-qubit gate above the lanes; blocks
+    // whose target on qubit 0 (a fused controlled swap) or highest target only selects; a dense 4-qubit block;
+    // program gates above the lanes and across them; against the matrix applied by hand, on every build and in both
+    // precisions.
     void kernelsStreamingFromMemoryMatchTheMatrix()
     {
         const int n = 21;
         std::mt19937_64 rng(83);
         std::normal_distribution<double> normal;
         const auto input = quantum::test::randomState(n, 29);
-        const auto randomMatrix = [&](int k, bool lowSelects) {
+        const auto randomMatrix = [&](int k, int selectBits) {
             const int dim = 1 << k;
             std::vector<double> m(size_t(2) * dim * dim);
             for (int r = 0; r < dim; ++r)
                 for (int c = 0; c < dim; ++c)
-                    if (!lowSelects || ((r ^ c) & 1) == 0) {
+                    if (((r ^ c) & selectBits) == 0) {
                         m[2 * (size_t(r) * dim + c)] = normal(rng);
                         m[2 * (size_t(r) * dim + c) + 1] = normal(rng);
                     }
@@ -902,15 +906,15 @@ private slots:
         };
         struct Case {
             std::vector<int> controls, targets;
-            bool lowSelects = false, program = false;
+            int selectBits = 0;   // the matrix index bits no entry changes
+            bool program = false;
         };
-        const std::vector<Case> cases = {{{}, {6}},          {{20}, {6}},           {{}, {6, 14}},
-                                         {{}, {0, 6, 18}, true}, {{}, {5, 9, 13, 17}}, {{}, {6, 10, 14, 18}, false, true},
-                                         {{}, {1, 9, 16}, false, true}};
+        const std::vector<Case> cases = {{{}, {6}},          {{20}, {6}},           {{}, {6, 14}},           {{}, {0, 6, 18}, 1},
+                                         {{}, {7, 12, 19}, 4}, {{}, {5, 9, 13, 17}}, {{}, {6, 10, 14, 18}, 0, true}, {{}, {1, 9, 16}, 0, true}};
         int checked = 0;
         for (const Case& c : cases) {
             const int k = static_cast<int>(c.targets.size());
-            std::vector<double> m = randomMatrix(k, c.lowSelects);
+            std::vector<double> m = randomMatrix(k, c.selectBits);
             std::vector<kernels::ProgramStep> steps;
             if (c.program) {
                 for (int s = 0; s < 3 * k; ++s) {
