@@ -302,14 +302,6 @@ Circuit circuitOf(const peers::GateList& l)
     return c;
 }
 
-// Floating-point operations the kernels do for g on an n-qubit state, counted as the FMA pipes see them: every
-// vector multiply takes the slot of an FMA, so it counts as the 2 flops a lane the FMA peak credits an FMA with (a
-// complex multiply-add 8, or 4 by a real coefficient where the dense kernels have their real form, at 2 and 3
-// targets (but for the portable build's blocks on qubit 0, which have none: counted 4 all the same); a complex
-// product, a multiply and an FMA a lane, 8; a product by a real factor, a multiply, 4; a permutation none; a tensor
-// product two multiply-adds per factor, real or complex, but a butterfly above the vector lanes one addition (2: an
-// addition pipe's work here, counted as its flops), and the butterflies' scales one real product, 4): the work the
-// FMA bound divides by the CPU's peak.
 // g's targets inside a vector of the active build (bit q: qubit q), as kernels_impl.inc's laneTargetMask.
 unsigned lanesOf(const kernels::PreparedGate& g, Precision prec)
 {
@@ -335,6 +327,14 @@ bool runsOnLaneKernel(const kernels::PreparedGate& g, Precision prec)
     return lanesOf(g, prec) != 0 || (g.k == 4 && !g.sparse);
 }
 
+// Floating-point operations the kernels do for g on an n-qubit state, counted as the FMA pipes see them: every
+// vector multiply takes the slot of an FMA, so it counts as the 2 flops a lane the FMA peak credits an FMA with (a
+// complex multiply-add 8, or 4 by a real coefficient where the dense kernels have their real form, at 2 and 3
+// targets (but for the portable build's blocks on qubit 0, which have none: counted 4 all the same); a complex
+// product, a multiply and an FMA a lane, 8; a product by a real factor, a multiply, 4; a permutation none; a tensor
+// product two multiply-adds per factor, real or complex, but a butterfly above the vector lanes one addition (2: an
+// addition pipe's work here, counted as its flops), and the butterflies' scales one real product, 4): the work the
+// FMA bound divides by the CPU's peak.
 double gateFlops(const kernels::PreparedGate& g, int n, Precision prec)
 {
     const double rows = std::ldexp(1.0, n - int(g.controls.size()));   // amplitudes the gate writes
