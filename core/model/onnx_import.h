@@ -3,6 +3,7 @@
 
 #include "core/model/model_graph.h"
 
+#include <onnx/defs/shape_inference.h>
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
@@ -21,6 +22,10 @@ onnx::ModelProto parseBinary(const std::string& bytes, const std::string& displa
 // Refuses more than `maxBytes` of external data in total, before reading it.
 void resolveExternalData(onnx::ModelProto& model, const std::string& baseDir, const std::string& displayName,
                          uint64_t maxBytes = UINT64_MAX);
+
+// libonnx's shape inference (onnx::shape_inference::InferShapes over the whole registry), with ONNX 1.12's crash on
+// a Shape whose input has no type fixed (onnx_shape_inference.cpp). Every caller in core/model goes through it.
+void runShapeInference(onnx::ModelProto& model, const onnx::ShapeInferenceOptions& options);
 
 // ONNX attributes -> Node attributes (tensors converted to HostTensor); inputs and outputs are filled
 // with -1 placeholders (one per proto input/output).

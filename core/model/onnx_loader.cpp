@@ -11,7 +11,6 @@
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
 #include <cctype>
@@ -298,7 +297,7 @@ void checkWindowOps(const onnx::ModelProto& m, const std::string& file)
         onnx::ModelProto run = probe;
         try {
             onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*error_mode=*/0, /*enable_data_propagation=*/true);
-            onnx::shape_inference::InferShapes(run, onnx::OpSchemaRegistry::Instance(), opts);
+            import::runShapeInference(run, opts);
         } catch (const std::exception&) {
             // The real inference reports whatever went wrong here.
         }
@@ -354,7 +353,7 @@ void inferShapes(onnx::ModelProto& m, const std::string& file)
     checkWindowOps(m, file);
     try {
         onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*error_mode=*/1, /*enable_data_propagation=*/true);
-        onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), opts);
+        import::runShapeInference(m, opts);
     } catch (const std::exception& e) {
         fail(file, "shape inference failed: " + oneLine(e.what()));
     }

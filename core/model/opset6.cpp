@@ -11,7 +11,6 @@
 #include "core/model/onnx_import.h"
 #include "core/model/op_support.h"
 
-#include <onnx/shape_inference/implementation.h>
 
 #include <map>
 
@@ -100,7 +99,7 @@ void upgradeOpset6(onnx::ModelProto& model)
             probe.set_ir_version(4);
         try {
             onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*error_mode=*/0, /*enable_data_propagation=*/false);
-            onnx::shape_inference::InferShapes(probe, onnx::OpSchemaRegistry::Instance(), opts);
+            runShapeInference(probe, opts);
         } catch (const std::exception&) {
             // The real inference later reports what went wrong.
         }

@@ -62,6 +62,13 @@ save("mismatched_shapes.onnx", model([helper.make_node("MatMul", ["x", "w"], ["y
                                      [vi("x", TensorProto.FLOAT, [4, 8])], [vi("y", TensorProto.FLOAT, [4, 2])],
                                      [helper.make_tensor("w", TensorProto.FLOAT, [3, 2], [1.0] * 6)]).SerializeToString())
 
+# The same MatMul feeding Shape: ONNX 1.12's Shape data propagation read the untyped output and crashed (a fuzz
+# finding of fuzz_onnx_binary; onnx_shape_inference.cpp).
+save("shape_after_failed_inference.onnx", model([helper.make_node("MatMul", ["x", "w"], ["m"], name="mm0"),
+                                                 helper.make_node("Shape", ["m"], ["y"], name="shape0")],
+                                                [vi("x", TensorProto.FLOAT, [4, 8])], [vi("y", TensorProto.INT64, [2])],
+                                                [helper.make_tensor("w", TensorProto.FLOAT, [3, 2], [1.0] * 6)]).SerializeToString())
+
 # An initializer whose raw data is shorter than its dims say (8 x 2 floats = 64 bytes, 12 given).
 short = helper.make_tensor("w", TensorProto.FLOAT, [8, 2], b"\0" * 64, raw=True)
 short.raw_data = b"\0" * 12
