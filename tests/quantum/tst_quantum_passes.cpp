@@ -485,6 +485,35 @@ private slots:
         QVERIFY(qt::fidelity(expected, qt::runOn(closing, psi)) > 1 - 1e-12);
     }
 
+    // A Toffoli as QASMBench's qram_n20 writes it (cx, rz(+-pi/4), and rz(-pi) ry(pi/2) for each Hadamard): the
+    // product of its 15 gates is a permutation up to phases, one entry a row, but multiplied out in double it has
+    // rounding residue where the exact product has zeros. Fused into one block, the residue is gone (so the block
+    // runs on a sparse kernel, not a dense one) and the state is the unfused one's.
+    void fuseDropsTheRoundingResidueOfGatesThatCancel()
+    {
+        const std::string h4 = "rz(-pi) q[4];\nry(pi/2) q[4];\n";
+        const std::string body = h4 +
+                                 "cx q[6],q[4];\nrz(-pi/4) q[4];\ncx q[1],q[4];\nrz(pi/4) q[4];\ncx q[6],q[4];\nrz(-pi/4) q[4];\n"
+                                 "cx q[1],q[4];\nrz(pi/4) q[6];\nrz(pi/4) q[4];\n" +
+                                 h4 + "cx q[1],q[6];\nrz(pi/4) q[1];\nrz(-pi/4) q[6];\ncx q[1],q[6];\n";
+        const Circuit c = gatesOnly(body, 8);
+        Circuit f = c;
+        makeFusePassKeeping(3, "wide")->run(f);
+        QCOMPARE(f.ops.size(), size_t(1));
+        const Op& block = f.ops[0];
+        QVERIFY(block.fused);
+        QCOMPARE(block.qubits, (std::vector<int>{1, 4, 6}));
+        int nonZeros = 0;
+        for (const cplx& z : block.fused->matrix) {
+            QVERIFY2(z == cplx(0) || std::abs(z) > 0.5, qPrintable(QStringLiteral("entry of magnitude %1").arg(std::abs(z))));
+            nonZeros += z != cplx(0);
+        }
+        QCOMPARE(nonZeros, 8);
+        QVERIFY(prepareGates(f)[0].sparse);
+        const auto psi = qt::randomState(8, 3);
+        QVERIFY(qt::fidelity(qt::runOn(c, psi), qt::runOn(f, psi)) > 1 - 1e-12);
+    }
+
     // Held diagonals on a circuit that releases them every way: gates that are not diagonal on their qubits (x, h,
     // a Toffoli), diagonals of one and two qubits (rz, t, cp, rzz, crz, cz) on qubits of open blocks and of held
     // ones, in random order. Fused with and without holding, the state is the unfused one's.
