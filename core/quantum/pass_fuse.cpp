@@ -142,10 +142,10 @@ kernels::MatrixShape productInfo(const cplx* m, const int* qubits, int n, bool o
 }
 
 // Entries of a block's product smaller than this are rounding residue: set to exact zeros (chopRoundOff), and a
-// product with none off its diagonal is diagonal. Gates that cancel leave residue of about 1e-17 where the exact
+// product with none off its diagonal is diagonal. Gates that cancel leave residue of about 1e-16 where the exact
 // product has zeros: QASMBench's qram builds each Toffoli from cx, rz(+-pi/4) and ry(pi/2), and 14 of its 22
-// three-qubit blocks are permutations with phases (one entry a row) that the residue made dense, three times the
-// kernel's work. A unitary's entries are at most 1, so the state moves by at most 1e-14 a block.
+// three-qubit blocks are permutations with phases (one entry a row) that the residue made dense, eight products a
+// row where one does. A unitary's entries are at most 1, so the state moves by at most 1e-14 a block.
 constexpr double kRoundOff = 1e-14;
 
 void chopRoundOff(std::vector<cplx>& m)
