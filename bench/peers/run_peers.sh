@@ -18,6 +18,15 @@
 # (sim_s: fusion and gates, the state already allocated and initialised), the same split for every simulator.
 set -uo pipefail
 build=$(cd "${1:?usage: run_peers.sh BUILD [ROUNDS]}" && pwd)
+# Every simulator runs with its OpenMP threads bound, one a hardware thread, as QuEST's docs advise for performance
+# (docs/launch.md, "Improving performance": OMP_PROC_BIND=spread, OMP_PLACES=threads), unless the caller sets
+# either (OMP_PROC_BIND=false runs them unbound). Unbound on this 2-vCPU VM, one of our two threads often joined
+# the fuse pass's parallel region milliseconds late (a median 3 ms in 30 runs of random_20, 0.3 ms bound), and our
+# random_20 took 17.9-24.8 ms unbound against 17.7-19.1 ms bound, where qsim's took 24.1-25.7 and 23.6-28.4 ms
+# (8 interleaved runs each; BENCHMARKS.md run 38).
+if [ -z "${OMP_PROC_BIND:-}" ] && [ -z "${OMP_PLACES:-}" ]; then
+    export OMP_PROC_BIND=spread OMP_PLACES=threads
+fi
 rounds=${2:-3}
 bench=$build/bench/quantum/quantum_bench
 drivers=$build/peers/build
@@ -62,7 +71,8 @@ command_of() {   # variant file -> command line
 
 echo "# peers side by side: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null)"
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, $(free -g | awk '/Mem:/ {print $2}') GiB;" \
-     "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset}"
+     "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset} OMP_PROC_BIND=${OMP_PROC_BIND:-unset}" \
+     "OMP_PLACES=${OMP_PLACES:-unset}"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 # Arrays of 2^24 complex128 (256 MiB each, 8x the L3 here): big enough for DRAM bandwidth, and quicker to first
 # touch than state-sized ones on a virtual machine whose fresh pages are slow. Bandwidth and FMA peak are measured
