@@ -45,6 +45,7 @@
 #include <bit>
 #include <cstdio>
 #include <exception>
+#include <mutex>
 #include <stdexcept>
 
 namespace spyglass::quantum {
@@ -937,6 +938,14 @@ public:
             std::vector<Block> blocks;
             int fusedGates = 0;
             double cost = 0;
+            // Its items and blocks let go: another fusion is estimated cheaper (release()).
+            bool released = false;
+            void release()
+            {
+                std::vector<Item>().swap(items);
+                std::vector<Block>().swap(blocks);
+                released = true;
+            }
         };
         std::vector<Candidate> tried;
         tried.push_back({"cost-aware", Mode::CostAware, k_, false, {}, {}, 0, 0});
@@ -946,18 +955,37 @@ public:
         for (int k = 2; k < k_; ++k)
             tried.push_back({"wide <= " + std::to_string(k), Mode::Wide, k, false, {}, {}, 0, 0});
         tried.push_back({"wide", Mode::Wide, k_, false, {}, {}, 0, 0});
+        Fuser kept(c, info, countPasses, localQubits_);
+        Candidate unfused{"unfused", Mode::CostAware, 0, false, {}, {}, 0, 0};
+        for (size_t i = 0; i < c.ops.size(); ++i)
+            unfused.items.push_back(Item{static_cast<uint32_t>(i), false, false, false, 0, info[i].cost, 0});
+        unfused.cost = kept.estimatedCost(unfused.items);
+        // A fusion that can no longer be kept lets go of its items and blocks as soon as that is known, so the
+        // fusions built after it on the same thread, and the kept one's ops, reuse that memory: fresh memory is a
+        // page fault every 4 KiB, and a fault took 11 us on the VM of BENCHMARKS.md (run 38). One can no longer be
+        // kept when another, complete, is estimated more than the tie margin below it (the choice below then never
+        // falls on it, whatever the order), or when it is not below the unfused circuit.
+        const auto beats = [](const Candidate& a, const Candidate& b) { return a.cost < b.cost * (1 - 1e-9); };
+        std::mutex leading;
+        Candidate* leader = nullptr;   // a complete fusion none estimated so far beats
         parallelFor(tried.size(), [&](size_t t) {
             Candidate& next = tried[t];
             Fuser fuser(c, info, countPasses, localQubits_);
             fuser.fuseOps(next.mode, next.maxQubits, next.holdDiagonals, next.items, next.blocks);
             next.fusedGates = fuser.fusedGates_;
             next.cost = fuser.estimatedCost(next.items);
+            if (!keep_.empty())
+                return;
+            const std::lock_guard<std::mutex> lock(leading);
+            if (!beats(next, unfused) || (leader && beats(*leader, next))) {
+                next.release();
+                return;
+            }
+            if (leader && beats(next, *leader))
+                leader->release();
+            if (!leader || next.cost < leader->cost)
+                leader = &next;
         });
-        Fuser kept(c, info, countPasses, localQubits_);
-        Candidate unfused{"unfused", Mode::CostAware, 0, false, {}, {}, 0, 0};
-        for (size_t i = 0; i < c.ops.size(); ++i)
-            unfused.items.push_back(Item{static_cast<uint32_t>(i), false, false, false, 0, info[i].cost, 0});
-        unfused.cost = kept.estimatedCost(unfused.items);
         const Candidate* best = &unfused;
         std::string costs = " (estimated cost per amplitude: unfused " + shortNumber(unfused.cost);
         for (const Candidate& next : tried) {
@@ -967,6 +995,11 @@ public:
                 best = &next;
         }
         costs += "; kernel costs " + kernels::activeCostSource() + ")";
+        if (best->released)
+            throw std::logic_error("fuse: the fusion kept had let go of its blocks");
+        for (Candidate& next : tried)
+            if (&next != best)
+                next.release();
         const bool fused = best != &unfused;
         if (fused) {
             // The fusion kept made into ops, its blocks side by side.
