@@ -353,7 +353,7 @@ void apply(float* amps, int n, const PreparedGate& g, uint64_t heldZero)
     SPYGLASS_ON_ACTIVE_BUILD(apply(amps, n, g, heldZero))
 }
 
-void prepareLaneTable(PreparedGate& g, bool single)
+void prepareLaneTable(const PreparedGate& g, bool single)
 {
     const Isa isa = activeIsa();
     auto fill = [&](auto& table, int& bytes) {
@@ -366,10 +366,13 @@ void prepareLaneTable(PreparedGate& g, bool single)
             }
             return generic::fillLaneTable(g, out);
         };
+        const int width = isa == Isa::Avx512 ? avx512::vectorBytes() : isa == Isa::Avx2 ? avx2::vectorBytes() : generic::vectorBytes();
+        if (bytes == width && !table.empty())
+            return;   // laid out already (the gate itself ran in an earlier cache-blocked run)
         table.resize(static_cast<size_t>(lay(nullptr)));
         if (!table.empty())
             lay(table.data());
-        bytes = isa == Isa::Avx512 ? avx512::vectorBytes() : isa == Isa::Avx2 ? avx2::vectorBytes() : generic::vectorBytes();
+        bytes = width;
     };
     if (single)
         fill(g.laneTableSingle, g.laneTableSingleBytes);

@@ -79,10 +79,11 @@ struct PreparedGate {
     std::vector<ProgramStep> programSteps;
     // Dense gates of <= 4 targets, filled by prepareLaneTable: the matrix laid out as the kernels of one vector
     // width (in bytes) read it, so the many calls of a cache-blocked run share one layout (apply() lays it out
-    // on every call otherwise).
-    std::vector<float> laneTableSingle;
-    std::vector<double> laneTableDouble;
-    int laneTableSingleBytes = 0, laneTableDoubleBytes = 0;
+    // on every call otherwise). Mutable: a layout of `matrix`, which a cache-blocked run makes in the gates it is
+    // given (StateVector::applyAll).
+    mutable std::vector<float> laneTableSingle;
+    mutable std::vector<double> laneTableDouble;
+    mutable int laneTableSingleBytes = 0, laneTableDoubleBytes = 0;
 };
 
 // Builds a prepared gate from a little-endian matrix on `qubits` (controls first, then targets).
@@ -112,7 +113,7 @@ void programShape(const std::vector<ProgramStep>& steps, const int* targets, int
 inline void programShape(const PreparedGate& g, CostShape& s) { programShape(g.programSteps, g.targets, g.k, s); }
 // Lays out g's matrix for the active build's kernels in the given precision (see PreparedGate::laneTableSingle);
 // for gates applied to many cache blocks.
-void prepareLaneTable(PreparedGate& g, bool single);
+void prepareLaneTable(const PreparedGate& g, bool single);
 
 // A diagonal gate that is a product of one-qubit phases wherever its controls are set: amplitude x (every bit of
 // `controls` set in x) is multiplied by scale x factor[t] for every qubit t of `targets` set in x. A QFT's

@@ -295,8 +295,12 @@ namespace {
 // gates controlled from far qubits join a run instead of costing a pass over the state each.
 struct BlockGate {
     std::vector<int> fixedQubits;                                  // the gate's state qubits fixed in a block, ascending
-    std::vector<std::optional<kernels::PreparedGate>> variants;    // bit i of the index = value of fixedQubits[i];
-                                                                   // empty: nothing to do in such a block
+    std::vector<const kernels::PreparedGate*> variants;            // bit i of the index = value of fixedQubits[i];
+                                                                   // null: nothing to do in such a block
+    // The variants that are not the gate itself. A gate with no qubit fixed, on the same qubit numbers (a chunk's,
+    // or a tile's in place), is its own only variant: a copy cost a page fault for every 4 KiB of matrix it made,
+    // and a fault took 11 us on the VM of BENCHMARKS.md (run 38). Reserved, so the pointers stay.
+    std::vector<kernels::PreparedGate> made;
     std::vector<std::optional<kernels::GatePhases>> phases;        // each diagonal variant that is a product of phases
 };
 
@@ -344,7 +348,9 @@ BlockGate specialise(const kernels::PreparedGate& g, uint64_t fixedMask, LocalQu
         const auto at = std::find(bg.fixedQubits.begin(), bg.fixedQubits.end(), q) - bg.fixedQubits.begin();
         return int(v >> at & 1);
     };
-    bg.variants.resize(size_t(1) << bg.fixedQubits.size());
+    bg.variants.assign(size_t(1) << bg.fixedQubits.size(), nullptr);
+    bg.made.reserve(bg.variants.size());
+    const auto made = [&](uint64_t v, kernels::PreparedGate&& variant) { bg.variants[v] = &bg.made.emplace_back(std::move(variant)); };
     for (uint64_t v = 0; v < bg.variants.size(); ++v) {
         bool fires = true;
         std::vector<int> controls;
@@ -368,8 +374,12 @@ BlockGate specialise(const kernels::PreparedGate& g, uint64_t fixedMask, LocalQu
         for (int j : freeTargets)
             targets.push_back(localQubit(g.targets[j]));
         if (static_cast<int>(freeTargets.size()) == g.k) {
-            bg.variants[v] = kernels::prepare(controls, targets, g.matrix);
-            kernels::carryProgram(*bg.variants[v], g, targets);
+            if (controls == g.controls && std::equal(targets.begin(), targets.end(), g.targets)) {
+                bg.variants[v] = &g;
+                continue;
+            }
+            made(v, kernels::prepare(controls, targets, g.matrix));
+            kernels::carryProgram(bg.made.back(), g, targets);
             continue;
         }
         // A diagonal gate with fixed targets: the entries whose fixed-target bits match, on the free targets.
@@ -394,10 +404,10 @@ BlockGate specialise(const kernels::PreparedGate& g, uint64_t fixedMask, LocalQu
             int t = 0;
             while (std::find(controls.begin(), controls.end(), t) != controls.end())
                 ++t;
-            bg.variants[v] = kernels::prepare(controls, {t}, {m[0], m[1], 0, 0, 0, 0, m[0], m[1]});
+            made(v, kernels::prepare(controls, {t}, {m[0], m[1], 0, 0, 0, 0, m[0], m[1]}));
             continue;
         }
-        bg.variants[v] = kernels::prepare(controls, targets, m);
+        made(v, kernels::prepare(controls, targets, m));
     }
     bg.phases.resize(bg.variants.size());
     for (size_t v = 0; v < bg.variants.size(); ++v)
@@ -415,7 +425,9 @@ std::optional<kernels::PreparedGate> restrictGate(const kernels::PreparedGate& g
     size_t v = 0;
     for (size_t i = 0; i < bg.fixedQubits.size(); ++i)
         v |= size_t(values >> bg.fixedQubits[i] & 1) << i;
-    return bg.variants[v];
+    if (!bg.variants[v])
+        return std::nullopt;
+    return *bg.variants[v];
 }
 
 namespace {
@@ -928,7 +940,7 @@ StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGat
             else
                 blockGates.push_back(specialise(gates[i], fixed, [&](int q) { return q < w ? q : q - b + w; }));
             // Every block applies the same variants: their coefficients are laid out once for the run.
-            for (auto& variant : blockGates.back().variants)
+            for (const kernels::PreparedGate* variant : blockGates.back().variants)
                 if (variant)
                     kernels::prepareLaneTable(*variant, prec_ == Precision::Single);
         }

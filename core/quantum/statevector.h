@@ -50,7 +50,8 @@ public:
     // (the lowest few and the high qubits), each run one memory pass. Diagonal gates on any qubits and controls
     // on any qubits fit a run; SWAP gates that fit neither go in one pass together (a swap network); gates move
     // only past gates they commute with (statevector.cpp). `job` is
-    // checked and told the progress between runs.
+    // checked and told the progress between runs. The gates' lane tables are laid out in them as the runs need
+    // them (PreparedGate's mutable tables), so one list is not applied from two threads at once.
     // Returns how many passes over the state it made, of each kind.
     struct Passes {
         int chunkRuns = 0, tileRuns = 0, singleGates = 0, swapNetworks = 0;
