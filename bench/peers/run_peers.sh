@@ -20,10 +20,8 @@ set -uo pipefail
 build=$(cd "${1:?usage: run_peers.sh BUILD [ROUNDS]}" && pwd)
 # Every simulator runs with its OpenMP threads bound, one a hardware thread, as QuEST's docs advise for performance
 # (docs/launch.md, "Improving performance": OMP_PROC_BIND=spread, OMP_PLACES=threads), unless the caller sets
-# either (OMP_PROC_BIND=false runs them unbound). Unbound on this 2-vCPU VM, one of our two threads often joined
-# the fuse pass's parallel region milliseconds late (a median 3 ms in 30 runs of random_20, 0.3 ms bound), and our
-# random_20 took 17.9-24.8 ms unbound against 17.7-19.1 ms bound, where qsim's took 24.1-25.7 and 23.6-28.4 ms
-# (8 interleaved runs each; BENCHMARKS.md run 38).
+# either (OMP_PROC_BIND=false runs them unbound). Unbound on a 2-vCPU VM, one of our two threads often joined a
+# parallel region milliseconds late, and our 20-qubit times spread where qsim's did not (BENCHMARKS.md, run 38).
 if [ -z "${OMP_PROC_BIND:-}" ] && [ -z "${OMP_PLACES:-}" ]; then
     export OMP_PROC_BIND=spread OMP_PLACES=threads
 fi

@@ -961,10 +961,10 @@ public:
             unfused.items.push_back(Item{static_cast<uint32_t>(i), false, false, false, 0, info[i].cost, 0});
         unfused.cost = kept.estimatedCost(unfused.items);
         // A fusion that can no longer be kept lets go of its items and blocks as soon as that is known, so the
-        // fusions built after it on the same thread, and the kept one's ops, reuse that memory: fresh memory is a
-        // page fault every 4 KiB, and a fault took 11 us on the VM of BENCHMARKS.md (run 38). One can no longer be
-        // kept when another, complete, is estimated more than the tie margin below it (the choice below then never
-        // falls on it, whatever the order), or when it is not below the unfused circuit.
+        // fusions built after it on the same thread, and the kept one's ops, reuse that memory (fresh memory is a
+        // page fault every 4 KiB: see Fuser::emit). One can no longer be kept when another, complete, beats it (the
+        // choice below then never falls on it, whatever the order), or when it does not beat the unfused circuit.
+        // Ties go to the simpler circuit (fewer merges), so fusing never costs more than not fusing.
         const auto beats = [](const Candidate& a, const Candidate& b) { return a.cost < b.cost * (1 - 1e-9); };
         std::mutex leading;
         Candidate* leader = nullptr;   // a complete fusion none estimated so far beats
@@ -990,8 +990,7 @@ public:
         std::string costs = " (estimated cost per amplitude: unfused " + shortNumber(unfused.cost);
         for (const Candidate& next : tried) {
             costs += ", " + next.name + " " + shortNumber(next.cost);
-            // Ties go to the simpler circuit (fewer merges), so fusing never costs more than not fusing.
-            if (keep_.empty() ? next.cost < best->cost * (1 - 1e-9) : next.name == keep_)
+            if (keep_.empty() ? beats(next, *best) : next.name == keep_)
                 best = &next;
         }
         costs += "; kernel costs " + kernels::activeCostSource() + ")";

@@ -298,10 +298,16 @@ struct BlockGate {
     std::vector<const kernels::PreparedGate*> variants;            // bit i of the index = value of fixedQubits[i];
                                                                    // null: nothing to do in such a block
     // The variants that are not the gate itself. A gate with no qubit fixed, on the same qubit numbers (a chunk's,
-    // or a tile's in place), is its own only variant: a copy cost a page fault for every 4 KiB of matrix it made,
-    // and a fault took 11 us on the VM of BENCHMARKS.md (run 38). Reserved, so the pointers stay.
+    // or a tile's in place), is its own only variant: a copy cost a page fault for every 4 KiB of matrix it made
+    // (BENCHMARKS.md run 38). Reserved, so the pointers stay; not copyable, since a copy's would point here.
     std::vector<kernels::PreparedGate> made;
     std::vector<std::optional<kernels::GatePhases>> phases;        // each diagonal variant that is a product of phases
+
+    BlockGate() = default;
+    BlockGate(BlockGate&&) = default;
+    BlockGate& operator=(BlockGate&&) = default;
+    BlockGate(const BlockGate&) = delete;
+    BlockGate& operator=(const BlockGate&) = delete;
 };
 
 // 2^8 variants per gate at most; a diagonal on more fixed qubits (a wide fused block) runs alone.
@@ -350,7 +356,7 @@ BlockGate specialise(const kernels::PreparedGate& g, uint64_t fixedMask, LocalQu
     };
     bg.variants.assign(size_t(1) << bg.fixedQubits.size(), nullptr);
     bg.made.reserve(bg.variants.size());
-    const auto made = [&](uint64_t v, kernels::PreparedGate&& variant) { bg.variants[v] = &bg.made.emplace_back(std::move(variant)); };
+    const auto add = [&](uint64_t v, kernels::PreparedGate&& variant) { bg.variants[v] = &bg.made.emplace_back(std::move(variant)); };
     for (uint64_t v = 0; v < bg.variants.size(); ++v) {
         bool fires = true;
         std::vector<int> controls;
@@ -378,7 +384,7 @@ BlockGate specialise(const kernels::PreparedGate& g, uint64_t fixedMask, LocalQu
                 bg.variants[v] = &g;
                 continue;
             }
-            made(v, kernels::prepare(controls, targets, g.matrix));
+            add(v, kernels::prepare(controls, targets, g.matrix));
             kernels::carryProgram(bg.made.back(), g, targets);
             continue;
         }
@@ -404,10 +410,10 @@ BlockGate specialise(const kernels::PreparedGate& g, uint64_t fixedMask, LocalQu
             int t = 0;
             while (std::find(controls.begin(), controls.end(), t) != controls.end())
                 ++t;
-            made(v, kernels::prepare(controls, {t}, {m[0], m[1], 0, 0, 0, 0, m[0], m[1]}));
+            add(v, kernels::prepare(controls, {t}, {m[0], m[1], 0, 0, 0, 0, m[0], m[1]}));
             continue;
         }
-        made(v, kernels::prepare(controls, targets, m));
+        add(v, kernels::prepare(controls, targets, m));
     }
     bg.phases.resize(bg.variants.size());
     for (size_t v = 0; v < bg.variants.size(); ++v)
