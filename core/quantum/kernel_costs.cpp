@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <unistd.h>
 
 namespace spyglass::quantum::kernels {
 
@@ -217,8 +218,9 @@ std::atomic<Resolved*>& current()
         std::string error;
         if (env && std::string(env) == "builtin")
             return resolve({}, {});
-        std::error_code ec;
-        if (path.empty() || !std::filesystem::exists(path, ec)) {
+        // access(), not std::filesystem::exists: this runs inside every simulation's fuse pass, and the first
+        // std::filesystem call of a process took 0.12 ms here (BENCHMARKS.md run 39).
+        if (path.empty() || ::access(path.c_str(), F_OK) != 0) {
             if (env && *env)   // named but missing: say so; the default file is simply not made yet
                 std::fprintf(stderr, "spyglass: SPYGLASS_KERNEL_COSTS=%s: no such file; using the built-in kernel costs\n", env);
             return resolve({}, {});

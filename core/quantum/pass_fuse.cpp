@@ -895,7 +895,7 @@ public:
             // The kernel prepareOp would make, weighed from the gate's target matrix without preparing it.
             const StdGate* sg = op.fused ? nullptr : findStdGate(op.name);
             const int controls = sg ? sg->controls : 0;
-            const std::vector<cplx> target = sg ? stdTargetMatrix(op.name, op.params) : op.fused->matrix;
+            std::vector<cplx> target = sg ? stdTargetMatrix(op.name, op.params) : op.fused->matrix;
             const int k = static_cast<int>(op.qubits.size()) - controls;
             if (k < 1 || k > kernels::kMaxTargets)
                 throw std::invalid_argument("gate on " + std::to_string(k) + " target qubits is not supported by the kernels");
@@ -907,8 +907,13 @@ public:
             g.footprint.diagonalMatrix = p.diagonalMatrix;
             g.footprint.swap = sg && op.name == "swap";
             if (static_cast<int>(op.qubits.size()) <= k_) {
-                g.matrix = opMatrix(op);
-                const kernels::MatrixShape p = productInfo(g.matrix.data(), op.qubits.data(), static_cast<int>(op.qubits.size()));
+                // Without controls the op's matrix is its target matrix, weighed above (opMatrix).
+                if (controls == 0) {
+                    g.matrix = std::move(target);
+                } else {
+                    g.matrix = opMatrix(op);
+                    p = productInfo(g.matrix.data(), op.qubits.data(), static_cast<int>(op.qubits.size()));
+                }
                 g.diagonalMatrix = p.diagonalMatrix;
                 g.nonZeros = p.nonZeros;
                 g.real = p.kernel.real;
