@@ -1,6 +1,7 @@
 #include "core/quantum/statevector.h"
 
 #include "core/quantum/swap_network.h"
+#include "core/quantum/kernel_costs.h"
 
 #include "core/common/host_memory.h"
 
@@ -770,6 +771,31 @@ void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, St
         fits[1][i] = fitsBlock(gates[i], tileFixed);
     }
     std::vector<char> done(count, 0), inRun(count, 0), behindUnfit(count, 0);
+    // A copied tile's run costs a pass (kernels::passCost: the copy in and out) and then its gates' kernels on the
+    // tile in cache, one after another, while the memory waits. A gate alone sweeps the state in place, half a
+    // pass's traffic (less where controls above a cache line select part of it), and its kernel works while the
+    // amplitudes stream, so it costs about the larger of the two. Where the run's gates are estimated to cost
+    // clearly less alone (kSinglesMargin), they go alone. The estimate of a gate alone is optimistic for targets
+    // far apart (each a stream of its own), hence the margin: on the Zen 5 EPYC of BENCHMARKS.md run 39, knn_n25's
+    // three dense 3-qubit blocks on 0, 3-5 and 15-17 (estimated 0.67 of the run alone) took 26 ms as a tile run
+    // and 16 ms alone, and wstate_n27's two cx on 15-17 (0.41) 51 ms against two sweeps of 12; without the margin
+    // wstate_n27's dense 3-qubit blocks on 16-26 (0.99) and random_22's and random_26's programs (0.77-1.0) went
+    // alone too, 3-28 % slower. Only where every gate's cost is known: the fuse pass's estimate, from gates
+    // without costs, counts the runs as runs.
+    constexpr double kSinglesMargin = 0.7;
+    const bool copiedTiles = !StateVector::blocks(n, Precision::Double).tilesInPlace;
+    const auto cheaperAlone = [&](const std::vector<size_t>& r) {
+        const double pass = kernels::passCost(), sweep = pass / 2;
+        double inTile = pass, alone = 0;
+        for (size_t i : r) {
+            if (gates[i].cost <= 0)
+                return false;
+            inTile += gates[i].cost;
+            // Qubits 0-2 lie inside a 64-byte line in either precision; a control above them selects whole lines.
+            alone += std::max(gates[i].cost, std::ldexp(sweep, -std::popcount(gates[i].controls >> 3)));
+        }
+        return alone < kSinglesMargin * inTile;
+    };
     std::vector<size_t> run[2], seen, network;
     const uint64_t networkLow = (uint64_t(1) << w) - 1;   // qubits a swap network leaves to the blocks
     const bool anySwaps = std::any_of(gates.begin(), gates.end(), [&](const auto& g) { return g.swap && !(g.targets & networkLow); });
@@ -859,6 +885,12 @@ void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, St
         } else if (run[kind].size() < 2) {
             step(-1, std::vector<size_t>{first}, applied);
             take(std::vector<size_t>{first});
+        } else if (kind == 1 && copiedTiles && cheaperAlone(run[kind])) {
+            // The run's gates commute with those they skip, so they may go alone in the run's order.
+            for (size_t i : run[kind]) {
+                step(-1, std::vector<size_t>{i}, applied);
+                take(std::vector<size_t>{i});
+            }
         } else {
             step(kind, run[kind], applied);
             take(run[kind]);
@@ -871,7 +903,7 @@ void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, St
 StateVector::Footprint StateVector::footprint(const kernels::PreparedGate& g)
 {
     const bool swap = g.permutation && g.k == 2 && g.controls.empty() && g.permSource == std::vector<int>{0, 2, 1, 3};
-    return Footprint{targetMask(g), qubitMask(g) & ~targetMask(g), g.diagonalMatrix, swap};
+    return Footprint{targetMask(g), qubitMask(g) & ~targetMask(g), g.diagonalMatrix, swap, kernels::relativeCost(g)};
 }
 
 namespace {

@@ -66,6 +66,7 @@ public:
         uint64_t targets = 0, controls = 0;   // qubit masks
         bool diagonalMatrix = false;          // kernels::PreparedGate::diagonalMatrix
         bool swap = false;                    // a SWAP gate without controls (it may join a swap network)
+        double cost = 0;                      // kernels::relativeCost of the gate; 0: not known (see planRuns)
     };
     static Footprint footprint(const kernels::PreparedGate& g);
     static Passes countPasses(int numQubits, Precision p, const std::vector<Footprint>& gates);

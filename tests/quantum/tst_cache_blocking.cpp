@@ -518,6 +518,61 @@ private slots:
             diff = std::max(diff, std::abs(one.amplitude(i) - all.amplitude(i)));
         QVERIFY2(diff < 1e-12, qPrintable(QString::number(diff)));
     }
+
+    // A copied tile's run whose gates cost clearly less alone goes alone (planRuns, kSinglesMargin): on 22 qubits
+    // (tiles copied, rows 15-21) two cx between the rows' qubits sweep half the state each, where their tile run
+    // copies all of it in and out; eight one-qubit gates on the rows stay a tile run. The fuse pass's footprints,
+    // which carry no costs, count the cx as a run. With the built-in kernel costs ctest runs with.
+    void tileRunsOfCheapGatesGoAlone()
+    {
+        const int n = 22;
+        QVERIFY(!StateVector::blocks(n, Precision::Single).tilesInPlace);
+        Circuit cx;
+        cx.numQubits = n;
+        const auto add = [](Circuit& c, const char* name, std::vector<int> qubits, std::vector<double> params = {}) {
+            Op op;
+            op.name = name;
+            op.qubits = std::move(qubits);
+            op.params = std::move(params);
+            c.ops.push_back(op);
+        };
+        add(cx, "cx", {16, 17});
+        add(cx, "cx", {15, 16});
+        Circuit rows = cx;
+        rows.ops.clear();
+        for (int q = 15; q < n; ++q)
+            add(rows, "ry", {q}, {0.1 * q});
+        add(rows, "h", {15});
+        const auto psi = quantum::test::randomState(n, 21);
+        for (const Circuit* c : {&cx, &rows}) {
+            const auto gates = prepared(*c);
+            StateVector one(n, Precision::Single), all(n, Precision::Single);
+            one.setAmplitudes(psi);
+            all.setAmplitudes(psi);
+            for (const auto& g : gates)
+                one.apply(g);
+            const StateVector::Passes passes = all.applyAll(gates);
+            const StateVector::Passes counted = StateVector::countPasses(n, Precision::Single, gates);
+            QCOMPARE(counted.total(), passes.total());
+            if (c == &cx) {
+                QCOMPARE(passes.singleGates, 2);
+                QCOMPARE(passes.tileRuns, 0);
+                std::vector<StateVector::Footprint> costless;
+                for (const auto& g : gates) {
+                    costless.push_back(StateVector::footprint(g));
+                    costless.back().cost = 0;
+                }
+                QCOMPARE(StateVector::countPasses(n, Precision::Single, costless).tileRuns, 1);
+            } else {
+                QCOMPARE(passes.tileRuns, 1);
+                QCOMPARE(passes.total(), 1);
+            }
+            double diff = 0;
+            for (uint64_t i = 0; i < one.size(); ++i)
+                diff = std::max(diff, double(std::abs(one.amplitude(i) - all.amplitude(i))));
+            QVERIFY2(diff < 1e-5, qPrintable(QString::number(diff)));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCacheBlocking)
