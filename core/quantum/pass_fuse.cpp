@@ -282,8 +282,8 @@ public:
     }
 
     // What the simulator would spend per amplitude on `items`: every gate's kernel (kernels::relativeCost) and
-    // every pass over the state (StateVector::countPasses) at kernels::passCost(). Below the cache-blocking size the whole
-    // state is in cache and passes cost nothing extra.
+    // every pass over the state applyAll plans, at kernels::passCost() (StateVector::plannedCost). Below the
+    // cache-blocking size the whole state is in cache and passes cost nothing extra.
     double estimatedCost(const std::vector<Item>& items) const
     {
         double kernelsCost = 0;
@@ -299,11 +299,11 @@ public:
                 gates.push_back(info_[it.op].footprint);
                 continue;
             }
-            gates.push_back(StateVector::Footprint{it.qubits, 0, it.diagonal});
+            gates.push_back(StateVector::Footprint{it.qubits, 0, it.diagonal, false, it.cost});
         }
         if (!countPasses_)
             return kernelsCost;
-        return kernelsCost + StateVector::countPasses(c_->numQubits, Precision::Double, gates).total() * kernels::passCost();
+        return StateVector::plannedCost(c_->numQubits, Precision::Double, gates);
     }
 
     // One fusion: the estimate's view of it into `items`, the blocks it made into `blocks`.
@@ -906,6 +906,7 @@ public:
                 (j < controls ? g.footprint.controls : g.footprint.targets) |= uint64_t(1) << op.qubits[static_cast<size_t>(j)];
             g.footprint.diagonalMatrix = p.diagonalMatrix;
             g.footprint.swap = sg && op.name == "swap";
+            g.footprint.cost = g.cost;
             if (static_cast<int>(op.qubits.size()) <= k_) {
                 // Without controls the op's matrix is its target matrix, weighed above (opMatrix).
                 if (controls == 0) {

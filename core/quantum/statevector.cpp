@@ -742,6 +742,14 @@ bool StateVector::fitsCacheBlocks(int n, const std::vector<int>& qubits)
 
 namespace {
 
+// A gate alone from a tile run (planRuns): its sweep of the state in place, half a pass, or less where controls
+// select part of it (qubits 0-2 lie inside a 64-byte line in either precision, a control above them selects whole
+// lines), while its kernel works.
+double costAlone(const StateVector::Footprint& g)
+{
+    return std::max(g.cost, std::ldexp(kernels::passCost() / 2, -std::popcount(g.controls >> 3)));
+}
+
 // Cache blocking. A chunk is 2^b contiguous amplitudes (qubits >= b fixed); a tile is 2^w columns x all 2^(n-b)
 // high rows, <= 512 KiB (qubits w..b-1 fixed). A gate fits a block when its non-diagonal targets are free there
 // (controls and diagonal factors on fixed qubits are resolved per block, see BlockGate). Each step takes the
@@ -753,7 +761,8 @@ namespace {
 // qft_26 complex64 0.615 -> 0.533 s, median of 9 interleaved runs, qft_24 level, on the Xeon of BENCHMARKS.md,
 // 2026-12-06). The network waits while runs of two gates or more can go: they may free more swaps for it (at
 // 24 qubits one network instead of two). step(kind, gate indices, gates applied before): kind 0
-// chunks, 1 tiles, 2 a swap network, -1 one gate alone. The plan depends on the gates and n only, so the fuse
+// chunks, 1 tiles, 2 a swap network, -1 one gate alone, -2 one gate of a tile run that goes alone (cheaperAlone
+// below). The plan depends on the gates and n only, so the fuse
 // pass can count the passes of a gate list without a state.
 template <class Step>
 void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, Step step)
@@ -785,14 +794,12 @@ void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, St
     constexpr double kSinglesMargin = 0.7;
     const bool copiedTiles = !StateVector::blocks(n, Precision::Double).tilesInPlace;
     const auto cheaperAlone = [&](const std::vector<size_t>& r) {
-        const double pass = kernels::passCost(), sweep = pass / 2;
-        double inTile = pass, alone = 0;
+        double inTile = kernels::passCost(), alone = 0;
         for (size_t i : r) {
             if (gates[i].cost <= 0)
                 return false;
             inTile += gates[i].cost;
-            // Qubits 0-2 lie inside a 64-byte line in either precision; a control above them selects whole lines.
-            alone += std::max(gates[i].cost, std::ldexp(sweep, -std::popcount(gates[i].controls >> 3)));
+            alone += costAlone(gates[i]);
         }
         return alone < kSinglesMargin * inTile;
     };
@@ -886,9 +893,9 @@ void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, St
             step(-1, std::vector<size_t>{first}, applied);
             take(std::vector<size_t>{first});
         } else if (kind == 1 && copiedTiles && cheaperAlone(run[kind])) {
-            // The run's gates commute with those they skip, so they may go alone in the run's order.
+            // The run's gates commute with those they skip, so they may go alone in the run's order (kind -2).
             for (size_t i : run[kind]) {
-                step(-1, std::vector<size_t>{i}, applied);
+                step(-2, std::vector<size_t>{i}, applied);
                 take(std::vector<size_t>{i});
             }
         } else {
@@ -932,6 +939,27 @@ StateVector::Passes StateVector::countPasses(int n, Precision p, const std::vect
         ++(kind < 0 ? passes.singleGates : kind == 0 ? passes.chunkRuns : kind == 1 ? passes.tileRuns : passes.swapNetworks);
     });
     return passes;
+}
+
+double StateVector::plannedCost(int n, Precision p, const std::vector<Footprint>& gates)
+{
+    const double pass = kernels::passCost();
+    double cost = 0;
+    if (n <= kChunkQubits + 1) {
+        for (const Footprint& g : gates)
+            cost += g.cost;
+        return cost;
+    }
+    planRuns(n, tileLowQubits(n, p), gates, [&](int kind, const std::vector<size_t>& run, size_t) {
+        if (kind == -2) {
+            cost += costAlone(gates[run[0]]);
+            return;
+        }
+        cost += pass;
+        for (size_t i : run)
+            cost += gates[i].cost;
+    });
+    return cost;
 }
 
 StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGate>& gates, JobControl* job)

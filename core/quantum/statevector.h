@@ -70,6 +70,10 @@ public:
     };
     static Footprint footprint(const kernels::PreparedGate& g);
     static Passes countPasses(int numQubits, Precision p, const std::vector<Footprint>& gates);
+    // What applyAll would spend on `gates` per amplitude, in kernels::relativeCost's units, from their costs: each
+    // run a pass (kernels::passCost) and its gates' costs, each gate alone its cost and a pass, or, where it goes
+    // alone from a tile run (planRuns), the larger of its cost and its sweep.
+    static double plannedCost(int numQubits, Precision p, const std::vector<Footprint>& gates);
     // Whether a non-diagonal gate on `qubits` of an n-qubit state can join applyAll's chunk or tile runs (a gate
     // that cannot costs a pass over the state of its own): the fuse pass keeps its blocks within this.
     static bool fitsCacheBlocks(int numQubits, const std::vector<int>& qubits);

@@ -4,6 +4,7 @@
 #include "quantum/quantum_testutil.h"
 
 #include "core/quantum/generators.h"
+#include "core/quantum/kernel_costs.h"
 #include "core/quantum/pipeline.h"
 #include "core/quantum/swap_network.h"
 
@@ -522,7 +523,8 @@ private slots:
     // A copied tile's run whose gates cost clearly less alone goes alone (planRuns, kSinglesMargin): on 22 qubits
     // (tiles copied, rows 15-21) two cx between the rows' qubits sweep half the state each, where their tile run
     // copies all of it in and out; eight one-qubit gates on the rows stay a tile run. The fuse pass's footprints,
-    // which carry no costs, count the cx as a run. With the built-in kernel costs ctest runs with.
+    // which carry no costs, count the cx as a run; plannedCost prices each cx alone at its sweep. With the built-in
+    // kernel costs ctest runs with.
     void tileRunsOfCheapGatesGoAlone()
     {
         const int n = 22;
@@ -554,6 +556,16 @@ private slots:
             const StateVector::Passes passes = all.applyAll(gates);
             const StateVector::Passes counted = StateVector::countPasses(n, Precision::Single, gates);
             QCOMPARE(counted.total(), passes.total());
+            std::vector<StateVector::Footprint> footprints;
+            double costs = 0, alone = 0;
+            for (const auto& g : gates) {
+                footprints.push_back(StateVector::footprint(g));
+                costs += kernels::relativeCost(g);
+                // Each cx has one control above a cache line: half a pass's sweep, halved.
+                alone += std::max(kernels::relativeCost(g), kernels::passCost() / 4);
+            }
+            const double planned = StateVector::plannedCost(n, Precision::Single, footprints);
+            QVERIFY2(std::abs(planned - (c == &cx ? alone : kernels::passCost() + costs)) < 1e-12, qPrintable(QString::number(planned)));
             if (c == &cx) {
                 QCOMPARE(passes.singleGates, 2);
                 QCOMPARE(passes.tileRuns, 0);
