@@ -787,10 +787,10 @@ void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, St
     // clearly less alone (kSinglesMargin), they go alone. The estimate of a gate alone is optimistic for targets
     // far apart (each a stream of its own), hence the margin: on the Zen 5 EPYC of BENCHMARKS.md run 39, knn_n25's
     // three dense 3-qubit blocks on 0, 3-5 and 15-17 (estimated 0.67 of the run alone) took 26 ms as a tile run
-    // and 16 ms alone, and wstate_n27's two cx on 15-17 (0.41) 51 ms against two sweeps of 12; without the margin
-    // wstate_n27's dense 3-qubit blocks on 16-26 (0.99) and random_22's and random_26's programs (0.77-1.0) went
-    // alone too, 3-28 % slower. Only where every gate's cost is known: the fuse pass's estimate, from gates
-    // without costs, counts the runs as runs.
+    // and 16 ms alone, and wstate_n27 (whose two cx on 15-17, 0.41, took 51 ms as a tile run) ran 6 % faster with
+    // them alone; without the margin wstate_n27's dense 3-qubit blocks on 16-26 (0.99) and random_22's and
+    // random_26's programs (0.77-1.0) went alone too, 3-28 % slower. Only where every gate's cost is known (a
+    // footprint without one keeps its run).
     constexpr double kSinglesMargin = 0.7;
     const bool copiedTiles = !StateVector::blocks(n, Precision::Double).tilesInPlace;
     const auto cheaperAlone = [&](const std::vector<size_t>& r) {

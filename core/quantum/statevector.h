@@ -60,8 +60,8 @@ public:
     Passes applyAll(const std::vector<kernels::PreparedGate>& gates, JobControl* job = nullptr);
     // The passes applyAll would make for `gates` on an n-qubit state, without one.
     static Passes countPasses(int numQubits, Precision p, const std::vector<kernels::PreparedGate>& gates);
-    // All the plan of applyAll reads of a gate: its qubits and whether its matrix is diagonal (so the fuse pass
-    // can count the passes of a gate list it has not prepared).
+    // All the plan of applyAll reads of a gate: its qubits, whether its matrix is diagonal and its cost (so the fuse
+    // pass can plan a gate list it has not prepared).
     struct Footprint {
         uint64_t targets = 0, controls = 0;   // qubit masks
         bool diagonalMatrix = false;          // kernels::PreparedGate::diagonalMatrix

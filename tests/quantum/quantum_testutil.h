@@ -6,6 +6,7 @@
 #include "core/quantum/gates.h"
 #include "core/quantum/simulator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -47,6 +48,25 @@ inline double fidelity(const std::vector<cplx>& a, const std::vector<cplx>& b)
     for (size_t i = 0; i < a.size(); ++i)
         s += std::conj(a[i]) * b[i];
     return std::abs(s);
+}
+
+// The largest |a_i - b_i| over two states of the same size.
+inline double maxDifference(const StateVector& a, const StateVector& b)
+{
+    double diff = 0;
+    for (uint64_t i = 0; i < a.size(); ++i)
+        diff = std::max(diff, std::abs(a.amplitude(i) - b.amplitude(i)));
+    return diff;
+}
+
+// Appends the standard gate `name` on `qubits` to c.
+inline void addGate(Circuit& c, const char* name, std::vector<int> qubits, std::vector<double> params = {})
+{
+    Op op;
+    op.name = name;
+    op.qubits = std::move(qubits);
+    op.params = std::move(params);
+    c.ops.push_back(op);
 }
 
 // Random circuit over many standard gates (1-3 qubits), unconditioned.

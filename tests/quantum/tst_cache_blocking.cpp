@@ -78,15 +78,9 @@ Circuit reversibleCircuit(int n, uint64_t seed)
     std::mt19937_64 rng(seed);
     Circuit c;
     c.numQubits = n;
-    auto add = [&](const char* name, std::vector<int> qubits) {
-        Op op;
-        op.name = name;
-        op.qubits = std::move(qubits);
-        c.ops.push_back(op);
-    };
-    add("h", {0});
+    quantum::test::addGate(c, "h", {0});
     for (int q = 0; q + 1 < n; ++q)
-        add("cx", {q, q + 1});
+        quantum::test::addGate(c, "cx", {q, q + 1});
     const char* names[] = {"x", "cx", "swap", "ccx"};
     const int arity[] = {1, 2, 2, 3};
     for (int i = 0; i < 60; ++i) {
@@ -97,7 +91,7 @@ Circuit reversibleCircuit(int n, uint64_t seed)
             if (std::find(qubits.begin(), qubits.end(), q) == qubits.end())
                 qubits.push_back(q);
         }
-        add(names[kind], qubits);
+        quantum::test::addGate(c, names[kind], qubits);
     }
     return c;
 }
@@ -197,9 +191,7 @@ private slots:
             for (const auto& g : gates)
                 one.apply(g);
             all.applyAll(gates);
-            double diff = 0;
-            for (uint64_t i = 0; i < one.size(); ++i)
-                diff = std::max(diff, std::abs(one.amplitude(i) - all.amplitude(i)));
+            const double diff = quantum::test::maxDifference(one, all);
             QVERIFY2(diff < (p == Precision::Double ? 1e-12 : 1e-5), qPrintable(QString::number(diff)));
             // complex64 runs other kernels (four amplitudes per vector): it must agree with complex128.
             if (p == Precision::Double) {
@@ -259,9 +251,7 @@ private slots:
         QVERIFY2(fusedPasses.total() <= 2 * unfusedPasses.total(),
                  qPrintable(QStringLiteral("%1 passes fused, %2 unfused").arg(fusedPasses.total()).arg(unfusedPasses.total())));
         QVERIFY(quantum::test::fidelity(one.amplitudes(), fused.amplitudes()) > 1 - 1e-12);
-        double diff = 0;
-        for (uint64_t i = 0; i < one.size(); ++i)
-            diff = std::max(diff, std::abs(one.amplitude(i) - all.amplitude(i)));
+        const double diff = quantum::test::maxDifference(one, all);
         QVERIFY(diff < 1e-12);
     }
     void qftRunsInFewPasses_data()
@@ -288,9 +278,7 @@ private slots:
         for (const auto& g : gates)
             one.apply(g);
         const StateVector::Passes passes = all.applyAll(gates);
-        double diff = 0;
-        for (uint64_t i = 0; i < one.size(); ++i)
-            diff = std::max(diff, std::abs(one.amplitude(i) - all.amplitude(i)));
+        const double diff = quantum::test::maxDifference(one, all);
         QVERIFY2(diff < 1e-12, qPrintable(QString::number(diff)));
         QVERIFY2(passes.total() <= 12, qPrintable(QStringLiteral("%1 chunk runs, %2 tile runs, %3 single gates for %4 gates")
                                                       .arg(passes.chunkRuns)
@@ -404,25 +392,18 @@ private slots:
         QFETCH(int, n);
         Circuit c;
         c.numQubits = n;
-        auto add = [&](const char* name, std::vector<int> qubits, std::vector<double> params = {}) {
-            Op op;
-            op.name = name;
-            op.qubits = std::move(qubits);
-            op.params = std::move(params);
-            c.ops.push_back(op);
-        };
         // The middle qubits of both precisions (complex64's tiles have one more column qubit).
         const int middle = StateVector::blocks(n, Precision::Single).tileLowQubits, high = StateVector::blocks(n, Precision::Double).chunkQubits;
         QVERIFY(middle == StateVector::blocks(n, Precision::Double).tileLowQubits + 1 && high - middle >= 2 && n - high >= 3);
         for (int q = 0; q < n; ++q)
-            add("ry", {q}, {0.3 + 0.11 * q});
-        add("swap", {0, n - 1});
+            quantum::test::addGate(c, "ry", {q}, {0.3 + 0.11 * q});
+        quantum::test::addGate(c, "swap", {0, n - 1});
         for (int q = middle; q < high && high + q - middle < n - 1; ++q)
-            add("swap", {q, high + q - middle});
+            quantum::test::addGate(c, "swap", {q, high + q - middle});
         for (int q = 0; q + 1 < n; q += 2)
-            add("cx", {q, q + 1});
-        add("swap", {high, middle + 1});
-        add("swap", {middle, high + 1});
+            quantum::test::addGate(c, "cx", {q, q + 1});
+        quantum::test::addGate(c, "swap", {high, middle + 1});
+        quantum::test::addGate(c, "swap", {middle, high + 1});
         const auto gates = prepared(c);
         for (Precision p : {Precision::Double, Precision::Single}) {
             StateVector one(n, p), all(n, p);
@@ -436,9 +417,7 @@ private slots:
             const StateVector::Passes counted = StateVector::countPasses(n, p, gates);
             QCOMPARE(counted.total(), passes.total());
             QCOMPARE(counted.swapNetworks, passes.swapNetworks);
-            double diff = 0;
-            for (uint64_t i = 0; i < one.size(); ++i)
-                diff = std::max(diff, double(std::abs(one.amplitude(i) - all.amplitude(i))));
+            const double diff = quantum::test::maxDifference(one, all);
             QVERIFY2(diff < (p == Precision::Double ? 1e-12 : 1e-5), qPrintable(QString::number(diff)));
         }
     }
@@ -474,9 +453,7 @@ private slots:
         const StateVector::Passes passes = all.applyAll(gates);
         QCOMPARE(passes.total(), 1);
         QCOMPARE(passes.chunkRuns, 1);
-        double diff = 0;
-        for (uint64_t i = 0; i < one.size(); ++i)
-            diff = std::max(diff, double(std::abs(one.amplitude(i) - all.amplitude(i))));
+        const double diff = quantum::test::maxDifference(one, all);
         QVERIFY2(diff < 1e-5, qPrintable(QString::number(diff)));
     }
 
@@ -490,18 +467,11 @@ private slots:
         const int n = 20;
         Circuit c;
         c.numQubits = n;
-        const auto add = [&](const char* name, std::vector<int> qubits, std::vector<double> params = {}) {
-            Op op;
-            op.name = name;
-            op.qubits = std::move(qubits);
-            op.params = std::move(params);
-            c.ops.push_back(op);
-        };
         for (int q : {16, 17, 18, 0, 1, 2, 3})
-            add("h", {q});
-        add("cp", {14, 19}, {0.7});
-        add("rxx", {13, 19}, {0.3});
-        add("h", {19});
+            quantum::test::addGate(c, "h", {q});
+        quantum::test::addGate(c, "cp", {14, 19}, {0.7});
+        quantum::test::addGate(c, "rxx", {13, 19}, {0.3});
+        quantum::test::addGate(c, "h", {19});
         const auto gates = prepared(c);
         const auto psi = quantum::test::randomState(n, 11);
         StateVector one(n, Precision::Double), all(n, Precision::Double);
@@ -514,9 +484,7 @@ private slots:
         QCOMPARE(passes.singleGates, 2);
         QCOMPARE(passes.total(), 3);
         QCOMPARE(StateVector::countPasses(n, Precision::Double, gates).total(), 3);
-        double diff = 0;
-        for (uint64_t i = 0; i < one.size(); ++i)
-            diff = std::max(diff, std::abs(one.amplitude(i) - all.amplitude(i)));
+        const double diff = quantum::test::maxDifference(one, all);
         QVERIFY2(diff < 1e-12, qPrintable(QString::number(diff)));
     }
 
@@ -531,20 +499,13 @@ private slots:
         QVERIFY(!StateVector::blocks(n, Precision::Single).tilesInPlace);
         Circuit cx;
         cx.numQubits = n;
-        const auto add = [](Circuit& c, const char* name, std::vector<int> qubits, std::vector<double> params = {}) {
-            Op op;
-            op.name = name;
-            op.qubits = std::move(qubits);
-            op.params = std::move(params);
-            c.ops.push_back(op);
-        };
-        add(cx, "cx", {16, 17});
-        add(cx, "cx", {15, 16});
+        quantum::test::addGate(cx, "cx", {16, 17});
+        quantum::test::addGate(cx, "cx", {15, 16});
         Circuit rows = cx;
         rows.ops.clear();
         for (int q = 15; q < n; ++q)
-            add(rows, "ry", {q}, {0.1 * q});
-        add(rows, "h", {15});
+            quantum::test::addGate(rows, "ry", {q}, {0.1 * q});
+        quantum::test::addGate(rows, "h", {15});
         const auto psi = quantum::test::randomState(n, 21);
         for (const Circuit* c : {&cx, &rows}) {
             const auto gates = prepared(*c);
@@ -579,9 +540,7 @@ private slots:
                 QCOMPARE(passes.tileRuns, 1);
                 QCOMPARE(passes.total(), 1);
             }
-            double diff = 0;
-            for (uint64_t i = 0; i < one.size(); ++i)
-                diff = std::max(diff, double(std::abs(one.amplitude(i) - all.amplitude(i))));
+            const double diff = quantum::test::maxDifference(one, all);
             QVERIFY2(diff < 1e-5, qPrintable(QString::number(diff)));
         }
     }

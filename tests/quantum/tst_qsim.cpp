@@ -814,19 +814,12 @@ private slots:
         Circuit c;
         c.numQubits = n;
         c.qregs.push_back({"q", n, 0});
-        const auto gate = [&](const char* name, std::vector<int> qubits, std::vector<double> params = {}) {
-            Op op;
-            op.name = name;
-            op.qubits = std::move(qubits);
-            op.params = std::move(params);
-            c.ops.push_back(op);
-        };
-        gate("h", {21});
-        gate("ry", {17}, {0.7});
-        gate("cz", {17, 21});
-        gate("rx", {0}, {0.3});
-        gate("cx", {20, 2});
-        gate("u3", {19}, {0.4, 1.1, -0.6});
+        quantum::test::addGate(c, "h", {21});
+        quantum::test::addGate(c, "ry", {17}, {0.7});
+        quantum::test::addGate(c, "cz", {17, 21});
+        quantum::test::addGate(c, "rx", {0}, {0.3});
+        quantum::test::addGate(c, "cx", {20, 2});
+        quantum::test::addGate(c, "u3", {19}, {0.4, 1.1, -0.6});
         std::vector<kernels::PreparedGate> gates;
         for (const Op& op : c.ops)
             gates.push_back(prepareOp(c, op));
