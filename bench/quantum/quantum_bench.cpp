@@ -551,8 +551,8 @@ int peerRun(const std::string& file, Precision prec, int fuse, const char* dump,
         flops += gateFlops(g, n, prec);
     std::printf("cache_bytes %.0f\n", cacheBytes(gates, n, prec));
     // The phases, wall and CPU seconds (CPU over wall above the thread count: time lost to other processes).
-    std::printf("time_s %.6f\nsim_s %.6f\npasses %d\nops %zu\nflops %.0f\nkernels %s\nphases_wall alloc %.4f fuse %.4f gates %.4f\nphases_cpu alloc %.4f fuse %.4f gates %.4f\n",
-                t3 - t0, t3 - t1, passes.total(), gates.size(), flops, kernels::isaName(kernels::activeIsa()), t1 - t0, t2 - t1, t3 - t2, c1 - c0, c2 - c1, c3 - c2);
+    std::printf("time_s %.6f\nsim_s %.6f\npasses %d\nops %zu\ncomposed_gates %d\nflops %.0f\nkernels %s\nphases_wall alloc %.4f fuse %.4f gates %.4f\nphases_cpu alloc %.4f fuse %.4f gates %.4f\n",
+                t3 - t0, t3 - t1, passes.total(), gates.size(), passes.composedGates, flops, kernels::isaName(kernels::activeIsa()), t1 - t0, t2 - t1, t3 - t2, c1 - c0, c2 - c1, c3 - c2);
     std::printf("fusion %s\n", fusion.c_str());
     if (dump)
         peers::writeDump(dump, n, [&](uint64_t i, double& re, double& im) {

@@ -144,6 +144,11 @@ void moveRuns(float* to, uint64_t toBase, const uint64_t* toRun, const float* fr
     SPYGLASS_ON_ACTIVE_BUILD(moveRuns(to, toBase, toRun, from, fromBase, fromRun, runs, runFloats))
 }
 
+void cycleRows(float* base, const uint64_t* rowAt, const uint32_t* cycleEnd, size_t cycles, uint64_t rowFloats)
+{
+    SPYGLASS_ON_ACTIVE_BUILD(cycleRows(base, rowAt, cycleEnd, cycles, rowFloats))
+}
+
 void applyPhaseProduct(double* amps, int n, const PhaseProduct& p, uint64_t heldZero)
 {
     SPYGLASS_ON_ACTIVE_BUILD(applyPhaseProduct(amps, n, p, heldZero))

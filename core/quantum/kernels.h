@@ -193,6 +193,11 @@ void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uin
 // one thread: run c from run (fromBase | fromRun[c]) of `from` to run (toBase | toRun[c]) of `to` (run i of p starting
 // at p + i * runFloats). A swap network's gathering of a tile and scattering of it to its images (swap_network.cpp).
 void moveRuns(float* to, uint64_t toBase, const uint64_t* toRun, const float* from, uint64_t fromBase, const uint64_t* fromRun, size_t runs, uint64_t runFloats);
+// Moves rows of rowFloats floats (whole 64-byte lines) of `base` along cycles, one thread: for each cycle c (its
+// rows rowAt[cycleEnd[c - 1]] .. rowAt[cycleEnd[c] - 1], cycleEnd[-1] taken as 0, each an offset in floats from
+// base), every row takes the next row's contents and the last row the first's. A composed permutation of a cache
+// block's rows (row_permutation.h).
+void cycleRows(float* base, const uint64_t* rowAt, const uint32_t* cycleEnd, size_t cycles, uint64_t rowFloats);
 // The qubits inside one vector of a build's lane kernels (whose targets there are permuted within the vector):
 // 512 bits hold 4 complex128 or 8 complex64 amplitudes, 256 bits half that; 0 for the portable build, which has none.
 int laneBits(Isa isa, bool single);
@@ -249,6 +254,7 @@ int vectorBytes();
 void sweepInPlace(double* x, int64_t count, double scale, double offset);
 void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats, uint64_t ahead);
 void moveRuns(float* to, uint64_t toBase, const uint64_t* toRun, const float* from, uint64_t fromBase, const uint64_t* fromRun, size_t runs, uint64_t runFloats);
+void cycleRows(float* base, const uint64_t* rowAt, const uint32_t* cycleEnd, size_t cycles, uint64_t rowFloats);
 }
 namespace avx2 {
 void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
@@ -263,6 +269,7 @@ int vectorBytes();
 void sweepInPlace(double* x, int64_t count, double scale, double offset);
 void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats, uint64_t ahead);
 void moveRuns(float* to, uint64_t toBase, const uint64_t* toRun, const float* from, uint64_t fromBase, const uint64_t* fromRun, size_t runs, uint64_t runFloats);
+void cycleRows(float* base, const uint64_t* rowAt, const uint32_t* cycleEnd, size_t cycles, uint64_t rowFloats);
 }
 namespace avx512 {
 void apply(double* amps, int numQubits, const PreparedGate& g, uint64_t heldZero = 0);
@@ -277,6 +284,7 @@ int vectorBytes();
 void sweepInPlace(double* x, int64_t count, double scale, double offset);
 void swapTileRows(float* back, float* buf, const float* next, uint64_t rows, uint64_t rowFloats, uint64_t strideFloats, uint64_t ahead);
 void moveRuns(float* to, uint64_t toBase, const uint64_t* toRun, const float* from, uint64_t fromBase, const uint64_t* fromRun, size_t runs, uint64_t runFloats);
+void cycleRows(float* base, const uint64_t* rowAt, const uint32_t* cycleEnd, size_t cycles, uint64_t rowFloats);
 }
 
 }  // namespace spyglass::quantum::kernels

@@ -1,5 +1,6 @@
 #include "core/quantum/statevector.h"
 
+#include "core/quantum/row_permutation.h"
 #include "core/quantum/swap_network.h"
 #include "core/quantum/kernel_costs.h"
 
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -303,6 +305,8 @@ struct BlockGate {
     // (BENCHMARKS.md run 38). Reserved, so the pointers stay; not copyable, since a copy's would point here.
     std::vector<kernels::PreparedGate> made;
     std::vector<std::optional<kernels::GatePhases>> phases;        // each diagonal variant that is a product of phases
+    // Set instead of the variants: consecutive permutation gates of the run composed (composeRuns below).
+    std::unique_ptr<RowCycles> rows;
 
     BlockGate() = default;
     BlockGate(BlockGate&&) = default;
@@ -546,6 +550,24 @@ public:
             kernels::applyPhaseProduct(block_, n_, before[i], held_);
         applyHeld(g);
     }
+    // The groups on any of `mask`'s qubits go now, before something that is no gate (a composed permutation) acts
+    // on those qubits; the others stay held.
+    void flushOn(uint64_t mask)
+    {
+        int kept = 0;
+        qubits_ = 0;
+        for (int i = 0; i < groups_; ++i) {
+            if (group_[i].qubits & mask) {
+                flushGroup(group_[i]);
+                continue;
+            }
+            qubits_ |= group_[i].qubits;
+            if (kept != i)
+                group_[kept] = group_[i];
+            ++kept;
+        }
+        groups_ = kept;
+    }
     void flush()
     {
         for (int i = 0; i < groups_; ++i)
@@ -607,6 +629,11 @@ void applyInBlock(T* block, int blockQubits, const std::vector<BlockGate>& gates
 {
     PhaseRun<T> phases(block, blockQubits, held);
     for (const BlockGate& bg : gates) {
+        if (bg.rows) {   // (composed only for contiguous blocks: held is 0)
+            phases.flushOn(bg.rows->qubits);
+            applyRowCycles(block, blockQubits, *bg.rows);
+            continue;
+        }
         size_t v = 0;
         for (size_t i = 0; i < bg.fixedQubits.size(); ++i)
             v |= size_t(base >> bg.fixedQubits[i] & 1) << i;
@@ -907,6 +934,51 @@ void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, St
 
 }  // namespace
 
+namespace {
+
+// Composes each stretch of two or more consecutive permutation gates of a run (kernels' permutation gates with no
+// qubit fixed in the block, their rows whole cache lines, together on at most kMaxComposedQubits qubits) into one
+// permutation of rows (row_permutation.h): one sweep of the block in cache, where each gate made one. A chain of
+// CNOTs fuses into permutations of four qubits, each sharing one with the next: ghz_26's chunks swept six times.
+// A chunk's first gate streams the chunk in from memory in address order, and stays as it is (a composed
+// permutation visits the rows along its cycles, which the prefetchers cannot follow); a copied tile is in cache
+// before its first gate.
+int composeRuns(std::vector<BlockGate>& gates, bool fromMemory, int amplitudeBytes)
+{
+    int composed = 0;
+    const auto single = [&](const BlockGate& bg) -> const kernels::PreparedGate* {
+        if (!bg.fixedQubits.empty() || bg.variants.size() != 1 || !bg.variants[0] || !composable(*bg.variants[0], amplitudeBytes))
+            return nullptr;
+        return bg.variants[0];
+    };
+    std::vector<BlockGate> out;
+    out.reserve(gates.size());
+    for (size_t i = 0; i < gates.size();) {
+        std::vector<const kernels::PreparedGate*> stretch;
+        uint64_t qubits = 0;
+        for (size_t j = i; j < gates.size() && !(fromMemory && j == 0); ++j) {
+            const kernels::PreparedGate* g = single(gates[j]);
+            if (!g || std::popcount(qubits | qubitMask(*g)) > kMaxComposedQubits)
+                break;
+            stretch.push_back(g);
+            qubits |= qubitMask(*g);
+        }
+        if (stretch.size() < 2) {
+            out.push_back(std::move(gates[i++]));
+            continue;
+        }
+        BlockGate rows;
+        rows.rows = std::make_unique<RowCycles>(composeRows(stretch, amplitudeBytes));
+        out.push_back(std::move(rows));
+        i += stretch.size();
+        composed += static_cast<int>(stretch.size());
+    }
+    gates = std::move(out);
+    return composed;
+}
+
+}  // namespace
+
 StateVector::Footprint StateVector::footprint(const kernels::PreparedGate& g)
 {
     const bool swap = g.permutation && g.k == 2 && g.controls.empty() && g.permSource == std::vector<int>{0, 2, 1, 3};
@@ -1017,6 +1089,8 @@ StateVector::Passes StateVector::applyAll(const std::vector<kernels::PreparedGat
                 if (variant)
                     kernels::prepareLaneTable(*variant, prec_ == Precision::Single);
         }
+        if (kind == 0 || !inPlace)
+            passes.composedGates += composeRuns(blockGates, kind == 0, prec_ == Precision::Double ? 16 : 8);
         ++(kind == 0 ? passes.chunkRuns : passes.tileRuns);
         if (kind == 0) {
             if (prec_ == Precision::Double)

@@ -55,6 +55,9 @@ public:
     // Returns how many passes over the state it made, of each kind.
     struct Passes {
         int chunkRuns = 0, tileRuns = 0, singleGates = 0, swapNetworks = 0;
+        // Permutation gates of the runs moved as one composed permutation with their neighbours (no passes of
+        // their own; applyAll only, countPasses leaves it 0).
+        int composedGates = 0;
         int total() const { return chunkRuns + tileRuns + singleGates + swapNetworks; }
     };
     Passes applyAll(const std::vector<kernels::PreparedGate>& gates, JobControl* job = nullptr);

@@ -1,5 +1,6 @@
 #include "core/quantum/swap_network.h"
 
+#include "core/quantum/index_bits.h"
 #include "core/quantum/kernels.h"
 
 #include <algorithm>
@@ -25,26 +26,6 @@ namespace {
 // qubits) took 1.45-1.5 passes so.
 constexpr size_t kRowBytes = 2048;
 constexpr int kMaxRowBits = 4;
-
-// x's low bits spread over the set bits of mask, lowest first (the pdep instruction's work).
-uint64_t deposit(uint64_t x, uint64_t mask)
-{
-    uint64_t out = 0;
-    for (; mask && x; x >>= 1, mask &= mask - 1)
-        if (x & 1)
-            out |= mask & -mask;
-    return out;
-}
-
-// The bits of x at the set bits of mask, packed (pext, deposit's inverse).
-uint64_t extract(uint64_t x, uint64_t mask)
-{
-    uint64_t out = 0;
-    for (int i = 0; mask; mask &= mask - 1, ++i)
-        if (x & mask & -mask)
-            out |= uint64_t(1) << i;
-    return out;
-}
 
 struct RunPairs {
     std::vector<std::pair<int, int>> bits;   // the swapped qubits, as bits of a run index

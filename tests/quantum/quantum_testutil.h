@@ -59,6 +59,20 @@ inline double maxDifference(const StateVector& a, const StateVector& b)
     return diff;
 }
 
+// Two states set to `input`: `one` with `gates` applied one by one (StateVector::apply, no cache blocking), `other`
+// untouched, for a test to apply them its own way and compare.
+struct GateByGate {
+    StateVector one, other;
+    GateByGate(int n, Precision p, const std::vector<cplx>& input, const std::vector<kernels::PreparedGate>& gates)
+        : one(n, p), other(n, p)
+    {
+        one.setAmplitudes(input);
+        other.setAmplitudes(input);
+        for (const auto& g : gates)
+            one.apply(g);
+    }
+};
+
 // Appends the standard gate `name` on `qubits` to c.
 inline void addGate(Circuit& c, const char* name, std::vector<int> qubits, std::vector<double> params = {})
 {

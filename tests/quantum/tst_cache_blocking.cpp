@@ -6,6 +6,7 @@
 #include "core/quantum/generators.h"
 #include "core/quantum/kernel_costs.h"
 #include "core/quantum/pipeline.h"
+#include "core/quantum/row_permutation.h"
 #include "core/quantum/swap_network.h"
 
 #include <QtTest>
@@ -542,6 +543,72 @@ private slots:
             }
             const double diff = quantum::test::maxDifference(one, all);
             QVERIFY2(diff < 1e-5, qPrintable(QString::number(diff)));
+        }
+    }
+
+    // Permutation gates composed (row_permutation.h) move every amplitude where the gates one after another do:
+    // random x, cx, swap, ccx and a controlled swap on a 13-qubit block, every qubit above a complex128 cache line
+    // (2 and up), controls included, in both precisions.
+    void composedPermutationIsTheGatesInOrder()
+    {
+        const int n = 13;
+        std::mt19937_64 rng(5);
+        Circuit c;
+        c.numQubits = n;
+        const char* names[] = {"x", "cx", "swap", "ccx", "cswap"};
+        const int arity[] = {1, 2, 2, 3, 3};
+        for (int i = 0; i < 40; ++i) {
+            const int kind = int(rng() % 5);
+            std::vector<int> qubits;
+            while (static_cast<int>(qubits.size()) < arity[kind]) {
+                const int q = 3 + int(rng() % uint64_t(n - 3));
+                if (std::find(qubits.begin(), qubits.end(), q) == qubits.end())
+                    qubits.push_back(q);
+            }
+            quantum::test::addGate(c, names[kind], qubits);
+        }
+        const auto gates = prepared(c);
+        std::vector<const kernels::PreparedGate*> list;
+        for (const auto& g : gates) {
+            QVERIFY(composable(g, 16) && composable(g, 8));
+            list.push_back(&g);
+        }
+        const auto psi = quantum::test::randomState(n, 3);
+        for (Precision p : {Precision::Double, Precision::Single}) {
+            quantum::test::GateByGate states(n, p, psi, gates);
+            const RowCycles rows = composeRows(list, p == Precision::Double ? 16 : 8);
+            QCOMPARE(rows.lowest, 3);
+            QVERIFY(!rows.cycleEnd.empty());
+            if (p == Precision::Double)
+                applyRowCycles(states.other.dataDouble(), n, rows);
+            else
+                applyRowCycles(states.other.dataFloat(), n, rows);
+            QCOMPARE(quantum::test::maxDifference(states.one, states.other), 0.0);
+        }
+        // A gate on a qubit inside a cache line is not composed, its rows would be parts of lines: qubit 2 is
+        // inside a complex64 line (8 amplitudes) and above a complex128 one (4).
+        Circuit low;
+        low.numQubits = n;
+        quantum::test::addGate(low, "cx", {2, 5});
+        QVERIFY(!composable(prepared(low).front(), 8));
+        QVERIFY(composable(prepared(low).front(), 16));
+    }
+
+    // A GHZ chain fused into blocks of four qubits: the permutations after a chunk's first gate, and those of a
+    // copied tile (22 qubits), are composed, and the state is the gates' one after another.
+    void ghzChainsComposeInCacheBlocks()
+    {
+        const int n = 22;
+        Circuit raw = makeGhz(n);
+        const Circuit c = prepareForSimulation(raw, 4);
+        const auto gates = prepared(c);
+        const auto psi = quantum::test::randomState(n, 8);
+        for (Precision p : {Precision::Double, Precision::Single}) {
+            quantum::test::GateByGate states(n, p, psi, gates);
+            const StateVector::Passes passes = states.other.applyAll(gates);
+            QVERIFY2(passes.composedGates >= 4, qPrintable(QString::number(passes.composedGates)));
+            QCOMPARE(passes.total(), StateVector::countPasses(n, p, gates).total());
+            QCOMPARE(quantum::test::maxDifference(states.one, states.other), 0.0);
         }
     }
 };
