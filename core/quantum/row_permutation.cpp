@@ -22,6 +22,8 @@ uint64_t qubitsOf(const kernels::PreparedGate& g)
 template <class T>
 void applyCycles(T* block, int blockQubits, const RowCycles& c)
 {
+    if (c.cycleEnd.empty())
+        return;
     // As floats, whatever the precision (kernels::cycleRows moves 64-byte lines).
     constexpr uint64_t floatsPerAmplitude = 2 * sizeof(T) / sizeof(float);
     const uint64_t blockMask = (uint64_t(1) << blockQubits) - 1;

@@ -32,7 +32,7 @@ bool composable(const kernels::PreparedGate& g, int amplitudeBytes);
 RowCycles composeRows(const std::vector<const kernels::PreparedGate*>& gates, int amplitudeBytes);
 
 // c on a contiguous block of 2^blockQubits amplitudes, one thread: every combination of the block's other qubits
-// above c.lowest moves its rows alike.
+// above c.lowest moves its rows alike. Nothing where c has no cycles.
 void applyRowCycles(float* block, int blockQubits, const RowCycles& c);
 void applyRowCycles(double* block, int blockQubits, const RowCycles& c);
 

@@ -15,7 +15,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -305,8 +304,11 @@ struct BlockGate {
     // (BENCHMARKS.md run 38). Reserved, so the pointers stay; not copyable, since a copy's would point here.
     std::vector<kernels::PreparedGate> made;
     std::vector<std::optional<kernels::GatePhases>> phases;        // each diagonal variant that is a product of phases
-    // Set instead of the variants: consecutive permutation gates of the run composed (composeRuns below).
-    std::unique_ptr<RowCycles> rows;
+    // Set instead of the variants: consecutive permutation gates of the run composed (composeRuns below), one
+    // composition for each value of fixedQubits (no cycles where none of the gates fires), on composedQubits.
+    std::vector<RowCycles> composed;
+    uint64_t composedQubits = 0;
+    bool readIn = false;   // the block is read in first (readIn below): the composition is a chunk run's first gate
 
     BlockGate() = default;
     BlockGate(BlockGate&&) = default;
@@ -622,6 +624,22 @@ private:
     uint64_t qubits_ = 0;   // of the gates held
 };
 
+// Reads a line of every 64 bytes of the block, in address order, so that it comes into the cache at the memory's
+// pace (the hardware prefetchers follow the addresses) before a composed permutation visits its rows along their
+// cycles, which no prefetcher can follow. Eight sums, so the loads need not wait on each other.
+template <class T>
+void readIn(const T* block, int blockQubits)
+{
+    const float* p = reinterpret_cast<const float*>(block);
+    const size_t floats = (size_t(2) << blockQubits) * sizeof(T) / sizeof(float);
+    float sum[8] = {};
+    for (size_t i = 0; i < floats; i += 8 * 16)
+        for (int j = 0; j < 8; ++j)
+            sum[j] += p[i + 16 * j];
+    volatile float kept = sum[0] + sum[1] + sum[2] + sum[3] + sum[4] + sum[5] + sum[6] + sum[7];
+    (void)kept;
+}
+
 // The run's gates on one block: each gate's variant for the block's values of the fixed qubits (base). held is 0
 // for a block that is contiguous (a chunk, a copied tile), else the fixed qubits the block strides over in place.
 template <class T>
@@ -629,14 +647,16 @@ void applyInBlock(T* block, int blockQubits, const std::vector<BlockGate>& gates
 {
     PhaseRun<T> phases(block, blockQubits, held);
     for (const BlockGate& bg : gates) {
-        if (bg.rows) {   // (composed only for contiguous blocks: held is 0)
-            phases.flushOn(bg.rows->qubits);
-            applyRowCycles(block, blockQubits, *bg.rows);
-            continue;
-        }
         size_t v = 0;
         for (size_t i = 0; i < bg.fixedQubits.size(); ++i)
             v |= size_t(base >> bg.fixedQubits[i] & 1) << i;
+        if (!bg.composed.empty()) {   // (composed only for contiguous blocks: held is 0)
+            if (bg.readIn)
+                readIn(block, blockQubits);
+            phases.flushOn(bg.composedQubits);
+            applyRowCycles(block, blockQubits, bg.composed[v]);
+            continue;
+        }
         const auto& g = bg.variants[v];
         if (!g)
             continue;
@@ -936,42 +956,71 @@ void planRuns(int n, int w, const std::vector<StateVector::Footprint>& gates, St
 
 namespace {
 
-// Composes each stretch of two or more consecutive permutation gates of a run (kernels' permutation gates with no
-// qubit fixed in the block, their rows whole cache lines, together on at most kMaxComposedQubits qubits) into one
-// permutation of rows (row_permutation.h): one sweep of the block in cache, where each gate made one. A chain of
-// CNOTs fuses into permutations of four qubits, each sharing one with the next: ghz_26's chunks swept six times.
-// A chunk's first gate streams the chunk in from memory in address order, and stays as it is (a composed
-// permutation visits the rows along its cycles, which the prefetchers cannot follow); a copied tile is in cache
-// before its first gate.
+// Composes each stretch of two or more consecutive permutation gates of a run (kernels' permutation gates, their
+// rows whole cache lines, together on at most kMaxComposedQubits qubits and kMaxComposedFixed qubits fixed in the
+// block) into one permutation of rows (row_permutation.h): one sweep of the block in cache, where each gate made
+// one. A chain of CNOTs fuses into permutations of four qubits, each sharing one with the next: ghz_26's chunks
+// swept six times. A gate with qubits fixed in the block (a CNOT whose control is a tile's fixed qubit) is the
+// variant the block's values of them select, or nothing: one composition for each of their values. A composed
+// permutation that is a chunk run's first gate reads the chunk in, in address order, first (readIn); a copied
+// tile is in cache before its first gate. wstate_n27's last run, complex64 (five permutations, the first from
+// memory), in 4 interleaved runs: 64-68 ms with the first gate left as it was, 52-61 composed and read in.
+constexpr size_t kMaxComposedFixed = 3;
 int composeRuns(std::vector<BlockGate>& gates, bool fromMemory, int amplitudeBytes)
 {
-    int composed = 0;
-    const auto single = [&](const BlockGate& bg) -> const kernels::PreparedGate* {
-        if (!bg.fixedQubits.empty() || bg.variants.size() != 1 || !bg.variants[0] || !composable(*bg.variants[0], amplitudeBytes))
-            return nullptr;
-        return bg.variants[0];
+    // The block's qubits a gate's variants move, 0 where one of them cannot join a composition.
+    const auto movedQubits = [&](const BlockGate& bg) -> uint64_t {
+        uint64_t qubits = 0;
+        for (const kernels::PreparedGate* v : bg.variants) {
+            if (v && !composable(*v, amplitudeBytes))
+                return 0;
+            qubits |= v ? qubitMask(*v) : 0;
+        }
+        return bg.composed.empty() && bg.fixedQubits.size() <= kMaxComposedFixed ? qubits : 0;
     };
+    int composed = 0;
     std::vector<BlockGate> out;
     out.reserve(gates.size());
     for (size_t i = 0; i < gates.size();) {
-        std::vector<const kernels::PreparedGate*> stretch;
         uint64_t qubits = 0;
-        for (size_t j = i; j < gates.size() && !(fromMemory && j == 0); ++j) {
-            const kernels::PreparedGate* g = single(gates[j]);
-            if (!g || std::popcount(qubits | qubitMask(*g)) > kMaxComposedQubits)
+        std::vector<int> fixed;
+        size_t j = i;
+        for (; j < gates.size(); ++j) {
+            const uint64_t moved = movedQubits(gates[j]);
+            std::vector<int> withFixed = fixed;
+            for (int q : gates[j].fixedQubits)
+                if (std::find(fixed.begin(), fixed.end(), q) == fixed.end())
+                    withFixed.push_back(q);
+            if (!moved || std::popcount(qubits | moved) > kMaxComposedQubits || withFixed.size() > kMaxComposedFixed)
                 break;
-            stretch.push_back(g);
-            qubits |= qubitMask(*g);
+            qubits |= moved;
+            fixed = std::move(withFixed);
         }
-        if (stretch.size() < 2) {
+        if (j - i < 2) {
             out.push_back(std::move(gates[i++]));
             continue;
         }
         BlockGate rows;
-        rows.rows = std::make_unique<RowCycles>(composeRows(stretch, amplitudeBytes));
+        std::sort(fixed.begin(), fixed.end());
+        rows.fixedQubits = fixed;
+        for (size_t v = 0; v < size_t(1) << fixed.size(); ++v) {
+            std::vector<const kernels::PreparedGate*> stretch;
+            for (size_t m = i; m < j; ++m) {
+                size_t own = 0;   // the gate's variant for the fixed qubits' values v
+                for (size_t b = 0; b < gates[m].fixedQubits.size(); ++b) {
+                    const auto at = std::find(fixed.begin(), fixed.end(), gates[m].fixedQubits[b]) - fixed.begin();
+                    own |= (v >> at & 1) << b;
+                }
+                if (const kernels::PreparedGate* g = gates[m].variants[own])
+                    stretch.push_back(g);
+            }
+            rows.composed.push_back(stretch.empty() ? RowCycles{} : composeRows(stretch, amplitudeBytes));
+            rows.composedQubits |= rows.composed.back().qubits;
+        }
+        rows.readIn = fromMemory && i == 0;
         out.push_back(std::move(rows));
-        i += stretch.size();
-        composed += static_cast<int>(stretch.size());
+        composed += static_cast<int>(j - i);
+        i = j;
     }
     gates = std::move(out);
     return composed;

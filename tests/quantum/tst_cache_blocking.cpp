@@ -611,6 +611,34 @@ private slots:
             QCOMPARE(quantum::test::maxDifference(states.one, states.other), 0.0);
         }
     }
+
+    // In a copied tile (22 qubits), a CNOT whose control is a qubit the tile fixes composes with the permutations
+    // around it: in the tiles where the control is 1 as its target's X, in the others as nothing.
+    void permutationsWithAFixedControlCompose()
+    {
+        const int n = 22;
+        const StateVector::Blocks blocks = StateVector::blocks(n, Precision::Single);
+        QVERIFY(!blocks.tilesInPlace);
+        const int b = blocks.chunkQubits;   // the rows' lowest qubit; b - 1 is fixed in a tile
+        Circuit c;
+        c.numQubits = n;
+        quantum::test::addGate(c, "x", {b});
+        quantum::test::addGate(c, "cx", {b - 1, b});
+        quantum::test::addGate(c, "cx", {b, b + 1});
+        quantum::test::addGate(c, "swap", {b + 1, b + 3});
+        quantum::test::addGate(c, "cx", {b + 2, b + 4});
+        quantum::test::addGate(c, "x", {b + 5});
+        const auto gates = prepared(c);
+        const auto psi = quantum::test::randomState(n, 13);
+        for (Precision p : {Precision::Double, Precision::Single}) {
+            quantum::test::GateByGate states(n, p, psi, gates);
+            const StateVector::Passes passes = states.other.applyAll(gates);
+            QCOMPARE(passes.tileRuns, 1);
+            QCOMPARE(passes.total(), 1);
+            QCOMPARE(passes.composedGates, 6);
+            QCOMPARE(quantum::test::maxDifference(states.one, states.other), 0.0);
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCacheBlocking)
