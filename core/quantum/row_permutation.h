@@ -11,7 +11,8 @@
 namespace spyglass::quantum {
 
 // A permutation of a block's rows, as the cycles they move along. A row is 2^lowest contiguous amplitudes (lowest:
-// the lowest qubit moved); the row of x (x's bits, at the moved qubits) starts at amplitude deposit(x, qubits).
+// the lowest of the gates' qubits, controls included); the row of x (x's bits at those qubits) starts at amplitude
+// deposit(x, qubits).
 struct RowCycles {
     uint64_t qubits = 0;             // the block's qubits the gates act on (their targets and controls)
     int lowest = 0;

@@ -624,19 +624,19 @@ private:
     uint64_t qubits_ = 0;   // of the gates held
 };
 
-// Reads a line of every 64 bytes of the block, in address order, so that it comes into the cache at the memory's
-// pace (the hardware prefetchers follow the addresses) before a composed permutation visits its rows along their
-// cycles, which no prefetcher can follow. Eight sums, so the loads need not wait on each other.
+// Reads a byte of every 64-byte line of the block, in address order, so that it comes into the cache at the
+// memory's pace (the hardware prefetchers follow the addresses) before a composed permutation visits its rows along
+// their cycles, which no prefetcher can follow. Eight accumulators, so no chain of operations holds the loads back.
 template <class T>
 void readIn(const T* block, int blockQubits)
 {
-    const float* p = reinterpret_cast<const float*>(block);
-    const size_t floats = (size_t(2) << blockQubits) * sizeof(T) / sizeof(float);
-    float sum[8] = {};
-    for (size_t i = 0; i < floats; i += 8 * 16)
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(block);
+    const size_t bytes = (size_t(2) << blockQubits) * sizeof(T);
+    unsigned acc[8] = {};
+    for (size_t i = 0; i < bytes; i += 8 * 64)
         for (int j = 0; j < 8; ++j)
-            sum[j] += p[i + 16 * j];
-    volatile float kept = sum[0] + sum[1] + sum[2] + sum[3] + sum[4] + sum[5] + sum[6] + sum[7];
+            acc[j] |= p[i + 64 * j];
+    volatile unsigned kept = acc[0] | acc[1] | acc[2] | acc[3] | acc[4] | acc[5] | acc[6] | acc[7];
     (void)kept;
 }
 

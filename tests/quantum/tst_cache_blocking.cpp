@@ -547,43 +547,45 @@ private slots:
     }
 
     // Permutation gates composed (row_permutation.h) move every amplitude where the gates one after another do:
-    // random x, cx, swap, ccx and a controlled swap on a 13-qubit block, every qubit above a complex128 cache line
-    // (2 and up), controls included, in both precisions.
+    // random x, cx, swap, ccx and a controlled swap on a 13-qubit block, controls included, in both precisions, on
+    // qubits from 3 up (rows of one complex64 line, two complex128 ones) and from 5 up (4 and 8 lines).
     void composedPermutationIsTheGatesInOrder()
     {
         const int n = 13;
-        std::mt19937_64 rng(5);
-        Circuit c;
-        c.numQubits = n;
-        const char* names[] = {"x", "cx", "swap", "ccx", "cswap"};
-        const int arity[] = {1, 2, 2, 3, 3};
-        for (int i = 0; i < 40; ++i) {
-            const int kind = int(rng() % 5);
-            std::vector<int> qubits;
-            while (static_cast<int>(qubits.size()) < arity[kind]) {
-                const int q = 3 + int(rng() % uint64_t(n - 3));
-                if (std::find(qubits.begin(), qubits.end(), q) == qubits.end())
-                    qubits.push_back(q);
+        for (int low : {3, 5}) {
+            std::mt19937_64 rng(5);
+            Circuit c;
+            c.numQubits = n;
+            const char* names[] = {"x", "cx", "swap", "ccx", "cswap"};
+            const int arity[] = {1, 2, 2, 3, 3};
+            for (int i = 0; i < 40; ++i) {
+                const int kind = int(rng() % 5);
+                std::vector<int> qubits;
+                while (static_cast<int>(qubits.size()) < arity[kind]) {
+                    const int q = low + int(rng() % uint64_t(n - low));
+                    if (std::find(qubits.begin(), qubits.end(), q) == qubits.end())
+                        qubits.push_back(q);
+                }
+                quantum::test::addGate(c, names[kind], qubits);
             }
-            quantum::test::addGate(c, names[kind], qubits);
-        }
-        const auto gates = prepared(c);
-        std::vector<const kernels::PreparedGate*> list;
-        for (const auto& g : gates) {
-            QVERIFY(composable(g, 16) && composable(g, 8));
-            list.push_back(&g);
-        }
-        const auto psi = quantum::test::randomState(n, 3);
-        for (Precision p : {Precision::Double, Precision::Single}) {
-            quantum::test::GateByGate states(n, p, psi, gates);
-            const RowCycles rows = composeRows(list, p == Precision::Double ? 16 : 8);
-            QCOMPARE(rows.lowest, 3);
-            QVERIFY(!rows.cycleEnd.empty());
-            if (p == Precision::Double)
-                applyRowCycles(states.other.dataDouble(), n, rows);
-            else
-                applyRowCycles(states.other.dataFloat(), n, rows);
-            QCOMPARE(quantum::test::maxDifference(states.one, states.other), 0.0);
+            const auto gates = prepared(c);
+            std::vector<const kernels::PreparedGate*> list;
+            for (const auto& g : gates) {
+                QVERIFY(composable(g, 16) && composable(g, 8));
+                list.push_back(&g);
+            }
+            const auto psi = quantum::test::randomState(n, 3);
+            for (Precision p : {Precision::Double, Precision::Single}) {
+                quantum::test::GateByGate states(n, p, psi, gates);
+                const RowCycles rows = composeRows(list, p == Precision::Double ? 16 : 8);
+                QCOMPARE(rows.lowest, low);
+                QVERIFY(!rows.cycleEnd.empty());
+                if (p == Precision::Double)
+                    applyRowCycles(states.other.dataDouble(), n, rows);
+                else
+                    applyRowCycles(states.other.dataFloat(), n, rows);
+                QCOMPARE(quantum::test::maxDifference(states.one, states.other), 0.0);
+            }
         }
         // A gate on a qubit inside a cache line is not composed, its rows would be parts of lines: qubit 2 is
         // inside a complex64 line (8 amplitudes) and above a complex128 one (4).
@@ -594,8 +596,8 @@ private slots:
         QVERIFY(composable(prepared(low).front(), 16));
     }
 
-    // A GHZ chain fused into blocks of four qubits: the permutations after a chunk's first gate, and those of a
-    // copied tile (22 qubits), are composed, and the state is the gates' one after another.
+    // A GHZ chain fused into blocks of four qubits on 22 qubits (tiles copied): its permutations above a cache line
+    // are composed (at least four of them), and the state is the gates' one after another.
     void ghzChainsComposeInCacheBlocks()
     {
         const int n = 22;
@@ -612,8 +614,10 @@ private slots:
         }
     }
 
-    // In a copied tile (22 qubits), a CNOT whose control is a qubit the tile fixes composes with the permutations
-    // around it: in the tiles where the control is 1 as its target's X, in the others as nothing.
+    // In a copied tile (22 qubits), CNOTs whose controls are qubits the tile fixes compose with the permutations
+    // around them: in the tiles where a control is 1 as its target's X, in the others as nothing (two such
+    // controls, four compositions). Phases on the rows' qubits before them (held as products of phases) go first,
+    // and those after them after.
     void permutationsWithAFixedControlCompose()
     {
         const int n = 22;
@@ -622,12 +626,16 @@ private slots:
         const int b = blocks.chunkQubits;   // the rows' lowest qubit; b - 1 is fixed in a tile
         Circuit c;
         c.numQubits = n;
+        quantum::test::addGate(c, "cp", {b, b + 1}, {0.7});
+        quantum::test::addGate(c, "rz", {b + 2}, {0.4});
         quantum::test::addGate(c, "x", {b});
         quantum::test::addGate(c, "cx", {b - 1, b});
         quantum::test::addGate(c, "cx", {b, b + 1});
         quantum::test::addGate(c, "swap", {b + 1, b + 3});
         quantum::test::addGate(c, "cx", {b + 2, b + 4});
+        quantum::test::addGate(c, "cx", {b - 2, b + 5});
         quantum::test::addGate(c, "x", {b + 5});
+        quantum::test::addGate(c, "cp", {b + 3, b + 4}, {1.1});
         const auto gates = prepared(c);
         const auto psi = quantum::test::randomState(n, 13);
         for (Precision p : {Precision::Double, Precision::Single}) {
@@ -635,7 +643,7 @@ private slots:
             const StateVector::Passes passes = states.other.applyAll(gates);
             QCOMPARE(passes.tileRuns, 1);
             QCOMPARE(passes.total(), 1);
-            QCOMPARE(passes.composedGates, 6);
+            QCOMPARE(passes.composedGates, 7);
             QCOMPARE(quantum::test::maxDifference(states.one, states.other), 0.0);
         }
     }
