@@ -514,6 +514,22 @@ MatrixShape shapeOfMatrix(const double* m, int k, bool onlyDiagonal)
     return s;
 }
 
+uint64_t targetMask(const PreparedGate& g)
+{
+    uint64_t m = 0;
+    for (int j = 0; j < g.k; ++j)
+        m |= uint64_t(1) << g.targets[j];
+    return m;
+}
+
+uint64_t qubitMask(const PreparedGate& g)
+{
+    uint64_t m = targetMask(g);
+    for (int c : g.controls)
+        m |= uint64_t(1) << c;
+    return m;
+}
+
 PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& targets, const std::vector<double>& m)
 {
     const int k = static_cast<int>(targets.size());

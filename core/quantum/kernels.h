@@ -86,6 +86,10 @@ struct PreparedGate {
     mutable int laneTableSingleBytes = 0, laneTableDoubleBytes = 0;
 };
 
+// g's target qubits, and its targets and controls, as masks of qubits.
+uint64_t targetMask(const PreparedGate& g);
+uint64_t qubitMask(const PreparedGate& g);
+
 // Builds a prepared gate from a little-endian matrix on `qubits` (controls first, then targets).
 PreparedGate prepare(const std::vector<int>& controls, const std::vector<int>& targets, const std::vector<double>& interleavedMatrix);
 

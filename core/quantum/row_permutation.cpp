@@ -9,16 +9,6 @@ namespace spyglass::quantum {
 
 namespace {
 
-uint64_t qubitsOf(const kernels::PreparedGate& g)
-{
-    uint64_t m = 0;
-    for (int j = 0; j < g.k; ++j)
-        m |= uint64_t(1) << g.targets[j];
-    for (int c : g.controls)
-        m |= uint64_t(1) << c;
-    return m;
-}
-
 template <class T>
 void applyCycles(T* block, int blockQubits, const RowCycles& c)
 {
@@ -39,7 +29,7 @@ void applyCycles(T* block, int blockQubits, const RowCycles& c)
 
 bool composable(const kernels::PreparedGate& g, int amplitudeBytes)
 {
-    const uint64_t qubits = qubitsOf(g);
+    const uint64_t qubits = kernels::qubitMask(g);
     return g.permutation && qubits != 0 && (uint64_t(amplitudeBytes) << std::countr_zero(qubits)) >= 64;
 }
 
@@ -47,7 +37,7 @@ RowCycles composeRows(const std::vector<const kernels::PreparedGate*>& gates, in
 {
     RowCycles out;
     for (const kernels::PreparedGate* g : gates)
-        out.qubits |= qubitsOf(*g);
+        out.qubits |= kernels::qubitMask(*g);
     out.lowest = std::countr_zero(out.qubits);
     const int u = std::popcount(out.qubits);
     const auto bitOf = [&](int q) { return uint32_t(1) << std::popcount(out.qubits & ((uint64_t(1) << q) - 1)); };

@@ -320,21 +320,8 @@ struct BlockGate {
 // 2^8 variants per gate at most; a diagonal on more fixed qubits (a wide fused block) runs alone.
 constexpr int kMaxFixedQubitsPerGate = 8;
 
-uint64_t targetMask(const kernels::PreparedGate& g)
-{
-    uint64_t m = 0;
-    for (int j = 0; j < g.k; ++j)
-        m |= uint64_t(1) << g.targets[j];
-    return m;
-}
-
-uint64_t qubitMask(const kernels::PreparedGate& g)
-{
-    uint64_t m = targetMask(g);
-    for (int c : g.controls)
-        m |= uint64_t(1) << c;
-    return m;
-}
+using kernels::qubitMask;
+using kernels::targetMask;
 
 // Whether g can run inside blocks in which the qubits of `fixedMask` are fixed.
 bool fitsBlock(const StateVector::Footprint& g, uint64_t fixedMask)
@@ -976,7 +963,7 @@ int composeRuns(std::vector<BlockGate>& gates, bool fromMemory, int amplitudeByt
                 return 0;
             qubits |= v ? qubitMask(*v) : 0;
         }
-        return bg.composed.empty() && bg.fixedQubits.size() <= kMaxComposedFixed ? qubits : 0;
+        return bg.fixedQubits.size() <= kMaxComposedFixed ? qubits : 0;
     };
     int composed = 0;
     std::vector<BlockGate> out;
@@ -1015,8 +1002,8 @@ int composeRuns(std::vector<BlockGate>& gates, bool fromMemory, int amplitudeByt
                     stretch.push_back(g);
             }
             rows.composed.push_back(stretch.empty() ? RowCycles{} : composeRows(stretch, amplitudeBytes));
-            rows.composedQubits |= rows.composed.back().qubits;
         }
+        rows.composedQubits = qubits;
         rows.readIn = fromMemory && i == 0;
         out.push_back(std::move(rows));
         composed += static_cast<int>(j - i);
